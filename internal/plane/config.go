@@ -1,0 +1,111 @@
+package plane
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// StatefulSet controller choices for Config.StatefulSetController.
+const (
+	// ControllerOrdinal runs Ordinal's own controller in the plane.
+	ControllerOrdinal = "ordinal"
+	// ControllerBuiltin runs upstream's controller inside the in-process
+	// kube-controller-manager, for side-by-side comparison.
+	ControllerBuiltin = "builtin"
+	// ControllerNone runs no StatefulSet controller: attach one from outside.
+	ControllerNone = "none"
+)
+
+// Config is everything Start needs. NewConfig gives the defaults, AddFlags
+// binds the same fields to command-line flags, Validate checks them: the
+// three share these fields so flags and defaults cannot drift.
+type Config struct {
+	// DataDir holds etcd's data, certificates, keys, the admin kubeconfig and
+	// provisioned volumes.
+	DataDir string
+	// Port is the kube-apiserver's port on 127.0.0.1; 0 picks a free one,
+	// and then etcd's ports are free ones too.
+	Port int
+	// Nodes is how many simulated nodes to run.
+	Nodes int
+	// ReadyDelay is how long a simulated container takes from start to
+	// Ready unless its pod's annotation says otherwise.
+	ReadyDelay time.Duration
+	// StatefulSetController picks who reconciles StatefulSets.
+	StatefulSetController string
+	// Log receives one-line progress messages meant for a person; nil
+	// discards them.
+	Log func(format string, args ...any)
+	// UnsafeNoFsync makes etcd skip fsync: much faster on slow disks, but a
+	// machine crash can lose the latest writes. For tests and benchmarks.
+	UnsafeNoFsync bool
+	// Verbosity is the klog level for the components' own logs (0: quiet).
+	Verbosity int
+}
+
+// DefaultDataDir is $XDG_DATA_HOME/ordinal, else ~/.local/share/ordinal.
+func DefaultDataDir() string {
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "ordinal")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return filepath.Join(os.TempDir(), "ordinal")
+	}
+	return filepath.Join(home, ".local", "share", "ordinal")
+}
+
+// NewConfig returns the defaults.
+func NewConfig() Config {
+	return Config{
+		DataDir:               DefaultDataDir(),
+		Port:                  6443,
+		Nodes:                 3,
+		ReadyDelay:            time.Second,
+		StatefulSetController: ControllerOrdinal,
+	}
+}
+
+// AddFlags binds c's fields to fs, using c's current values as defaults.
+func (c *Config) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "directory for etcd data, certificates, the admin kubeconfig and volumes")
+	fs.IntVar(&c.Port, "port", c.Port, "kube-apiserver port on 127.0.0.1 (0 picks free ports for the API server and etcd)")
+	fs.IntVar(&c.Nodes, "nodes", c.Nodes, "number of simulated (kwok) nodes")
+	fs.DurationVar(&c.ReadyDelay, "ready-delay", c.ReadyDelay, "default time a simulated pod takes to turn Ready (per pod: annotation sim.ordinal.dev/ready-delay)")
+	fs.StringVar(&c.StatefulSetController, "statefulset-controller", c.StatefulSetController, "who reconciles StatefulSets: ordinal, builtin (upstream, for comparison) or none")
+	fs.IntVar(&c.Verbosity, "v", c.Verbosity, "log level of the embedded components (0 logs only errors)")
+}
+
+// Validate reports the first invalid field.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("--data-dir must not be empty"))
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		errs = append(errs, fmt.Errorf("--port %d is out of range 0-65535", c.Port))
+	}
+	if c.Nodes < 0 || c.Nodes > 1000 {
+		errs = append(errs, fmt.Errorf("--nodes %d is out of range 0-1000", c.Nodes))
+	}
+	if c.ReadyDelay < 0 {
+		errs = append(errs, fmt.Errorf("--ready-delay %s must not be negative", c.ReadyDelay))
+	}
+	switch c.StatefulSetController {
+	case ControllerOrdinal, ControllerBuiltin, ControllerNone:
+	default:
+		errs = append(errs, fmt.Errorf("--statefulset-controller %q is not one of ordinal, builtin, none", c.StatefulSetController))
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Config) logf(format string, args ...any) {
+	if c.Log != nil {
+		c.Log(format, args...)
+	}
+}

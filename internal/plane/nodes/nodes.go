@@ -1,0 +1,202 @@
+// Package nodes runs Ordinal's simulated nodes: kwok's controllers, in this
+// process, play the kubelet for a set of fake Node objects. Pods scheduled on
+// them start, turn Ready, fail or terminate according to the stages in
+// pod-stages.yaml, so StatefulSet behaviour can be rehearsed without
+// containers.
+package nodes
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	nodeinit "sigs.k8s.io/kwok/kustomize/stage/node/fast"
+	nodeheartbeat "sigs.k8s.io/kwok/kustomize/stage/node/heartbeat-with-lease"
+	"sigs.k8s.io/kwok/pkg/apis/internalversion"
+	"sigs.k8s.io/kwok/pkg/client/clientset/versioned"
+	"sigs.k8s.io/kwok/pkg/config"
+	"sigs.k8s.io/kwok/pkg/kwok/controllers"
+	kwoklog "sigs.k8s.io/kwok/pkg/log"
+	kwokclient "sigs.k8s.io/kwok/pkg/utils/client"
+)
+
+// Annotations that steer a simulated pod; see pod-stages.yaml.
+const (
+	AnnotationBehavior   = "sim.ordinal.dev/behavior"
+	AnnotationReadyDelay = "sim.ordinal.dev/ready-delay"
+	AnnotationStopDelay  = "sim.ordinal.dev/stop-delay"
+)
+
+// Values of AnnotationBehavior.
+const (
+	BehaviorReady          = "ready"
+	BehaviorNeverReady     = "never-ready"
+	BehaviorCrashLoop      = "crash-loop"
+	BehaviorFail           = "fail"
+	BehaviorImagePullError = "image-pull-error"
+)
+
+// managedAnnotation marks the nodes kwok plays the kubelet for.
+const managedAnnotation = "kwok.x-k8s.io/node"
+
+//go:embed pod-stages.yaml
+var podStages string
+
+// Config describes the simulated nodes.
+type Config struct {
+	// Kubeconfig is the path of a kubeconfig with rights to manage nodes,
+	// node leases, pods and events.
+	Kubeconfig string
+	// Count is how many nodes to keep: ordinal-node-0 … ordinal-node-(Count-1).
+	Count int
+	// ReadyDelay is the default time from container start to Ready.
+	ReadyDelay time.Duration
+	// Log receives kwok's own log lines.
+	Log io.Writer
+}
+
+// NodeName is the name of the i-th simulated node.
+func NodeName(i int) string { return "ordinal-node-" + strconv.Itoa(i) }
+
+// Start registers the nodes and starts kwok's controllers; they stop when
+// ctx ends. It returns once the controllers run; use WaitReady to wait for
+// the nodes.
+func Start(ctx context.Context, cfg Config) error {
+	if cfg.Log != nil {
+		ctx = kwoklog.NewContext(ctx, kwoklog.NewLogger(cfg.Log, kwoklog.LevelInfo))
+	}
+	stages, err := loadStages(cfg.ReadyDelay)
+	if err != nil {
+		return err
+	}
+	cs, err := kwokclient.NewClientset("", cfg.Kubeconfig)
+	if err != nil {
+		return fmt.Errorf("simulated nodes: %w", err)
+	}
+	ctrl, typed, err := newController(cs, stages)
+	if err != nil {
+		return err
+	}
+	if err := registerNodes(ctx, typed, cfg.Count); err != nil {
+		return err
+	}
+	if err := ctrl.Start(ctx); err != nil {
+		return fmt.Errorf("starting simulated nodes: %w", err)
+	}
+	return nil
+}
+
+func newController(cs kwokclient.Clientset, stages map[internalversion.StageResourceRef][]*internalversion.Stage) (*controllers.Controller, kubernetes.Interface, error) {
+	restConfig, err := cs.ToRESTConfig()
+	if err != nil {
+		return nil, nil, fmt.Errorf("simulated nodes: %w", err)
+	}
+	dyn, err := cs.ToDynamicClient()
+	if err != nil {
+		return nil, nil, fmt.Errorf("simulated nodes: %w", err)
+	}
+	mapper, err := cs.ToRESTMapper()
+	if err != nil {
+		return nil, nil, fmt.Errorf("simulated nodes: %w", err)
+	}
+	restClient, err := rest.RESTClientFor(restConfig)
+	if err != nil {
+		return nil, nil, fmt.Errorf("simulated nodes: %w", err)
+	}
+	typed, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return nil, nil, fmt.Errorf("simulated nodes: %w", err)
+	}
+	kwokTyped, err := versioned.NewForConfig(restConfig)
+	if err != nil {
+		return nil, nil, fmt.Errorf("simulated nodes: %w", err)
+	}
+	ctrl, err := controllers.NewController(controllers.Config{
+		Clock:                             clock.RealClock{},
+		DynamicClient:                     dyn,
+		RESTClient:                        restClient,
+		RESTMapper:                        mapper,
+		ImpersonatingDynamicClient:        cs.ToImpersonatingDynamicClient(),
+		ImpersonatingTypedClient:          cs.ToImpersonatingTypedClient(),
+		TypedClient:                       typed,
+		TypedKwokClient:                   kwokTyped,
+		ManageNodesWithAnnotationSelector: managedAnnotation + "=fake",
+		CIDR:                              "10.244.0.1/16",
+		NodeIP:                            "10.240.0.1",
+		LocalStages:                       stages,
+		PodPlayStageParallelism:           16,
+		NodePlayStageParallelism:          4,
+		NodeLeaseDurationSeconds:          40,
+		NodeLeaseParallelism:              4,
+		PodsOnNodeSyncParallelism:         4,
+		ID:                                "ordinal-nodes",
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("simulated nodes: %w", err)
+	}
+	return ctrl, typed, nil
+}
+
+// loadStages parses kwok's published node stages and our pod stages.
+func loadStages(readyDelay time.Duration) (map[internalversion.StageResourceRef][]*internalversion.Stage, error) {
+	docs := []string{nodeinit.DefaultNodeInit, nodeheartbeat.DefaultNodeHeartbeatWithLease}
+	pods := strings.ReplaceAll(podStages, "{{READY_DELAY_MS}}", strconv.FormatInt(readyDelay.Milliseconds(), 10))
+	docs = append(docs, strings.Split(pods, "\n---\n")...)
+	out := map[internalversion.StageResourceRef][]*internalversion.Stage{}
+	for _, doc := range docs {
+		stage, err := config.UnmarshalWithType[*internalversion.Stage](doc)
+		if err != nil {
+			return nil, fmt.Errorf("simulated nodes: parsing stage: %w", err)
+		}
+		out[stage.Spec.ResourceRef] = append(out[stage.Spec.ResourceRef], stage)
+	}
+	return out, nil
+}
+
+// registerNodes creates the missing Node objects. Existing ones, and nodes
+// beyond count from an earlier run, are left as they are.
+func registerNodes(ctx context.Context, c kubernetes.Interface, count int) error {
+	for i := 0; i < count; i++ {
+		name := NodeName(i)
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Annotations: map[string]string{managedAnnotation: "fake", "node.alpha.kubernetes.io/ttl": "0"},
+			Labels: map[string]string{
+				"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+				"type": "kwok", "topology.kubernetes.io/zone": "zone-" + strconv.Itoa(i%3),
+			},
+		}}
+		_, err := c.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("registering node %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// CountReady returns how many of the first count simulated nodes are Ready.
+func CountReady(ctx context.Context, c kubernetes.Interface, count int) (int, error) {
+	ready := 0
+	for i := 0; i < count; i++ {
+		n, err := c.CoreV1().Nodes().Get(ctx, NodeName(i), metav1.GetOptions{})
+		if err != nil {
+			return ready, err
+		}
+		for _, cond := range n.Status.Conditions {
+			if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
+				ready++
+			}
+		}
+	}
+	return ready, nil
+}

@@ -1,0 +1,369 @@
+package plane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
+	"github.com/ordinal-sh/ordinal/internal/plane/provisioner"
+)
+
+// Stage timeouts. They are generous because a cold 2-core machine is slow,
+// and each failure message names the stage that did not become ready.
+const (
+	apiReadyTimeout   = 90 * time.Second
+	stageReadyTimeout = 60 * time.Second
+	stopTimeout       = 4 * time.Second
+)
+
+// Plane is a running control plane. All methods are safe for concurrent use.
+type Plane struct {
+	cfg        Config
+	dir        *dataDir
+	kubeconfig string
+	rest       *rest.Config
+	serverURL  string
+	ready      chan struct{}
+	errc       chan error
+
+	etcd        *embed.Etcd
+	stopAPI     context.CancelFunc
+	apiDone     <-chan error
+	stopClients context.CancelFunc
+	clientsDone sync.WaitGroup
+
+	logFiles  []*os.File
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start brings the plane up stage by stage, each gated on the previous being
+// ready: data directory and credentials, etcd, kube-apiserver, the
+// controller-manager's controllers, the scheduler, the simulated nodes, the
+// storage provisioner and the StatefulSet controller. It returns once every
+// stage is ready. On any error the stages already started are stopped again
+// and the data directory is left as it was found, apart from credentials
+// generated for the first time.
+func Start(ctx context.Context, cfg Config) (*Plane, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	p := &Plane{cfg: cfg, ready: make(chan struct{}), errc: make(chan error, 1)}
+	if err := p.start(ctx); err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	close(p.ready)
+	return p, nil
+}
+
+// Ready is closed once every stage is ready; Start returns only after that,
+// so it is closed for every plane a caller holds.
+func (p *Plane) Ready() <-chan struct{} { return p.ready }
+
+// Err delivers the first failure of a component after Start returned; the
+// plane should then be closed.
+func (p *Plane) Err() <-chan error { return p.errc }
+
+// RESTConfig returns a copy of the admin client configuration.
+func (p *Plane) RESTConfig() *rest.Config { return rest.CopyConfig(p.rest) }
+
+// KubeconfigPath is the admin kubeconfig, DATA_DIR/kubeconfig, mode 0600.
+func (p *Plane) KubeconfigPath() string { return p.kubeconfig }
+
+// Server is the API server's URL.
+func (p *Plane) Server() string { return p.serverURL }
+
+// DataDir is the absolute data directory.
+func (p *Plane) DataDir() string { return p.dir.root }
+
+func (p *Plane) start(ctx context.Context) error {
+	var err error
+	if p.dir, err = openDataDir(p.cfg.DataDir); err != nil {
+		return err
+	}
+	creds, err := loadCredentials(p.dir)
+	if err != nil {
+		return err
+	}
+	listener, err := listenAPI(p.cfg.Port)
+	if err != nil {
+		return err
+	}
+	p.serverURL = "https://" + listener.Addr().String()
+	if err := creds.writeKubeconfigs(p.dir, p.serverURL); err != nil {
+		_ = listener.Close()
+		return err
+	}
+	p.kubeconfig = p.dir.path("kubeconfig")
+	if p.rest, err = clientcmd.BuildConfigFromFlags("", p.kubeconfig); err != nil {
+		_ = listener.Close()
+		return fmt.Errorf("loading %s: %w", p.kubeconfig, err)
+	}
+	p.rest.QPS, p.rest.Burst = 200, 400
+	return p.startStages(ctx, creds, listener)
+}
+
+func (p *Plane) startStages(ctx context.Context, creds *credentials, listener net.Listener) error {
+	began := time.Now()
+	var err error
+	p.etcd, _, err = p.startEtcdStage(ctx, creds, listener)
+	if err != nil {
+		return err
+	}
+	p.cfg.logf("etcd ready (%s)", since(began))
+	if err := p.startAPIStage(ctx, creds, listener); err != nil {
+		return err
+	}
+	p.cfg.logf("kube-apiserver ready on %s (%s)", p.serverURL, since(began))
+	clientsCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p.stopClients = cancel
+	client, err := kubernetes.NewForConfig(p.rest)
+	if err != nil {
+		return fmt.Errorf("admin client: %w", err)
+	}
+	if err := p.startControllerManagerStage(clientsCtx, creds, client); err != nil {
+		return err
+	}
+	p.cfg.logf("kube-controller-manager ready (%s)", since(began))
+	if err := p.watch("kube-scheduler", func() (<-chan error, error) {
+		return startScheduler(clientsCtx, creds.kubeconfig(p.dir, "scheduler"))
+	}); err != nil {
+		return err
+	}
+	p.cfg.logf("kube-scheduler started (%s)", since(began))
+	if err := p.startNodesStage(clientsCtx, creds, client); err != nil {
+		return err
+	}
+	p.cfg.logf("%d simulated nodes ready (%s)", p.cfg.Nodes, since(began))
+	if err := p.startStorageStage(clientsCtx, client); err != nil {
+		return err
+	}
+	p.cfg.logf("storage provisioner ready, default StorageClass %q (%s)", storageClassName, since(began))
+	if err := p.startStatefulSetStage(clientsCtx); err != nil {
+		return err
+	}
+	p.cfg.logf("StatefulSet controller: %s (%s)", p.cfg.StatefulSetController, since(began))
+	return nil
+}
+
+func (p *Plane) startEtcdStage(ctx context.Context, creds *credentials, listener net.Listener) (*embed.Etcd, string, error) {
+	e, url, err := startEtcd(ctx, p.dir, creds.etcdServing, creds.ca.CAFile(), p.cfg.UnsafeNoFsync)
+	if err != nil {
+		_ = listener.Close()
+		return nil, "", err
+	}
+	creds.etcdURL = url
+	return e, url, nil
+}
+
+func (p *Plane) startAPIStage(ctx context.Context, creds *credentials, listener net.Listener) error {
+	apiCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p.stopAPI = cancel
+	a, err := startAPIServer(apiCtx, apiserverFiles{
+		serving: creds.apiServing, etcdCl: creds.etcdClient, caFile: creds.ca.CAFile(),
+		saKey: creds.saKey, saPub: creds.saPub, etcdURL: creds.etcdURL, listener: listener,
+	})
+	if err != nil {
+		_ = listener.Close()
+		return err
+	}
+	p.apiDone = a.done
+	client, err := kubernetes.NewForConfig(p.rest)
+	if err != nil {
+		return fmt.Errorf("admin client: %w", err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, apiReadyTimeout, true, func(ctx context.Context) (bool, error) {
+		select {
+		case err := <-a.done:
+			return false, fmt.Errorf("kube-apiserver exited: %w", err)
+		default:
+		}
+		var code int
+		client.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).StatusCode(&code)
+		return code == http.StatusOK, nil
+	})
+	if err != nil {
+		return fmt.Errorf("kube-apiserver did not become ready: %w", err)
+	}
+	return nil
+}
+
+func (p *Plane) startControllerManagerStage(ctx context.Context, creds *credentials, client kubernetes.Interface) error {
+	err := p.watch("kube-controller-manager", func() (<-chan error, error) {
+		return startControllerManager(ctx, controllerManagerFiles{
+			kubeconfig: creds.kubeconfig(p.dir, "controller-manager"), saKey: creds.saKey,
+			caFile: creds.ca.CAFile(), caKey: creds.caKey(), builtinSTS: p.cfg.StatefulSetController == ControllerBuiltin,
+		})
+	})
+	if err != nil {
+		return err
+	}
+	// The service-account controller creating "default" in "default" shows
+	// the controllers run and can write.
+	return p.waitFor(ctx, "kube-controller-manager (default service account)", func(ctx context.Context) (bool, error) {
+		_, err := client.CoreV1().ServiceAccounts(metav1.NamespaceDefault).Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
+	})
+}
+
+func (p *Plane) startNodesStage(ctx context.Context, creds *credentials, client kubernetes.Interface) error {
+	logFile, err := os.OpenFile(p.dir.path("logs", "nodes.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("opening the simulated nodes' log: %w", err)
+	}
+	p.logFiles = append(p.logFiles, logFile)
+	err = nodes.Start(ctx, nodes.Config{Kubeconfig: creds.kubeconfig(p.dir, "nodes"), Count: p.cfg.Nodes, ReadyDelay: p.cfg.ReadyDelay, Log: logFile})
+	if err != nil {
+		return err
+	}
+	return p.waitFor(ctx, "simulated nodes", func(ctx context.Context) (bool, error) {
+		n, err := nodes.CountReady(ctx, client, p.cfg.Nodes)
+		return err == nil && n == p.cfg.Nodes, nil
+	})
+}
+
+func (p *Plane) startStorageStage(ctx context.Context, client kubernetes.Interface) error {
+	pcfg := provisioner.Config{Client: client, Root: p.dir.path("volumes"), Name: provisionerName, StorageClass: storageClassName}
+	if err := provisioner.EnsureStorageClass(ctx, client, pcfg); err != nil {
+		return fmt.Errorf("default StorageClass: %w", err)
+	}
+	prov, err := provisioner.New(pcfg)
+	if err != nil {
+		return fmt.Errorf("storage provisioner: %w", err)
+	}
+	p.goClient("storage provisioner", prov.Run, ctx)
+	return nil
+}
+
+func (p *Plane) startStatefulSetStage(ctx context.Context) error {
+	if p.cfg.StatefulSetController != ControllerOrdinal {
+		return nil
+	}
+	if runOrdinalController == nil {
+		return errors.New("--statefulset-controller=ordinal is not available in this build")
+	}
+	run := func(ctx context.Context) error { return runOrdinalController(ctx, p.RESTConfig()) }
+	p.goClient("ordinal StatefulSet controller", run, ctx)
+	return nil
+}
+
+// runOrdinalController is set by the package that links Ordinal's controller
+// into the plane (see RegisterOrdinalController).
+var runOrdinalController func(ctx context.Context, cfg *rest.Config) error
+
+// RegisterOrdinalController makes --statefulset-controller=ordinal run fn.
+func RegisterOrdinalController(fn func(ctx context.Context, cfg *rest.Config) error) {
+	runOrdinalController = fn
+}
+
+// watch starts a component whose result arrives on a channel and reports an
+// early exit through Err.
+func (p *Plane) watch(name string, start func() (<-chan error, error)) error {
+	done, err := start()
+	if err != nil {
+		return err
+	}
+	p.clientsDone.Add(1)
+	go func() {
+		defer p.clientsDone.Done()
+		err, ok := <-done
+		if ok && err != nil {
+			p.fail(fmt.Errorf("%s stopped: %w", name, err))
+		}
+	}()
+	return nil
+}
+
+// goClient runs fn until ctx ends, reporting an error through Err.
+func (p *Plane) goClient(name string, fn func(context.Context) error, ctx context.Context) {
+	p.clientsDone.Add(1)
+	go func() {
+		defer p.clientsDone.Done()
+		if err := fn(ctx); err != nil && ctx.Err() == nil {
+			p.fail(fmt.Errorf("%s stopped: %w", name, err))
+		}
+	}()
+}
+
+func (p *Plane) fail(err error) {
+	select {
+	case p.errc <- err:
+	default:
+	}
+}
+
+func (p *Plane) waitFor(ctx context.Context, what string, cond wait.ConditionWithContextFunc) error {
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, stageReadyTimeout, true, func(ctx context.Context) (bool, error) {
+		select {
+		case err := <-p.errc:
+			return false, err
+		default:
+		}
+		return cond(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("%s did not become ready: %w", what, err)
+	}
+	return nil
+}
+
+// Close stops the plane and is safe to call more than once. Shutdown order:
+//  1. the API clients — StatefulSet controller, provisioner, simulated
+//     nodes, scheduler, controller-manager — so nothing writes during
+//     shutdown;
+//  2. kube-apiserver;
+//  3. etcd, which syncs its data to disk;
+//  4. the data-directory lock.
+//
+// Each step waits a bounded time, so Close returns within about 10 s.
+func (p *Plane) Close() error {
+	p.closeOnce.Do(func() {
+		if p.stopClients != nil {
+			p.stopClients()
+			waitGroup(&p.clientsDone, stopTimeout)
+		}
+		if p.stopAPI != nil {
+			p.stopAPI()
+			select {
+			case <-p.apiDone:
+			case <-time.After(stopTimeout):
+				p.closeErr = errors.New("kube-apiserver did not stop in time")
+			}
+		}
+		if p.etcd != nil {
+			p.etcd.Close()
+		}
+		for _, f := range p.logFiles {
+			_ = f.Close()
+		}
+		if p.dir != nil {
+			p.dir.release()
+		}
+	})
+	return p.closeErr
+}
+
+func waitGroup(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+func since(t time.Time) string { return time.Since(t).Round(100 * time.Millisecond).String() }
