@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/ordinal-sh/ordinal/internal/controller"
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 	"github.com/ordinal-sh/ordinal/internal/plane/provisioner"
 )
@@ -253,21 +254,18 @@ func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 	if p.cfg.StatefulSetController != ControllerOrdinal {
 		return nil
 	}
-	if runOrdinalController == nil {
-		return errors.New("--statefulset-controller=ordinal is not available in this build")
+	cfg := p.RESTConfig()
+	// The same client limits as kube-controller-manager's controllers.
+	cfg.QPS, cfg.Burst = 20, 30
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("StatefulSet controller client: %w", err)
 	}
-	run := func(ctx context.Context) error { return runOrdinalController(ctx, p.RESTConfig()) }
+	run := func(ctx context.Context) error {
+		return controller.Run(ctx, client, controller.Options{Workers: 5})
+	}
 	p.goClient("ordinal StatefulSet controller", run, ctx)
 	return nil
-}
-
-// runOrdinalController is set by the package that links Ordinal's controller
-// into the plane (see RegisterOrdinalController).
-var runOrdinalController func(ctx context.Context, cfg *rest.Config) error
-
-// RegisterOrdinalController makes --statefulset-controller=ordinal run fn.
-func RegisterOrdinalController(fn func(ctx context.Context, cfg *rest.Config) error) {
-	runOrdinalController = fn
 }
 
 // watch starts a component whose result arrives on a channel and reports an

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ordinal-sh/ordinal/internal/cli/controllercmd"
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/cli/up"
 )
@@ -43,6 +44,7 @@ func New(stdout, stderr io.Writer) *cobra.Command {
 	cmd.SetErr(stderr)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exit.Usage(err) })
 	cmd.AddCommand(up.New())
+	cmd.AddCommand(controllercmd.New())
 	cmd.AddCommand(newVersion())
 	return cmd
 }

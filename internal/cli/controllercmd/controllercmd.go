@@ -1,0 +1,191 @@
+// Package controllercmd implements `ordinal controller`: Ordinal's
+// StatefulSet controller against any cluster, with leader election on a
+// Lease, Prometheus metrics and health endpoints.
+package controllercmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/klog/v2"
+
+	"github.com/ordinal-sh/ordinal/internal/controller"
+)
+
+// Config is the command's configuration; NewConfig gives the defaults.
+type Config struct {
+	Kubeconfig     string
+	QPS            float32
+	Burst          int
+	Workers        int
+	Namespace      string
+	LeaderElect    bool
+	LeaseNamespace string
+	LeaseName      string
+	MetricsAddress string
+}
+
+// NewConfig returns the defaults: kube-controller-manager's client limits
+// (QPS 20, burst 30) and worker count (5).
+func NewConfig() Config {
+	return Config{QPS: 20, Burst: 30, Workers: 5, LeaderElect: true, LeaseNamespace: "kube-system",
+		LeaseName: "ordinal-statefulset-controller", MetricsAddress: "127.0.0.1:8080"}
+}
+
+// AddFlags binds the configuration to flags.
+func (c *Config) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "kubeconfig file; empty means in-cluster configuration, then $KUBECONFIG")
+	fs.Float32Var(&c.QPS, "qps", c.QPS, "API requests per second")
+	fs.IntVar(&c.Burst, "burst", c.Burst, "API request burst")
+	fs.IntVar(&c.Workers, "workers", c.Workers, "StatefulSets synced concurrently")
+	fs.StringVar(&c.Namespace, "namespace", c.Namespace, "only manage StatefulSets in this namespace (default: all)")
+	fs.BoolVar(&c.LeaderElect, "leader-elect", c.LeaderElect, "run only while holding the Lease, so several replicas can run")
+	fs.StringVar(&c.LeaseNamespace, "leader-elect-namespace", c.LeaseNamespace, "namespace of the Lease")
+	fs.StringVar(&c.LeaseName, "leader-elect-name", c.LeaseName, "name of the Lease")
+	fs.StringVar(&c.MetricsAddress, "metrics-address", c.MetricsAddress, "address serving /metrics, /healthz and /readyz (empty: off)")
+}
+
+// Validate checks the configuration.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.QPS < 0 || c.Burst < 0 {
+		errs = append(errs, fmt.Errorf("--qps and --burst must not be negative"))
+	}
+	if c.Workers < 1 {
+		errs = append(errs, fmt.Errorf("--workers must be at least 1, got %d", c.Workers))
+	}
+	if c.LeaderElect && (c.LeaseNamespace == "" || c.LeaseName == "") {
+		errs = append(errs, fmt.Errorf("--leader-elect needs --leader-elect-namespace and --leader-elect-name"))
+	}
+	return errors.Join(errs...)
+}
+
+// New returns the `controller` command.
+func New() *cobra.Command {
+	cfg := NewConfig()
+	cmd := &cobra.Command{
+		Use:   "controller",
+		Short: "Run Ordinal's StatefulSet controller against a cluster",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := cfg.Validate(); err != nil {
+				return err
+			}
+			return Run(cmd.Context(), cfg)
+		},
+	}
+	cfg.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// Run runs the controller until ctx ends; with leader election it runs the
+// controller only while it leads, and returns when leadership is lost so a
+// supervisor restarts it with a clean cache.
+func Run(ctx context.Context, cfg Config) error {
+	restConfig, err := loadConfig(cfg.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	restConfig.QPS, restConfig.Burst = cfg.QPS, cfg.Burst
+	restConfig.UserAgent = "ordinal-controller"
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return fmt.Errorf("building client: %w", err)
+	}
+	if _, err := client.Discovery().ServerVersion(); err != nil {
+		return fmt.Errorf("cannot reach the API server at %s: %w", restConfig.Host, err)
+	}
+	ready := make(chan struct{})
+	if cfg.MetricsAddress != "" {
+		if err := serveMetrics(ctx, cfg.MetricsAddress, ready); err != nil {
+			return err
+		}
+	}
+	opts := controller.Options{Workers: cfg.Workers, Namespace: cfg.Namespace}
+	if !cfg.LeaderElect {
+		close(ready)
+		return controller.Run(ctx, client, opts)
+	}
+	return leadAndRun(ctx, client, cfg, opts, ready)
+}
+
+func leadAndRun(ctx context.Context, client kubernetes.Interface, cfg Config, opts controller.Options, ready chan struct{}) error {
+	host, _ := os.Hostname()
+	id := host + "_" + string(uuid.NewUUID())
+	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, cfg.LeaseNamespace, cfg.LeaseName,
+		client.CoreV1(), client.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: id})
+	if err != nil {
+		return fmt.Errorf("building lease lock: %w", err)
+	}
+	close(ready)
+	var runErr error
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: lock, ReleaseOnCancel: true,
+		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) { runErr = controller.Run(ctx, client, opts) },
+			OnStoppedLeading: func() { klog.FromContext(ctx).Info("Leadership lost or released", "identity", id) },
+		},
+	})
+	if ctx.Err() == nil && runErr == nil {
+		runErr = errors.New("lost the leader lease")
+	}
+	return runErr
+}
+
+func serveMetrics(ctx context.Context, addr string, ready <-chan struct{}) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("serving metrics on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(controller.Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		select {
+		case <-ready:
+			_, _ = w.Write([]byte("ok"))
+		default:
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+		}
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	go func() { <-ctx.Done(); _ = srv.Close() }()
+	return nil
+}
+
+// loadConfig prefers --kubeconfig, then the in-cluster configuration, then
+// the usual kubeconfig loading rules ($KUBECONFIG, ~/.kube/config).
+func loadConfig(path string) (*rest.Config, error) {
+	if path != "" {
+		cfg, err := clientcmd.BuildConfigFromFlags("", path)
+		if err != nil {
+			return nil, fmt.Errorf("loading kubeconfig %s: %w", path, err)
+		}
+		return cfg, nil
+	}
+	if cfg, err := rest.InClusterConfig(); err == nil {
+		return cfg, nil
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("no kubeconfig: pass --kubeconfig, set $KUBECONFIG, or run in a cluster: %w", err)
+	}
+	return cfg, nil
+}

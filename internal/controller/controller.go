@@ -1,0 +1,146 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	appslisters "k8s.io/client-go/listers/apps/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+)
+
+// ownerIndex indexes pods and revisions by their controller's UID, so a
+// sync finds owned objects that no longer match the selector.
+const ownerIndex = "controllerUID"
+
+// Controller reconciles apps/v1 StatefulSets.
+type Controller struct {
+	client   kubernetes.Interface
+	sets     appslisters.StatefulSetLister
+	pods     corelisters.PodLister
+	claims   corelisters.PersistentVolumeClaimLister
+	revs     appslisters.ControllerRevisionLister
+	podIdx   cache.Indexer
+	revIdx   cache.Indexer
+	synced   []cache.InformerSynced
+	queue    workqueue.TypedRateLimitingInterface[string]
+	recorder record.EventRecorder
+	events   record.EventBroadcaster
+
+	podControl PodControl
+	history    History
+	status     StatusWriter
+	exp        *expectations
+	warned     *warningMemory
+	now        func() time.Time
+}
+
+// NewInformerFactory returns the informer factory the controller expects:
+// objects are trimmed (managed fields, unused pod fields) before they are
+// cached. namespace "" watches every namespace.
+func NewInformerFactory(client kubernetes.Interface, namespace string) informers.SharedInformerFactory {
+	return informers.NewSharedInformerFactoryWithOptions(client, 0,
+		informers.WithTransform(stripForCache), informers.WithNamespace(namespace))
+}
+
+// New wires the controller to the factory's informers. Start the factory
+// after New and before Run.
+func New(client kubernetes.Interface, factory informers.SharedInformerFactory) (*Controller, error) {
+	setInf := factory.Apps().V1().StatefulSets()
+	podInf := factory.Core().V1().Pods()
+	claimInf := factory.Core().V1().PersistentVolumeClaims()
+	revInf := factory.Apps().V1().ControllerRevisions()
+	for _, inf := range []cache.SharedIndexInformer{podInf.Informer(), revInf.Informer()} {
+		if err := inf.AddIndexers(cache.Indexers{ownerIndex: indexByOwner}); err != nil {
+			return nil, fmt.Errorf("adding owner index: %w", err)
+		}
+	}
+	events := record.NewBroadcaster(record.WithContext(context.Background()))
+	events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	recorder := events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "ordinal-statefulset-controller"})
+	c := &Controller{
+		client: client, sets: setInf.Lister(), pods: podInf.Lister(), claims: claimInf.Lister(), revs: revInf.Lister(),
+		podIdx: podInf.Informer().GetIndexer(), revIdx: revInf.Informer().GetIndexer(),
+		synced: []cache.InformerSynced{setInf.Informer().HasSynced, podInf.Informer().HasSynced, claimInf.Informer().HasSynced, revInf.Informer().HasSynced},
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "statefulset"}),
+		recorder: recorder, events: events,
+		history: &apiHistory{client: client}, status: &apiStatus{client: client},
+		exp: newExpectations(time.Now), warned: newWarningMemory(), now: time.Now,
+	}
+	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp}
+	if err := c.addHandlers(setInf.Informer(), podInf.Informer(), claimInf.Informer()); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Run processes sets with the given number of workers until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) error {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	defer c.events.Shutdown()
+	logger := klog.FromContext(ctx)
+	logger.Info("Starting StatefulSet controller", "workers", workers)
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+		return fmt.Errorf("waiting for informer caches: %w", ctx.Err())
+	}
+	for i := 0; i < workers; i++ {
+		go wait.UntilWithContext(ctx, c.worker, time.Second)
+	}
+	<-ctx.Done()
+	logger.Info("Stopping StatefulSet controller")
+	return nil
+}
+
+func (c *Controller) worker(ctx context.Context) {
+	for c.processNext(ctx) {
+	}
+}
+
+// processNext handles one key. Errors requeue with backoff; a successful
+// sync forgets the key's failures.
+func (c *Controller) processNext(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	began := time.Now()
+	requeue, err := c.sync(ctx, key)
+	observeSync(began, err)
+	switch {
+	case err != nil:
+		klog.FromContext(ctx).V(2).Info("Sync failed, requeuing", "statefulset", key, "err", err)
+		c.queue.AddRateLimited(key)
+	default:
+		c.queue.Forget(key)
+		if requeue > 0 {
+			c.queue.AddAfter(key, requeue)
+		}
+	}
+	return true
+}
+
+func indexByOwner(obj any) ([]string, error) {
+	var refs []string
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		refs = controllerUID(o.OwnerReferences)
+	case *appsv1.ControllerRevision:
+		refs = controllerUID(o.OwnerReferences)
+	}
+	return refs, nil
+}

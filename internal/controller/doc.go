@@ -1,0 +1,8 @@
+// Package controller is Ordinal's StatefulSet controller: informers, a work
+// queue and the executor that applies the planner's actions through the API.
+// The decisions themselves live in package planner, which is pure; this
+// package only observes, asks the planner, and writes.
+//
+// It imports client-go, apimachinery and api only — never k8s.io/kubernetes —
+// so the in-cluster controller stays small.
+package controller

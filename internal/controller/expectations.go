@@ -1,0 +1,85 @@
+package controller
+
+import (
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// expectationTTL bounds how long a sync waits for the cache to show one of
+// our own writes; past it the write is assumed lost (e.g. the object was
+// deleted and re-created by someone else meanwhile) and the cache is trusted.
+const expectationTTL = 30 * time.Second
+
+// expectations remember, per set, the pod writes the informer cache has not
+// shown yet, so a sync never acts on a cache that predates our own last
+// create or delete: that is how a lagging cache would make the controller
+// create a pod twice, delete a replacement, or skip an ordering step.
+type expectations struct {
+	mu   sync.Mutex
+	sets map[string]map[string]expectation // set key → pod name → expectation
+	now  func() time.Time
+}
+
+type expectation struct {
+	uid     types.UID
+	deleted bool
+	at      time.Time
+}
+
+func newExpectations(now func() time.Time) *expectations {
+	return &expectations{sets: map[string]map[string]expectation{}, now: now}
+}
+
+// created records that pod (with its UID) was created.
+func (e *expectations) created(setKey string, pod *corev1.Pod) {
+	e.put(setKey, pod.Name, expectation{uid: pod.UID, at: e.now()})
+}
+
+// deleted records that the pod with uid was deleted.
+func (e *expectations) deleted(setKey, name string, uid types.UID) {
+	e.put(setKey, name, expectation{uid: uid, deleted: true, at: e.now()})
+}
+
+func (e *expectations) put(setKey, name string, x expectation) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sets[setKey] == nil {
+		e.sets[setKey] = map[string]expectation{}
+	}
+	e.sets[setKey][name] = x
+}
+
+// forget drops everything about a set (it was deleted).
+func (e *expectations) forget(setKey string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.sets, setKey)
+}
+
+// pending returns the name of a pod whose write the cache does not show
+// yet, or "" when the cache is at least as new as every write. lookup reads
+// the cache. Satisfied and expired expectations are dropped.
+func (e *expectations) pending(setKey string, lookup func(name string) (*corev1.Pod, bool)) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.now()
+	for name, x := range e.sets[setKey] {
+		pod, found := lookup(name)
+		if x.satisfiedBy(pod, found) || now.Sub(x.at) > expectationTTL {
+			delete(e.sets[setKey], name)
+			continue
+		}
+		return name
+	}
+	return ""
+}
+
+func (x expectation) satisfiedBy(pod *corev1.Pod, found bool) bool {
+	if x.deleted {
+		return !found || pod.UID != x.uid || pod.DeletionTimestamp != nil
+	}
+	return found && (pod.UID == x.uid || x.uid == "")
+}

@@ -1,0 +1,146 @@
+package controller
+
+import (
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+)
+
+func (c *Controller) addHandlers(sets, pods, claims cache.SharedIndexInformer) error {
+	if _, err := sets.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueueSet,
+		UpdateFunc: func(_, cur any) { c.enqueueSet(cur) },
+		DeleteFunc: c.enqueueSet,
+	}); err != nil {
+		return err
+	}
+	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.podChanged,
+		UpdateFunc: c.podUpdated,
+		DeleteFunc: c.podChanged,
+	}); err != nil {
+		return err
+	}
+	// Upstream does not watch claims; we do, so that a claim deleted under a
+	// Pending pod, or a claim that finished terminating, wakes its set.
+	_, err := claims.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(_, cur any) { c.claimChanged(cur) },
+		DeleteFunc: c.claimChanged,
+	})
+	return err
+}
+
+func (c *Controller) enqueueSet(obj any) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	key, err := cache.MetaNamespaceKeyFunc(obj)
+	if err == nil {
+		c.queue.Add(key)
+	}
+}
+
+func (c *Controller) podUpdated(old, cur any) {
+	o, n := old.(*corev1.Pod), cur.(*corev1.Pod)
+	if o.ResourceVersion == n.ResourceVersion {
+		return
+	}
+	if oref, nref := metav1.GetControllerOfNoCopy(o), metav1.GetControllerOfNoCopy(n); oref != nil && (nref == nil || oref.UID != nref.UID) {
+		c.enqueueOwner(o.Namespace, oref)
+	}
+	c.podChanged(n)
+}
+
+// podChanged wakes the pod's owner, or, for an orphan, every set that
+// could adopt it.
+func (c *Controller) podChanged(obj any) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
+		c.enqueueOwner(pod.Namespace, ref)
+		return
+	}
+	for _, set := range c.setsMatching(pod.Namespace, pod.Labels) {
+		c.enqueueSet(set)
+	}
+}
+
+func (c *Controller) enqueueOwner(namespace string, ref *metav1.OwnerReference) {
+	if ref.Kind != setKind.Kind || ref.APIVersion != setKind.GroupVersion().String() {
+		return
+	}
+	set, err := c.sets.StatefulSets(namespace).Get(ref.Name)
+	if err != nil || set.UID != ref.UID {
+		return
+	}
+	c.enqueueSet(set)
+}
+
+func (c *Controller) setsMatching(namespace string, podLabels map[string]string) []*appsv1.StatefulSet {
+	sets, err := c.sets.StatefulSets(namespace).List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	var out []*appsv1.StatefulSet
+	for _, set := range sets {
+		sel, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
+		if err == nil && !sel.Empty() && sel.Matches(labels.Set(podLabels)) {
+			out = append(out, set)
+		}
+	}
+	return out
+}
+
+// claimChanged wakes the set a claim belongs to by name,
+// <template>-<set>-<ordinal>.
+func (c *Controller) claimChanged(obj any) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	claim, ok := obj.(*corev1.PersistentVolumeClaim)
+	if !ok {
+		return
+	}
+	sets, err := c.sets.StatefulSets(claim.Namespace).List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, set := range sets {
+		for _, t := range set.Spec.VolumeClaimTemplates {
+			prefix := t.Name + "-" + set.Name + "-"
+			if strings.HasPrefix(claim.Name, prefix) && isDigits(claim.Name[len(prefix):]) {
+				c.enqueueSet(set)
+			}
+		}
+	}
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func controllerUID(refs []metav1.OwnerReference) []string {
+	for _, r := range refs {
+		if r.Controller != nil && *r.Controller {
+			return []string{string(r.UID)}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,31 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/client-go/kubernetes"
+)
+
+// Options configure Run.
+type Options struct {
+	// Workers is how many sets are synced concurrently.
+	Workers int
+	// Namespace limits the controller to one namespace; "" means all.
+	Namespace string
+}
+
+// Run builds the informers and the controller and runs it until ctx ends.
+func Run(ctx context.Context, client kubernetes.Interface, opts Options) error {
+	if opts.Workers < 1 {
+		return fmt.Errorf("workers must be at least 1, got %d", opts.Workers)
+	}
+	factory := NewInformerFactory(client, opts.Namespace)
+	c, err := New(client, factory)
+	if err != nil {
+		return err
+	}
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	return c.Run(ctx, opts.Workers)
+}

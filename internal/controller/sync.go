@@ -1,0 +1,190 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/revision"
+)
+
+// cacheLagRequeue is how soon a sync retries when the cache does not yet
+// show one of our own writes; the informer event usually arrives first.
+const cacheLagRequeue = 200 * time.Millisecond
+
+// sync reconciles one set: observe, resolve revisions, plan, apply, write
+// status, truncate history. It returns when to look again without an event.
+// Status is written and history truncated even when applying failed, as
+// upstream does, so users see the state the failure left behind.
+func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error) {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return 0, nil
+	}
+	set, err := c.sets.StatefulSets(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		c.exp.forget(key)
+		c.warned.forget(key)
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	logger := klog.FromContext(ctx).WithValues("statefulset", klog.KObj(set))
+	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
+	if err != nil || selector.Empty() {
+		c.warnOnce(key, set, planner.Warning{Reason: "InvalidSelector", Object: "StatefulSet/" + set.Name, Message: fmt.Sprintf("selector cannot be used: %v", err)})
+		return 0, nil
+	}
+	if pod := c.exp.pending(key, c.cachedPod(ns)); pod != "" {
+		logger.V(4).Info("Cache does not show our last write yet", "pod", pod)
+		return cacheLagRequeue, nil
+	}
+	in, revs, err := c.observe(ctx, set, selector)
+	if err != nil {
+		return 0, err
+	}
+	plan := planner.Compute(in)
+	applyErr := c.podControl.Apply(ctx, set, key, plan.Steps)
+	c.reportWarnings(key, set, plan.Warnings)
+	stored, statusErr := c.status.Write(ctx, set, plan.Status)
+	if statusErr == nil {
+		set = stored
+	}
+	truncErr := c.truncate(ctx, set, revs, in)
+	recordRollout(set, plan)
+	return plan.RequeueAfter, errors.Join(applyErr, statusErr, truncErr)
+}
+
+// observe gathers the planner's input: owned revisions (resolved and, if
+// needed, persisted), owned pods after adoption and release, and the claims
+// the set's pods use.
+func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector) (planner.Input, []*appsv1.ControllerRevision, error) {
+	revs, err := c.ownedRevisions(ctx, set, selector)
+	if err != nil {
+		return planner.Input{}, nil, err
+	}
+	res, err := revision.Resolve(set, revs)
+	if err != nil {
+		return planner.Input{}, nil, err
+	}
+	if res, err = c.history.Persist(ctx, set, res); err != nil {
+		return planner.Input{}, nil, err
+	}
+	pods, err := c.ownedPods(ctx, set, selector)
+	if err != nil {
+		return planner.Input{}, nil, err
+	}
+	return planner.Input{
+		Set: set, Pods: pods, Claims: c.claimsFor(set, pods),
+		Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: c.now(),
+	}, revs, nil
+}
+
+func (c *Controller) ownedRevisions(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector) ([]*appsv1.ControllerRevision, error) {
+	matching, err := c.revs.ControllerRevisions(set.Namespace).List(selector)
+	if err != nil {
+		return nil, err
+	}
+	candidates := unionByUID(matching, byOwner[*appsv1.ControllerRevision](c.revIdx, set))
+	return claimRevisions(ctx, c.client, set, selector, candidates)
+}
+
+func (c *Controller) ownedPods(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector) ([]*corev1.Pod, error) {
+	matching, err := c.pods.Pods(set.Namespace).List(selector)
+	if err != nil {
+		return nil, err
+	}
+	candidates := unionByUID(matching, byOwner[*corev1.Pod](c.podIdx, set))
+	return claimPods(ctx, c.client, set, selector, candidates)
+}
+
+// claimsFor looks up, by name, the claims of every ordinal in range and of
+// every owned pod, so the planner never needs to list a namespace.
+func (c *Controller) claimsFor(set *appsv1.StatefulSet, pods []*corev1.Pod) map[string]*corev1.PersistentVolumeClaim {
+	out := map[string]*corev1.PersistentVolumeClaim{}
+	if len(set.Spec.VolumeClaimTemplates) == 0 {
+		return out
+	}
+	ordinals := map[int32]bool{}
+	start := int32(0)
+	if set.Spec.Ordinals != nil {
+		start = set.Spec.Ordinals.Start
+	}
+	replicas := int32(1)
+	if set.Spec.Replicas != nil {
+		replicas = *set.Spec.Replicas
+	}
+	for o := start; o < start+replicas && o >= start; o++ {
+		ordinals[o] = true
+	}
+	for _, p := range pods {
+		if o, ok := planner.ParseOrdinal(set.Name, p.Name); ok {
+			ordinals[o] = true
+		}
+	}
+	lister := c.claims.PersistentVolumeClaims(set.Namespace)
+	for o := range ordinals {
+		for i := range set.Spec.VolumeClaimTemplates {
+			name := planner.ClaimName(set.Spec.VolumeClaimTemplates[i].Name, set.Name, o)
+			if claim, err := lister.Get(name); err == nil {
+				out[name] = claim
+			}
+		}
+	}
+	return out
+}
+
+// truncate deletes revisions beyond the history limit; never a live one.
+func (c *Controller) truncate(ctx context.Context, set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, in planner.Input) error {
+	var errs []error
+	for _, rev := range revision.ToTruncate(set, revs, in.Pods, in.Current, in.Update) {
+		errs = append(errs, c.history.Delete(ctx, rev))
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Controller) cachedPod(ns string) func(string) (*corev1.Pod, bool) {
+	return func(name string) (*corev1.Pod, bool) {
+		p, err := c.pods.Pods(ns).Get(name)
+		return p, err == nil
+	}
+}
+
+func byOwner[T any](idx cache.Indexer, set *appsv1.StatefulSet) []T {
+	objs, err := idx.ByIndex(ownerIndex, string(set.UID))
+	if err != nil {
+		return nil
+	}
+	out := make([]T, 0, len(objs))
+	for _, o := range objs {
+		if t, ok := o.(T); ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func unionByUID[T metav1.Object](a, b []T) []T {
+	seen := make(map[string]bool, len(a))
+	out := make([]T, 0, len(a)+len(b))
+	for _, list := range [][]T{a, b} {
+		for _, o := range list {
+			if uid := string(o.GetUID()); !seen[uid] {
+				seen[uid] = true
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
