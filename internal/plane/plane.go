@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
@@ -29,6 +30,9 @@ const (
 	stageReadyTimeout = 60 * time.Second
 	stopTimeout       = 4 * time.Second
 )
+
+// kcmStarted enforces one controller-manager per process; see Start.
+var kcmStarted atomic.Bool
 
 // Plane is a running control plane. All methods are safe for concurrent use.
 type Plane struct {
@@ -58,10 +62,15 @@ type Plane struct {
 // stage is ready. On any error the stages already started are stopped again
 // and the data directory is left as it was found, apart from credentials
 // generated for the first time.
+//
+// A process runs at most one plane: kube-controller-manager registers
+// process-global names that it never releases, so a second Start in the same
+// process (even after Close) is refused. Run further planes as processes.
 func Start(ctx context.Context, cfg Config) (*Plane, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+
 	p := &Plane{cfg: cfg, ready: make(chan struct{}), errc: make(chan error, 1)}
 	if err := p.start(ctx); err != nil {
 		_ = p.Close()
@@ -204,6 +213,9 @@ func (p *Plane) startAPIStage(ctx context.Context, creds *credentials, listener 
 }
 
 func (p *Plane) startControllerManagerStage(ctx context.Context, creds *credentials, client kubernetes.Interface) error {
+	if kcmStarted.Swap(true) {
+		return errors.New("this process already ran a control plane's controller-manager; start another plane in its own process (`ordinal up`)")
+	}
 	err := p.watch("kube-controller-manager", func() (<-chan error, error) {
 		return startControllerManager(ctx, controllerManagerFiles{
 			kubeconfig: creds.kubeconfig(p.dir, "controller-manager"), saKey: creds.saKey,

@@ -35,7 +35,7 @@ type Config struct {
 	// StorageClass is the default class EnsureStorageClass creates.
 	StorageClass string
 	// Recorder receives the events on claims and volumes; nil means a
-	// core/v1 event broadcaster writing through Client, started by Run.
+	// core/v1 event broadcaster writing through Client, run by Run.
 	// Tests inject record.FakeRecorder here.
 	Recorder record.EventRecorder
 }

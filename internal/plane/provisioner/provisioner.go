@@ -47,12 +47,11 @@ type item struct {
 // deletes them again when released; see the package comment for the
 // protocol. Create it with New and start it with Run.
 type Provisioner struct {
-	client   kubernetes.Interface
-	name     string
-	root     string
+	client kubernetes.Interface
+	name   string
+	root   string
+	// recorder is Config.Recorder, or one Run makes.
 	recorder record.EventRecorder
-	// broadcaster is set when New made the recorder; Run starts and stops it.
-	broadcaster record.EventBroadcaster
 
 	factory informers.SharedInformerFactory
 	claims  corelisters.PersistentVolumeClaimLister
@@ -93,10 +92,6 @@ func New(cfg Config) (*Provisioner, error) {
 			workqueue.DefaultTypedControllerRateLimiter[item](),
 			workqueue.TypedRateLimitingQueueConfig[item]{Name: "hostpath-provisioner"}),
 		ready: make(chan struct{}),
-	}
-	if p.recorder == nil {
-		p.broadcaster = record.NewBroadcaster()
-		p.recorder = p.broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: cfg.Name})
 	}
 	if err := p.watch(); err != nil {
 		return nil, err
@@ -145,18 +140,23 @@ func (p *Provisioner) watch() error {
 // Run provisions and deletes volumes until ctx is done, then stops its
 // informers, queue and event broadcaster and returns nil. It returns an
 // error only if the volume root cannot be created.
-// Steps, in order: create the root, start the event broadcaster (when New
-// made it), start the informers, wait for their caches, start the workers.
+// Run may be called once per Provisioner.
+// Steps, in order: create the root, start an event broadcaster (unless a
+// recorder was injected), start the informers, wait for their caches, start the workers.
 func (p *Provisioner) Run(ctx context.Context) error {
 	logger := klog.LoggerWithName(klog.FromContext(ctx), "provisioner")
 	ctx = klog.NewContext(ctx, logger)
 	if err := ensureRoot(p.root); err != nil {
 		return err
 	}
-	if p.broadcaster != nil {
-		p.broadcaster.StartStructuredLogging(3)
-		p.broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: p.client.CoreV1().Events("")})
-		defer p.broadcaster.Shutdown()
+	if p.recorder == nil {
+		// Made here, not in New: a broadcaster runs a goroutine from birth,
+		// which a Provisioner that is never run would leak.
+		b := record.NewBroadcaster(record.WithContext(ctx))
+		b.StartStructuredLogging(3)
+		b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: p.client.CoreV1().Events("")})
+		defer b.Shutdown()
+		p.recorder = b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: p.name})
 	}
 	defer p.queue.ShutDown()
 	defer p.factory.Shutdown()

@@ -4,8 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/utils/ptr"
 )
@@ -154,10 +151,9 @@ func TestFailedCreateIsRetried(t *testing.T) {
 
 func TestReleasedVolume(t *testing.T) {
 	tests := []struct {
-		name       string
-		policy     corev1.PersistentVolumeReclaimPolicy
-		wantKept   bool
-		wantDelete bool
+		name     string
+		policy   corev1.PersistentVolumeReclaimPolicy
+		wantKept bool
 	}{
 		{name: "a released volume with policy Delete loses its directory and its object",
 			policy: corev1.PersistentVolumeReclaimDelete},

@@ -1,0 +1,123 @@
+package plane_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/ordinal-sh/ordinal/internal/controller"
+)
+
+const controllerSA = "system:serviceaccount:ordinal-system:ordinal-controller"
+
+func configDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../../config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestTheConfigManifestsPassServerSideDryRun(t *testing.T) {
+	kubectl := kubectlOrSkip(t)
+	// A server-side dry run cannot place objects in a namespace that does
+	// not exist yet, so the namespace is created for real first.
+	if out, err := exec.Command(kubectl, "--kubeconfig", shared.KubeconfigPath(), "apply", "-f", filepath.Join(configDir(t), "namespace.yaml")).CombinedOutput(); err != nil {
+		t.Fatalf("creating the namespace: %v\n%s", err, out)
+	}
+	out, err := exec.Command(kubectl, "--kubeconfig", shared.KubeconfigPath(), "apply", "-k", configDir(t), "--dry-run=server").CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl apply --dry-run=server: %v\n%s", err, out)
+	}
+	for _, want := range []string{"serviceaccount/ordinal-controller", "clusterrole.rbac.authorization.k8s.io/ordinal-statefulset-controller",
+		"clusterrolebinding.rbac.authorization.k8s.io/ordinal-statefulset-controller", "deployment.apps/ordinal-controller"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("dry run did not mention %s:\n%s", want, out)
+		}
+	}
+}
+
+// The controller runs as the ServiceAccount of config/, with exactly the
+// RBAC shipped there, and a rollout with claims and a retention policy
+// completes: every call it makes is allowed.
+func TestTheControllerWorksWithExactlyTheShippedRBAC(t *testing.T) {
+	kubectl := kubectlOrSkip(t)
+	if out, err := exec.Command(kubectl, "--kubeconfig", shared.KubeconfigPath(), "apply", "-k", configDir(t)).CombinedOutput(); err != nil {
+		t.Fatalf("kubectl apply -k config: %v\n%s", err, out)
+	}
+	ctx, ns := namespace(t)
+	cfg := shared.RESTConfig()
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: controllerSA, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ordinal-system", "system:authenticated"}}
+	client := kubernetes.NewForConfigOrDie(cfg)
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- controller.Run(runCtx, client, controller.Options{Workers: 2, Namespace: ns}) }()
+	defer func() { stop(); <-done }()
+
+	set := rbacTestSet(ns)
+	if _, err := sharedClient.AppsV1().StatefulSets(ns).Create(ctx, set, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitSet(t, ctx, ns, "db", 2)
+	patch := []byte(`{"spec":{"template":{"spec":{"containers":[{"name":"db","image":"db:2"}]}}}}`)
+	if _, err := sharedClient.AppsV1().StatefulSets(ns).Patch(ctx, "db", "application/strategic-merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitSet(t, ctx, ns, "db", 2)
+	events, err := sharedClient.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events.Items {
+		if strings.Contains(e.Message, "forbidden") {
+			t.Errorf("a call was forbidden: %s %s", e.Reason, e.Message)
+		}
+	}
+}
+
+func rbacTestSet(ns string) *appsv1.StatefulSet {
+	labels := map[string]string{"app": "db"}
+	return &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas: new(int32(2)), Selector: &metav1.LabelSelector{MatchLabels: labels}, ServiceName: "db",
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "db", Image: "db:1"}}}},
+			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"},
+				Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}}},
+			PersistentVolumeClaimRetentionPolicy: &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+				WhenDeleted: appsv1.DeletePersistentVolumeClaimRetentionPolicyType, WhenScaled: appsv1.DeletePersistentVolumeClaimRetentionPolicyType},
+		},
+	}
+}
+
+// waitSet waits until the set's rollout is complete with want ready pods.
+func waitSet(t *testing.T, ctx context.Context, ns, name string, want int32) {
+	t.Helper()
+	var last appsv1.StatefulSetStatus
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		s, err := sharedClient.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			last = s.Status
+			if s.Status.ObservedGeneration == s.Generation && s.Status.ReadyReplicas == want && s.Status.UpdatedReplicas == want &&
+				s.Status.CurrentRevision == s.Status.UpdateRevision && s.Status.Replicas == want {
+				return
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("set %s/%s did not complete with %d ready pods; last status %+v", ns, name, want, last)
+}
