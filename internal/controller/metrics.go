@@ -43,6 +43,14 @@ func observeSync(began time.Time, err error) {
 	syncDuration.WithLabelValues(result).Observe(time.Since(began).Seconds())
 }
 
+// forgetRollout drops a deleted set's gauges.
+func forgetRollout(namespace, name string) {
+	for _, kind := range []string{"desired", "ready", "available", "updated", "current"} {
+		setReplicas.DeleteLabelValues(namespace, name, kind)
+	}
+	setWaiting.DeleteLabelValues(namespace, name)
+}
+
 func recordRollout(set *appsv1.StatefulSet, plan planner.Plan) {
 	desired := int32(1)
 	if set.Spec.Replicas != nil {

@@ -35,6 +35,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	if apierrors.IsNotFound(err) {
 		c.exp.forget(key)
 		c.warned.forget(key)
+		forgetRollout(ns, name)
 		return 0, nil
 	}
 	if err != nil {

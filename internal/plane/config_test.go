@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
 
 const controllerSA = "system:serviceaccount:ordinal-system:ordinal-controller"
@@ -33,10 +34,10 @@ func TestTheConfigManifestsPassServerSideDryRun(t *testing.T) {
 	kubectl := kubectlOrSkip(t)
 	// A server-side dry run cannot place objects in a namespace that does
 	// not exist yet, so the namespace is created for real first.
-	if out, err := exec.Command(kubectl, "--kubeconfig", shared.KubeconfigPath(), "apply", "-f", filepath.Join(configDir(t), "namespace.yaml")).CombinedOutput(); err != nil {
+	if out, err := exec.Command(kubectl, "--kubeconfig", planetest.Plane().KubeconfigPath(), "apply", "-f", filepath.Join(configDir(t), "namespace.yaml")).CombinedOutput(); err != nil {
 		t.Fatalf("creating the namespace: %v\n%s", err, out)
 	}
-	out, err := exec.Command(kubectl, "--kubeconfig", shared.KubeconfigPath(), "apply", "-k", configDir(t), "--dry-run=server").CombinedOutput()
+	out, err := exec.Command(kubectl, "--kubeconfig", planetest.Plane().KubeconfigPath(), "apply", "-k", configDir(t), "--dry-run=server").CombinedOutput()
 	if err != nil {
 		t.Fatalf("kubectl apply --dry-run=server: %v\n%s", err, out)
 	}
@@ -53,11 +54,11 @@ func TestTheConfigManifestsPassServerSideDryRun(t *testing.T) {
 // completes: every call it makes is allowed.
 func TestTheControllerWorksWithExactlyTheShippedRBAC(t *testing.T) {
 	kubectl := kubectlOrSkip(t)
-	if out, err := exec.Command(kubectl, "--kubeconfig", shared.KubeconfigPath(), "apply", "-k", configDir(t)).CombinedOutput(); err != nil {
+	if out, err := exec.Command(kubectl, "--kubeconfig", planetest.Plane().KubeconfigPath(), "apply", "-k", configDir(t)).CombinedOutput(); err != nil {
 		t.Fatalf("kubectl apply -k config: %v\n%s", err, out)
 	}
 	ctx, ns := namespace(t)
-	cfg := shared.RESTConfig()
+	cfg := planetest.Plane().RESTConfig()
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: controllerSA, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ordinal-system", "system:authenticated"}}
 	client := kubernetes.NewForConfigOrDie(cfg)
 	runCtx, stop := context.WithCancel(ctx)
@@ -66,16 +67,16 @@ func TestTheControllerWorksWithExactlyTheShippedRBAC(t *testing.T) {
 	defer func() { stop(); <-done }()
 
 	set := rbacTestSet(ns)
-	if _, err := sharedClient.AppsV1().StatefulSets(ns).Create(ctx, set, metav1.CreateOptions{}); err != nil {
+	if _, err := planetest.Client().AppsV1().StatefulSets(ns).Create(ctx, set, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitSet(t, ctx, ns, "db", 2)
 	patch := []byte(`{"spec":{"template":{"spec":{"containers":[{"name":"db","image":"db:2"}]}}}}`)
-	if _, err := sharedClient.AppsV1().StatefulSets(ns).Patch(ctx, "db", "application/strategic-merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
+	if _, err := planetest.Client().AppsV1().StatefulSets(ns).Patch(ctx, "db", "application/strategic-merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitSet(t, ctx, ns, "db", 2)
-	events, err := sharedClient.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	events, err := planetest.Client().CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func waitSet(t *testing.T, ctx context.Context, ns, name string, want int32) {
 	var last appsv1.StatefulSetStatus
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
-		s, err := sharedClient.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
+		s, err := planetest.Client().AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
 		if err == nil {
 			last = s.Status
 			if s.Status.ObservedGeneration == s.Generation && s.Status.ReadyReplicas == want && s.Status.UpdatedReplicas == want &&

@@ -19,24 +19,25 @@ import (
 
 	"github.com/ordinal-sh/ordinal/internal/plane"
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
+	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
 
 func TestTheSharedPlaneServesKubectlOnLoopbackWithReadyNodes(t *testing.T) {
-	if !strings.HasPrefix(shared.Server(), "https://127.0.0.1:") {
-		t.Fatalf("server %s is not https on 127.0.0.1", shared.Server())
+	if !strings.HasPrefix(planetest.Plane().Server(), "https://127.0.0.1:") {
+		t.Fatalf("server %s is not https on 127.0.0.1", planetest.Plane().Server())
 	}
-	fi, err := os.Stat(shared.KubeconfigPath())
+	fi, err := os.Stat(planetest.Plane().KubeconfigPath())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fi.Mode().Perm() != 0o600 {
 		t.Errorf("kubeconfig mode %v, want 0600", fi.Mode().Perm())
 	}
-	if shared.KubeconfigPath() != filepath.Join(sharedDir, "kubeconfig") {
-		t.Errorf("kubeconfig at %s, want DATA_DIR/kubeconfig", shared.KubeconfigPath())
+	if planetest.Plane().KubeconfigPath() != filepath.Join(planetest.DataDir(), "kubeconfig") {
+		t.Errorf("kubeconfig at %s, want DATA_DIR/kubeconfig", planetest.Plane().KubeconfigPath())
 	}
 	kubectl := kubectlOrSkip(t)
-	out, err := exec.Command(kubectl, "--kubeconfig", shared.KubeconfigPath(), "get", "nodes", "--no-headers").CombinedOutput()
+	out, err := exec.Command(kubectl, "--kubeconfig", planetest.Plane().KubeconfigPath(), "get", "nodes", "--no-headers").CombinedOutput()
 	if err != nil {
 		t.Fatalf("kubectl get nodes: %v\n%s", err, out)
 	}
@@ -54,7 +55,7 @@ func TestTheSharedPlaneServesKubectlOnLoopbackWithReadyNodes(t *testing.T) {
 func TestAnonymousRequestsAreRefused(t *testing.T) {
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // the test checks authentication, not the server's identity
 	for _, path := range []string{"/api/v1/namespaces", "/version", "/readyz"} {
-		resp, err := client.Get(shared.Server() + path)
+		resp, err := client.Get(planetest.Plane().Server() + path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,26 +75,26 @@ func TestAPodWithAClaimRunsAndItsVolumeIsADirectoryInTheDataDir(t *testing.T) {
 			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
 		},
 	}
-	if _, err := sharedClient.CoreV1().PersistentVolumeClaims(ns).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
+	if _, err := planetest.Client().CoreV1().PersistentVolumeClaims(ns).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	pod := simplePod("web", nil)
 	pod.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}
-	if _, err := sharedClient.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+	if _, err := planetest.Client().CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitPod(t, ctx, ns, "web", "Running and Ready", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning && ready(p) })
 	var bound *corev1.PersistentVolumeClaim
 	poll(t, ctx, "claim Bound", func() bool {
-		c, err := sharedClient.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data", metav1.GetOptions{})
+		c, err := planetest.Client().CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data", metav1.GetOptions{})
 		bound = c
 		return err == nil && c.Status.Phase == corev1.ClaimBound
 	})
-	pv, err := sharedClient.CoreV1().PersistentVolumes().Get(ctx, bound.Spec.VolumeName, metav1.GetOptions{})
+	pv, err := planetest.Client().CoreV1().PersistentVolumes().Get(ctx, bound.Spec.VolumeName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pv.Spec.HostPath == nil || !strings.HasPrefix(pv.Spec.HostPath.Path, filepath.Join(sharedDir, "volumes")+string(filepath.Separator)) {
+	if pv.Spec.HostPath == nil || !strings.HasPrefix(pv.Spec.HostPath.Path, filepath.Join(planetest.DataDir(), "volumes")+string(filepath.Separator)) {
 		t.Fatalf("volume %s is not a hostPath under the data dir: %+v", pv.Name, pv.Spec.PersistentVolumeSource)
 	}
 	if fi, err := os.Stat(pv.Spec.HostPath.Path); err != nil || !fi.IsDir() {
@@ -119,7 +120,7 @@ func TestAnnotatedPodsMisbehaveAsAsked(t *testing.T) {
 	}
 	for _, c := range cases {
 		pod := simplePod(c.behavior, map[string]string{nodes.AnnotationBehavior: c.behavior})
-		if _, err := sharedClient.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		if _, err := planetest.Client().CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -129,7 +130,7 @@ func TestAnnotatedPodsMisbehaveAsAsked(t *testing.T) {
 	// Stays that way: well past the ready delay, no pod became Ready.
 	time.Sleep(time.Second)
 	for _, c := range cases {
-		p, err := sharedClient.CoreV1().Pods(ns).Get(ctx, c.behavior, metav1.GetOptions{})
+		p, err := planetest.Client().CoreV1().Pods(ns).Get(ctx, c.behavior, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +148,7 @@ func TestTerminationHonoursStopDelayAndGracePeriod(t *testing.T) {
 	slow.Spec.TerminationGracePeriodSeconds = new(int64(2))
 	quick := simplePod("quick", nil)
 	for _, p := range []*corev1.Pod{slow, quick} {
-		if _, err := sharedClient.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		if _, err := planetest.Client().CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		waitPod(t, ctx, ns, p.Name, "Ready", ready)
@@ -157,11 +158,11 @@ func TestTerminationHonoursStopDelayAndGracePeriod(t *testing.T) {
 		min, max time.Duration
 	}{{"slow", 1500 * time.Millisecond, 6 * time.Second}, {"quick", 0, 1500 * time.Millisecond}} {
 		began := time.Now()
-		if err := sharedClient.CoreV1().Pods(ns).Delete(ctx, tc.name, metav1.DeleteOptions{}); err != nil {
+		if err := planetest.Client().CoreV1().Pods(ns).Delete(ctx, tc.name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		poll(t, ctx, tc.name+" gone", func() bool {
-			_, err := sharedClient.CoreV1().Pods(ns).Get(ctx, tc.name, metav1.GetOptions{})
+			_, err := planetest.Client().CoreV1().Pods(ns).Get(ctx, tc.name, metav1.GetOptions{})
 			return err != nil
 		})
 		if took := time.Since(began); took < tc.min || took > tc.max {
@@ -171,7 +172,7 @@ func TestTerminationHonoursStopDelayAndGracePeriod(t *testing.T) {
 }
 
 func TestASecondPlaneOnTheSameDataDirIsRefused(t *testing.T) {
-	_, err := plane.Start(context.Background(), testConfig(sharedDir))
+	_, err := plane.Start(context.Background(), planetest.Config(planetest.DataDir()))
 	wantErr(t, err, "is in use by another ordinal up")
 }
 
@@ -181,7 +182,7 @@ func TestABusyPortIsReportedClearly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	cfg := testConfig(t.TempDir())
+	cfg := planetest.Config(t.TempDir())
 	cfg.Port = l.Addr().(*net.TCPAddr).Port
 	_, err = plane.Start(context.Background(), cfg)
 	wantErr(t, err, "is already in use")
@@ -193,20 +194,20 @@ func TestABadDataDirIsReportedAndLeftAlone(t *testing.T) {
 		if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := plane.Start(context.Background(), testConfig(path))
+		_, err := plane.Start(context.Background(), planetest.Config(path))
 		wantErr(t, err, "is not a directory")
 	})
 	t.Run("a corrupt certificate authority", func(t *testing.T) {
 		dir := t.TempDir()
 		writeFiles(t, dir, map[string]string{"pki/ca.crt": "garbage", "pki/ca.key": "garbage"})
-		_, err := plane.Start(context.Background(), testConfig(dir))
+		_, err := plane.Start(context.Background(), planetest.Config(dir))
 		wantErr(t, err, "ca.crt is corrupt")
 		assertFiles(t, dir, map[string]string{"pki/ca.crt": "garbage", "pki/ca.key": "garbage"})
 	})
 	t.Run("a corrupt etcd database", func(t *testing.T) {
 		dir := t.TempDir()
 		writeFiles(t, dir, map[string]string{"etcd/member/snap/db": strings.Repeat("corrupt", 1000), "etcd/member/wal/0000000000000000-0000000000000000.wal": "corrupt"})
-		_, err := plane.Start(context.Background(), testConfig(dir))
+		_, err := plane.Start(context.Background(), planetest.Config(dir))
 		wantErr(t, err, "etcd database "+filepath.Join(dir, "etcd", "member", "snap", "db")+" is unreadable or corrupt")
 		assertFiles(t, dir, map[string]string{"etcd/member/snap/db": strings.Repeat("corrupt", 1000)})
 	})
@@ -224,11 +225,11 @@ func namespace(t *testing.T) (context.Context, string) {
 	}
 	name = strings.Trim(name, "-")
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if _, err := sharedClient.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+	if _, err := planetest.Client().CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	poll(t, ctx, "default service account", func() bool {
-		_, err := sharedClient.CoreV1().ServiceAccounts(name).Get(ctx, "default", metav1.GetOptions{})
+		_, err := planetest.Client().CoreV1().ServiceAccounts(name).Get(ctx, "default", metav1.GetOptions{})
 		return err == nil
 	})
 	return ctx, name
@@ -261,7 +262,7 @@ func waitPod(t *testing.T, ctx context.Context, ns, name, what string, cond func
 	t.Helper()
 	var last *corev1.Pod
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		p, err := sharedClient.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		p, err := planetest.Client().CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, nil
 		}

@@ -11,12 +11,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
 
 // ordinalCommand runs this test binary as the ordinal command.
 func ordinalCommand(args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), execMainEnv+"=1")
+	cmd.Env = append(os.Environ(), planetest.ExecMainEnv+"=1")
 	return cmd
 }
 
