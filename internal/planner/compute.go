@@ -1,0 +1,245 @@
+package planner
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/ordinal-sh/ordinal/internal/revision"
+)
+
+// slot is one pod the plan reasons about, observed or not yet created.
+type slot struct {
+	ordinal int32
+	pod     *corev1.Pod
+	// placeholder marks a pod the planner built for a missing ordinal.
+	placeholder bool
+}
+
+// planner holds one Compute call's working state.
+type planner struct {
+	in                    Input
+	set                   *appsv1.StatefulSet
+	current, update       string
+	currentSet, updateSet *appsv1.StatefulSet
+	start                 int32
+	replicas              []slot // index = ordinal - start
+	condemned             []slot // highest ordinal first
+	monotonic             bool
+	plan                  Plan
+	// halted records a condition upstream meets as an error (a claim being
+	// deleted under a pod it must create): no later pass runs.
+	halted bool
+	// deleted are the ordinals whose pod this plan already deletes.
+	deleted map[int32]bool
+	// currentDeletes counts rolling deletions of pods at the current
+	// revision, which status.currentReplicas no longer includes.
+	currentDeletes int32
+}
+
+// Compute plans one sync of in.Set. The passes run in upstream's order and
+// stop where upstream stops:
+//  1. sort pods into the ordinal range and condemned, fill missing ordinals;
+//  2. if the set is being deleted, only compute status;
+//  3. the replica pass: replace finished pods, create missing ones, repair
+//     identity, storage and claim retention (OrderedReady stops at the first
+//     pod that is not healthy);
+//  4. claim retention for condemned pods, then the scale-down pass
+//     (OrderedReady deletes one pod, highest ordinal first);
+//  5. the rolling update, unless the strategy is OnDelete;
+//  6. the status, with currentRevision promoted once the update is complete.
+func Compute(in Input) Plan {
+	if in.Set == nil {
+		return Plan{}
+	}
+	p := &planner{in: in, set: in.Set, deleted: map[int32]bool{}}
+	p.monotonic = in.Set.Spec.PodManagementPolicy != appsv1.ParallelPodManagement
+	p.sortPods()
+	if p.resolveRevisions() {
+		p.fillHoles()
+		p.checkNames()
+		p.run()
+	}
+	p.plan.Status = p.status()
+	p.plan.RequeueAfter = p.requeueAfter()
+	return p.plan
+}
+
+func (p *planner) run() {
+	if p.set.DeletionTimestamp != nil || !p.replicaPass() {
+		return
+	}
+	p.retentionPass()
+	if !p.condemnedPass() {
+		return
+	}
+	if p.set.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
+		p.onDeleteWaits()
+		return
+	}
+	p.rollingUpdate()
+}
+
+// resolveRevisions applies the current and update revisions to the set. A
+// missing or corrupt revision leaves the plan without steps: pods cannot be
+// built without their template.
+func (p *planner) resolveRevisions() bool {
+	cur, upd := p.in.Current, p.in.Update
+	if upd == nil {
+		upd = cur
+	}
+	if cur == nil {
+		cur = upd
+	}
+	if upd == nil {
+		p.warn(ReasonMissingRevision, "StatefulSet/"+p.set.Name, "no current or update revision was resolved; nothing is planned")
+		return false
+	}
+	p.current, p.update = cur.Name, upd.Name
+	var err error
+	if p.updateSet, err = revision.Apply(p.set, upd); err == nil {
+		// In steady state both revisions are one: apply it once.
+		p.currentSet = p.updateSet
+		if cur.Name != upd.Name {
+			p.currentSet, err = revision.Apply(p.set, cur)
+		}
+	}
+	if err != nil {
+		p.warn(ReasonInvalidRevision, "StatefulSet/"+p.set.Name, err.Error()+"; nothing is planned")
+		return false
+	}
+	return true
+}
+
+// sortPods places observed pods in the ordinal range or among the
+// condemned, and reports pods whose names do not belong to the set.
+func (p *planner) sortPods() {
+	p.start = startOrdinal(p.set)
+	count := p.replicaCount()
+	if limit := int64(math.MaxInt32) - int64(p.start) + 1; int64(count) > limit {
+		p.warn(ReasonOrdinalOverflow, "StatefulSet/"+p.set.Name, fmt.Sprintf("ordinals above %d cannot be named; only %d replicas are managed", math.MaxInt32, limit))
+		count = int32(limit)
+	}
+	p.replicas = make([]slot, count)
+	seen := make(map[string]bool, len(p.in.Pods))
+	for _, pod := range p.in.Pods {
+		ord, ok := p.admit(pod, seen)
+		if !ok {
+			continue
+		}
+		if i := int64(ord) - int64(p.start); i >= 0 && i < int64(count) {
+			p.replicas[i] = slot{ordinal: ord, pod: pod}
+		} else {
+			p.condemned = append(p.condemned, slot{ordinal: ord, pod: pod})
+		}
+	}
+	slices.SortFunc(p.condemned, func(a, b slot) int { return cmp.Compare(b.ordinal, a.ordinal) })
+}
+
+// admit returns the ordinal of a pod the plan reasons about, and warns
+// about pods it must ignore.
+func (p *planner) admit(pod *corev1.Pod, seen map[string]bool) (int32, bool) {
+	if pod == nil {
+		return 0, false
+	}
+	if seen[pod.Name] {
+		p.warn(ReasonDuplicatePod, "Pod/"+pod.Name, "the pod was listed twice; the second copy is ignored")
+		return 0, false
+	}
+	seen[pod.Name] = true
+	ord, ok := ParseOrdinal(p.set.Name, pod.Name)
+	if !ok {
+		p.warn(ReasonUnparsableName, "Pod/"+pod.Name, fmt.Sprintf("the name is not %s-<ordinal>; the pod is ignored", p.set.Name))
+	}
+	return ord, ok
+}
+
+// fillHoles builds the pod each missing ordinal should get. Upstream's
+// newVersionedStatefulSetPod rule decides the revision: below the partition
+// (counted from the start ordinal) a pod is recreated at the current
+// revision. With type RollingUpdate but no rollingUpdate block, upstream
+// compares with status.currentReplicas instead, a quirk kept here.
+func (p *planner) fillHoles() {
+	for i := range p.replicas {
+		if p.replicas[i].pod != nil {
+			continue
+		}
+		ord := p.start + int32(i)
+		pod := newPod(p.updateSet, p.update, ord)
+		if p.recreateAtCurrent(ord) {
+			pod = newPod(p.currentSet, p.current, ord)
+		}
+		p.replicas[i] = slot{ordinal: ord, pod: pod, placeholder: true}
+	}
+}
+
+func (p *planner) recreateAtCurrent(ord int32) bool {
+	strategy := p.set.Spec.UpdateStrategy
+	if strategy.RollingUpdate == nil {
+		return strategy.Type == appsv1.RollingUpdateStatefulSetStrategyType &&
+			int64(ord) < int64(p.start)+int64(p.set.Status.CurrentReplicas)
+	}
+	return int64(ord) < int64(p.start)+int64(partition(p.set))
+}
+
+// checkNames warns about names the API server will reject when a pod is
+// created: label values and hostnames are limited to 63 characters, which
+// upstream never checks (#64023), so its pods fail to create without a word.
+func (p *planner) checkNames() {
+	for _, name := range slices.Compact([]string{p.update, p.current}) {
+		if len(name) > validation.LabelValueMaxLength {
+			p.warn(ReasonRevisionLabelTooLong, "ControllerRevision/"+name, fmt.Sprintf(
+				"the revision name is %d characters, over the 63 allowed in the %s label; pods cannot be created (shorten the set name to at most 52 characters)",
+				len(name), appsv1.StatefulSetRevisionLabel))
+		}
+	}
+	if n := len(p.replicas); n > 0 {
+		if last := p.replicas[n-1].pod.Name; len(last) > validation.DNS1123LabelMaxLength {
+			p.warn(ReasonPodNameTooLong, "Pod/"+last, "the pod name is over 63 characters, the limit for its hostname and pod-name label; the pod cannot be created")
+		}
+	}
+}
+
+func (p *planner) warn(reason, object, message string) {
+	p.plan.Warnings = append(p.plan.Warnings, Warning{Reason: reason, Object: object, Message: message})
+}
+
+func (p *planner) addStep(name string, burst bool, actions []Action) {
+	if len(actions) > 0 {
+		p.plan.Steps = append(p.plan.Steps, Step{Name: name, Actions: actions, Burst: burst})
+	}
+}
+
+// replicaCount is spec.replicas, 1 when unset (the API default) and never
+// negative.
+func (p *planner) replicaCount() int32 {
+	if p.set.Spec.Replicas == nil {
+		return 1
+	}
+	return max(*p.set.Spec.Replicas, 0)
+}
+
+func startOrdinal(set *appsv1.StatefulSet) int32 {
+	if set.Spec.Ordinals == nil {
+		return 0
+	}
+	return max(set.Spec.Ordinals.Start, 0)
+}
+
+// partition is rollingUpdate.partition, 0 when unset.
+func partition(set *appsv1.StatefulSet) int32 {
+	ru := set.Spec.UpdateStrategy.RollingUpdate
+	if ru == nil || ru.Partition == nil {
+		return 0
+	}
+	return *ru.Partition
+}
+
+func podRevision(pod *corev1.Pod) string {
+	return pod.Labels[appsv1.StatefulSetRevisionLabel]
+}

@@ -1,0 +1,87 @@
+package planner
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// retentionPass sets the owner references of condemned pods' claims before
+// any of them is deleted, so that under whenScaled Delete the claim is owned
+// by the pod when the pod goes and the garbage collector removes both.
+func (p *planner) retentionPass() {
+	var actions []Action
+	for _, s := range p.condemned {
+		actions = append(actions, p.retentionUpdates(s, true)...)
+	}
+	p.addStep(StepClaimRetention, !p.monotonic, actions)
+}
+
+// condemnedPass deletes pods outside the ordinal range and reports whether
+// the rolling update may run. Scale-down therefore comes before updates.
+// OrderedReady deletes one pod per sync, highest ordinal first, and only
+// when that pod is healthy or is itself the first unavailable pod (so a
+// broken pod being removed does not block its own removal). Parallel deletes
+// every condemned pod that is not already terminating.
+func (p *planner) condemnedPass() bool {
+	if len(p.condemned) == 0 {
+		return true
+	}
+	if !p.monotonic {
+		var actions []Action
+		for _, s := range p.condemned {
+			if !isTerminating(s.pod) {
+				actions = append(actions, p.scaleDown(s))
+			}
+		}
+		p.addStep(StepScaleDown, true, actions)
+		return true
+	}
+	s, minReady, now := p.condemned[0], p.set.Spec.MinReadySeconds, p.in.Now
+	switch {
+	case isTerminating(s.pod):
+		p.plan.Waits = append(p.plan.Waits, *p.waitOn(s,
+			fmt.Sprintf("OrderedReady scale-down removes one pod at a time, highest ordinal first; %s must be gone before the next", s.pod.Name),
+			"A pod held by a finalizer or on an unreachable node stays Terminating; check its finalizers and its node."))
+	case (!IsRunningAndReady(s.pod) || !IsAvailable(s.pod, minReady, now)) && s.pod != p.firstUnavailable():
+		p.plan.Waits = append(p.plan.Waits, *p.waitOn(s,
+			fmt.Sprintf("OrderedReady scale-down deletes %s only once it is Running, Ready and Available, because a lower pod is also unavailable", s.pod.Name),
+			fmt.Sprintf("Fix %s or delete it by hand.", s.pod.Name)))
+	default:
+		p.addStep(StepScaleDown, false, []Action{p.scaleDown(s)})
+	}
+	return false
+}
+
+func (p *planner) scaleDown(s slot) Action {
+	p.deleted[s.ordinal] = true
+	return Action{
+		Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete,
+		Reason: fmt.Sprintf("scale down: %s is outside ordinals %s", s.pod.Name, p.rangeWords()),
+	}
+}
+
+// firstUnavailable is the first unavailable pod in ordinal order within the
+// range, else the lowest-ordinal unavailable condemned pod.
+func (p *planner) firstUnavailable() *corev1.Pod {
+	minReady, now := p.set.Spec.MinReadySeconds, p.in.Now
+	for _, s := range p.replicas {
+		if isUnavailable(s.pod, minReady, now) {
+			return s.pod
+		}
+	}
+	for i := len(p.condemned) - 1; i >= 0; i-- {
+		if s := p.condemned[i]; isUnavailable(s.pod, minReady, now) {
+			return s.pod
+		}
+	}
+	return nil
+}
+
+func (p *planner) rangeWords() string {
+	n := len(p.replicas)
+	if n == 0 {
+		return "(none: replicas is 0)"
+	}
+	return fmt.Sprintf("%d..%d", p.start, int64(p.start)+int64(n)-1)
+}

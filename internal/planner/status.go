@@ -1,0 +1,81 @@
+package planner
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+)
+
+// status computes the set's status from the observed pods, in range and
+// condemned, as upstream does (§2.6): terminating pods still count as
+// replicas and as ready, but not as current or updated. Pods the plan is
+// about to create or delete are counted as observed, except that rolling
+// deletions of current-revision pods leave currentReplicas at once.
+func (p *planner) status() appsv1.StatefulSetStatus {
+	st := appsv1.StatefulSetStatus{
+		ObservedGeneration: p.set.Generation,
+		CurrentRevision:    p.current,
+		UpdateRevision:     p.update,
+		CollisionCount:     ptr.To(p.in.CollisionCount),
+	}
+	for _, c := range p.set.Status.Conditions {
+		st.Conditions = append(st.Conditions, *c.DeepCopy())
+	}
+	for _, pod := range p.observed() {
+		p.count(&st, pod)
+	}
+	st.CurrentReplicas = max(st.CurrentReplicas-p.currentDeletes, 0)
+	p.promote(&st)
+	return st
+}
+
+func (p *planner) count(st *appsv1.StatefulSetStatus, pod *corev1.Pod) {
+	if !isCreated(pod) {
+		return
+	}
+	st.Replicas++
+	if IsRunningAndReady(pod) {
+		st.ReadyReplicas++
+		if IsAvailable(pod, p.set.Spec.MinReadySeconds, p.in.Now) {
+			st.AvailableReplicas++
+		}
+	}
+	if isTerminating(pod) {
+		return
+	}
+	if rev := podRevision(pod); rev != "" {
+		if rev == p.current {
+			st.CurrentReplicas++
+		}
+		if rev == p.update {
+			st.UpdatedReplicas++
+		}
+	}
+}
+
+// promote makes the update revision current once every wanted pod runs it
+// and is ready and available. Unlike upstream 1.36 this applies to OnDelete
+// too (upstream #73492, fixed in 1.37) and requires availability (upstream
+// #136831), so currentRevision never claims a rollout that minReadySeconds
+// has not yet confirmed.
+func (p *planner) promote(st *appsv1.StatefulSetStatus) {
+	want := p.replicaCount()
+	if st.UpdatedReplicas == want && st.ReadyReplicas == want && st.Replicas == want && st.AvailableReplicas == want {
+		st.CurrentReplicas = st.UpdatedReplicas
+		st.CurrentRevision = st.UpdateRevision
+	}
+}
+
+// observed returns the pods that exist: those in range and the condemned.
+func (p *planner) observed() []*corev1.Pod {
+	pods := make([]*corev1.Pod, 0, len(p.replicas)+len(p.condemned))
+	for _, s := range p.replicas {
+		if s.pod != nil && !s.placeholder {
+			pods = append(pods, s.pod)
+		}
+	}
+	for _, s := range p.condemned {
+		pods = append(pods, s.pod)
+	}
+	return pods
+}
