@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
 
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
@@ -82,6 +83,7 @@ func (c *apiPodControl) burst(ctx context.Context, set *appsv1.StatefulSet, setK
 }
 
 func (c *apiPodControl) do(ctx context.Context, set *appsv1.StatefulSet, setKey string, a planner.Action) error {
+	klog.FromContext(ctx).V(4).Info("Applying action", "statefulset", setKey, "kind", a.Kind, "ordinal", a.Ordinal, "reason", a.Reason)
 	switch a.Kind {
 	case planner.CreateClaim:
 		return c.createClaim(ctx, set, a)

@@ -20,6 +20,9 @@ const expectationTTL = 30 * time.Second
 type expectations struct {
 	mu   sync.Mutex
 	sets map[string]map[string]expectation // set key → pod name → expectation
+	// gone holds the UIDs of pods the cache saw deleted, for the TTL, in
+	// case the deletion is observed before created records the pod.
+	gone map[types.UID]time.Time
 	now  func() time.Time
 }
 
@@ -30,12 +33,37 @@ type expectation struct {
 }
 
 func newExpectations(now func() time.Time) *expectations {
-	return &expectations{sets: map[string]map[string]expectation{}, now: now}
+	return &expectations{sets: map[string]map[string]expectation{}, gone: map[types.UID]time.Time{}, now: now}
 }
 
-// created records that pod (with its UID) was created.
+// created records that pod (with its UID) was created, unless the cache
+// already saw it deleted.
 func (e *expectations) created(setKey string, pod *corev1.Pod) {
-	e.put(setKey, pod.Name, expectation{uid: pod.UID, at: e.now()})
+	e.mu.Lock()
+	_, seenGone := e.gone[pod.UID]
+	e.mu.Unlock()
+	if !seenGone {
+		e.put(setKey, pod.Name, expectation{uid: pod.UID, at: e.now()})
+	}
+}
+
+// observedDeletion records that the cache saw the pod with uid removed. It
+// satisfies a creation expectation for that pod: a pod created and deleted
+// (by a user, the node, an eviction) between two syncs is never shown by
+// the cache, and waiting for it would stall the set for the whole TTL.
+func (e *expectations) observedDeletion(setKey, name string, uid types.UID) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.now()
+	for u, at := range e.gone {
+		if now.Sub(at) > expectationTTL {
+			delete(e.gone, u)
+		}
+	}
+	e.gone[uid] = now
+	if x, ok := e.sets[setKey][name]; ok && !x.deleted && x.uid == uid {
+		delete(e.sets[setKey], name)
+	}
 }
 
 // deleted records that the pod with uid was deleted.

@@ -21,7 +21,10 @@ func (c *Controller) addHandlers(sets, pods, claims cache.SharedIndexInformer) e
 	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.podChanged,
 		UpdateFunc: c.podUpdated,
-		DeleteFunc: c.podChanged,
+		DeleteFunc: func(obj any) {
+			c.podDeleted(obj)
+			c.podChanged(obj)
+		},
 	}); err != nil {
 		return err
 	}
@@ -53,6 +56,21 @@ func (c *Controller) podUpdated(old, cur any) {
 		c.enqueueOwner(o.Namespace, oref)
 	}
 	c.podChanged(n)
+}
+
+// podDeleted tells the expectations that the cache saw the pod go, before
+// its owner is woken.
+func (c *Controller) podDeleted(obj any) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
+		c.exp.observedDeletion(pod.Namespace+"/"+ref.Name, pod.Name, pod.UID)
+	}
 }
 
 // podChanged wakes the pod's owner, or, for an orphan, every set that

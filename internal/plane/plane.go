@@ -14,6 +14,7 @@ import (
 	"go.etcd.io/etcd/server/v3/embed"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -70,7 +71,9 @@ func Start(ctx context.Context, cfg Config) (*Plane, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-
+	if err := enableFeatureGates(); err != nil {
+		return nil, err
+	}
 	p := &Plane{cfg: cfg, ready: make(chan struct{}), errc: make(chan error, 1)}
 	if err := p.start(ctx); err != nil {
 		_ = p.Close()
@@ -365,6 +368,18 @@ func (p *Plane) Close() error {
 		}
 	})
 	return p.closeErr
+}
+
+// enableFeatureGates turns on, process-wide, the gates the plane promises:
+// MaxUnavailableStatefulSet, which 1.36 ships off and without which the API
+// server silently drops spec.updateStrategy.rollingUpdate.maxUnavailable.
+// The gate is global, so a builtin StatefulSet controller in this process
+// runs its maxUnavailable path too.
+func enableFeatureGates() error {
+	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{"MaxUnavailableStatefulSet": true}); err != nil {
+		return fmt.Errorf("enabling feature gates: %w", err)
+	}
+	return nil
 }
 
 func waitGroup(wg *sync.WaitGroup, d time.Duration) {

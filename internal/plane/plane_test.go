@@ -12,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/ordinal-sh/ordinal/internal/plane"
@@ -325,4 +327,26 @@ func kubectlOrSkip(t *testing.T) string {
 		t.Skip("kubectl is not installed")
 	}
 	return path
+}
+
+func TestTheAPIServerKeepsMaxUnavailable(t *testing.T) {
+	ctx, ns := namespace(t)
+	labels := map[string]string{"app": "m"}
+	two := intstr.FromInt32(2)
+	set := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "m"},
+		Spec: appsv1.StatefulSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: simplePod("x", nil).Spec},
+			UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{MaxUnavailable: &two}},
+		},
+	}
+	got, err := planetest.Client().AppsV1().StatefulSets(ns).Create(ctx, set, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mu := got.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable; mu == nil || mu.IntValue() != 2 {
+		t.Fatalf("maxUnavailable came back as %v, want 2 (is the MaxUnavailableStatefulSet gate on?)", mu)
+	}
 }

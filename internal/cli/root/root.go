@@ -12,6 +12,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/internal/cli/controllercmd"
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
+	"github.com/ordinal-sh/ordinal/internal/cli/rollout"
 	"github.com/ordinal-sh/ordinal/internal/cli/up"
 )
 
@@ -46,6 +47,7 @@ func New(stdout, stderr io.Writer) *cobra.Command {
 	cmd.AddCommand(up.New())
 	cmd.AddCommand(controllercmd.New())
 	cmd.AddCommand(newVersion())
+	cmd.AddCommand(rollout.New())
 	return cmd
 }
 

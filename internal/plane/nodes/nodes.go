@@ -10,6 +10,7 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -101,6 +102,9 @@ func newController(cs kwokclient.Clientset, stages map[internalversion.StageReso
 	if err != nil {
 		return nil, nil, fmt.Errorf("simulated nodes: %w", err)
 	}
+	// ToRESTConfig returns the clientset's own config, so wrapping it here
+	// guards every client built from it below.
+	restConfig.Wrap(func(rt http.RoundTripper) http.RoundTripper { return deleteGuard{next: rt} })
 	dyn, err := cs.ToDynamicClient()
 	if err != nil {
 		return nil, nil, fmt.Errorf("simulated nodes: %w", err)

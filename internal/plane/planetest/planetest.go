@@ -50,17 +50,18 @@ func Config(dataDir string) plane.Config {
 }
 
 // Main is a TestMain body: it runs the binary as `ordinal` when ExecMainEnv
-// is set, else starts a plane configured by configure (may be nil), runs
-// the tests, stops the plane and exits.
-func Main(m *testing.M, configure func(*plane.Config)) {
+// is set, else starts a plane configured by configure (may be nil), calls
+// each setup once the plane is ready, runs the tests, stops the plane and
+// exits.
+func Main(m *testing.M, configure func(*plane.Config), setup ...func()) {
 	if os.Getenv(ExecMainEnv) == "1" {
 		os.Exit(root.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	flag.Parse()
-	os.Exit(run(m, configure))
+	os.Exit(run(m, configure, setup))
 }
 
-func run(m *testing.M, configure func(*plane.Config)) int {
+func run(m *testing.M, configure func(*plane.Config), setup []func()) int {
 	dir, err := os.MkdirTemp("", "ordinal-test-plane-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -84,8 +85,15 @@ func run(m *testing.M, configure func(*plane.Config)) int {
 	defer shared.Close()
 	fmt.Printf("test plane ready in %s\n", time.Since(began).Round(time.Millisecond))
 	client = kubernetes.NewForConfigOrDie(shared.RESTConfig())
+	for _, f := range setup {
+		f()
+	}
 	return m.Run()
 }
+
+// LogEnv names a file that, when set, receives a verbose (V(4)) component
+// log instead of the quiet one deleted after the run; for debugging.
+const LogEnv = "ORDINAL_TEST_LOG"
 
 // QuietLogs sends klog output to a file in dir, keeping test output readable.
 func QuietLogs(dir string) {
@@ -95,4 +103,8 @@ func QuietLogs(dir string) {
 	_ = fs.Set("alsologtostderr", "false")
 	_ = fs.Set("stderrthreshold", "FATAL")
 	_ = fs.Set("log_file", filepath.Join(dir, "components.log"))
+	if path := os.Getenv(LogEnv); path != "" {
+		_ = fs.Set("log_file", path)
+		_ = fs.Set("v", "4")
+	}
 }

@@ -1,0 +1,187 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/ordinal-sh/ordinal/internal/cli/exit"
+	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/internal/revision"
+)
+
+type historyOptions struct {
+	*options
+	revision int64
+	output   string
+}
+
+func newHistory(o *options) *cobra.Command {
+	h := &historyOptions{options: o}
+	cmd := &cobra.Command{
+		Use:   "history SET",
+		Short: "List a set's revisions with change-cause, age and the ordinals running each",
+		Long: `List the ControllerRevisions the set controls, as kubectl does (REVISION and
+CHANGE-CAUSE from the kubernetes.io/change-cause annotation), with each
+revision's name, age, the ordinals whose pods run it, and whether it is the
+current or update revision. --revision N prints that revision's pod template.`,
+		Example:           "  ordinal rollout history web\n  ordinal rollout history web --revision 2 -o yaml",
+		Args:              oneSet,
+		ValidArgsFunction: o.completeSets,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return h.run(cmd.Context(), args[0])
+		},
+	}
+	cmd.Flags().Int64Var(&h.revision, "revision", 0, "show the pod template of this revision")
+	addOutputFlag(cmd, &h.output)
+	return cmd
+}
+
+func (h *historyOptions) run(ctx context.Context, arg string) error {
+	if err := checkOutput(h.output); err != nil {
+		return err
+	}
+	t, err := h.load(ctx, arg)
+	if err != nil {
+		return err
+	}
+	revs, err := t.revisions(ctx)
+	if err != nil {
+		return err
+	}
+	if h.revision != 0 {
+		return h.showRevision(t, revs)
+	}
+	pods, err := t.pods(ctx)
+	if err != nil {
+		return err
+	}
+	entries := view.NewHistory(t.set, revs, pods)
+	if h.output != "" {
+		return printObject(h.out, h.output, entries)
+	}
+	view.RenderHistory(h.out, t.set.Name, entries, h.now())
+	return nil
+}
+
+// showRevision prints the template the set would have at that revision:
+// the revision applied to the live set, as kubectl does.
+func (h *historyOptions) showRevision(t *target, revs []*appsv1.ControllerRevision) error {
+	rev, err := findRevision(revs, h.revision)
+	if err != nil {
+		return err
+	}
+	tmpl, err := templateOf(t.set, rev)
+	if err != nil {
+		return err
+	}
+	if h.output != "" {
+		return printObject(h.out, h.output, tmpl)
+	}
+	text, err := yaml.Marshal(tmpl)
+	if err != nil {
+		return fmt.Errorf("encoding the template of revision %d: %w", h.revision, err)
+	}
+	fmt.Fprintf(h.out, "%s with revision #%d (%s)\nPod Template:\n%s", t.ref(), rev.Revision, rev.Name, indent(string(text)))
+	return nil
+}
+
+// findRevision finds revision number n; missing is exit 3 with kubectl's
+// message.
+func findRevision(revs []*appsv1.ControllerRevision, n int64) (*appsv1.ControllerRevision, error) {
+	for _, r := range revs {
+		if r.Revision == n {
+			return r, nil
+		}
+	}
+	return nil, exit.With(NotFound, fmt.Errorf("unable to find specified revision %d in history", n))
+}
+
+func templateOf(set *appsv1.StatefulSet, rev *appsv1.ControllerRevision) (*corev1.PodTemplateSpec, error) {
+	applied, err := revision.Apply(set, rev)
+	if err != nil {
+		return nil, fmt.Errorf("applying revision %d (%s): %w", rev.Revision, rev.Name, err)
+	}
+	return &applied.Spec.Template, nil
+}
+
+// indent shifts every line of s by two spaces.
+func indent(s string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if line != "" {
+			b.WriteString("  " + line)
+		}
+	}
+	return b.String()
+}
+
+func newDiff(o *options) *cobra.Command {
+	return &cobra.Command{
+		Use:     "diff SET REVISION-A REVISION-B",
+		Short:   "Show what changed in the pod template between two revisions (unified diff)",
+		Example: "  ordinal rollout diff web 1 2",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 3 {
+				return exit.Usage(fmt.Errorf("expected a statefulset and two revision numbers, got %d arguments", len(args)))
+			}
+			return nil
+		},
+		ValidArgsFunction: o.completeSets,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.diff(cmd.Context(), args[0], args[1], args[2])
+		},
+	}
+}
+
+func (o *options) diff(ctx context.Context, arg, a, b string) error {
+	na, errA := strconv.ParseInt(a, 10, 64)
+	nb, errB := strconv.ParseInt(b, 10, 64)
+	if errA != nil || errB != nil {
+		return exit.Usage(fmt.Errorf("revisions must be numbers, got %q and %q", a, b))
+	}
+	t, err := o.load(ctx, arg)
+	if err != nil {
+		return err
+	}
+	revs, err := t.revisions(ctx)
+	if err != nil {
+		return err
+	}
+	textA, labelA, err := templateText(t.set, revs, na)
+	if err != nil {
+		return err
+	}
+	textB, labelB, err := templateText(t.set, revs, nb)
+	if err != nil {
+		return err
+	}
+	if textA == textB {
+		fmt.Fprintf(o.out, "revisions %d and %d have the same pod template\n", na, nb)
+		return nil
+	}
+	view.Diff(o.out, labelA, labelB, textA, textB)
+	return nil
+}
+
+func templateText(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, n int64) (string, string, error) {
+	rev, err := findRevision(revs, n)
+	if err != nil {
+		return "", "", err
+	}
+	tmpl, err := templateOf(set, rev)
+	if err != nil {
+		return "", "", err
+	}
+	text, err := yaml.Marshal(tmpl)
+	if err != nil {
+		return "", "", fmt.Errorf("encoding the template of revision %d: %w", n, err)
+	}
+	return string(text), fmt.Sprintf("revision %d (%s)", n, rev.Name), nil
+}

@@ -1,0 +1,74 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/revision"
+)
+
+func newPlan(o *options) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "plan SET",
+		Short: "Explain what the controller does next and, when the rollout waits, why",
+		Long: `Run Ordinal's planner, the same pure function the controller runs, on the
+live set, pods, claims and revisions, and print the next actions in order
+and what the rollout is waiting for: which pod, at which revision, in which
+state since when, what the policy waits for, and what you can do about it.
+Nothing is changed, not even the revision a new template needs.`,
+		Example:           "  ordinal rollout plan web\n  ordinal rollout plan web -o json",
+		Args:              oneSet,
+		ValidArgsFunction: o.completeSets,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			report, err := o.plan(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if output != "" {
+				return printObject(o.out, output, report)
+			}
+			view.RenderPlan(o.out, report, o.now())
+			return nil
+		},
+	}
+	addOutputFlag(cmd, &output)
+	return cmd
+}
+
+// plan observes the set the way the controller does, with plain List
+// calls, and computes its plan without writing anything.
+func (o *options) plan(ctx context.Context, arg string) (view.PlanReport, error) {
+	t, err := o.load(ctx, arg)
+	if err != nil {
+		return view.PlanReport{}, err
+	}
+	revs, err := t.revisions(ctx)
+	if err != nil {
+		return view.PlanReport{}, err
+	}
+	res, err := revision.Resolve(t.set, revs)
+	if err != nil {
+		return view.PlanReport{}, fmt.Errorf("resolving the revisions of %s: %w", t.ref(), err)
+	}
+	pods, err := t.pods(ctx)
+	if err != nil {
+		return view.PlanReport{}, err
+	}
+	claims, err := t.claims(ctx)
+	if err != nil {
+		return view.PlanReport{}, err
+	}
+	plan := planner.Compute(planner.Input{
+		Set: t.set, Pods: pods, Claims: claims,
+		Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: o.now(),
+	})
+	return view.NewPlanReport(t.set, res, revs, plan), nil
+}

@@ -1,0 +1,202 @@
+package rollout
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ordinal-sh/ordinal/internal/cli/exit"
+	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/internal/revision"
+)
+
+type statusOptions struct {
+	*options
+	timeout  time.Duration
+	interval time.Duration
+	watch    bool
+	failFast bool
+	output   string
+}
+
+func newStatus(o *options) *cobra.Command {
+	s := &statusOptions{options: o}
+	cmd := &cobra.Command{
+		Use:   "status SET",
+		Short: "Watch a rollout pod by pod until it completes, fails or times out",
+		Long: `Watch a rollout pod by pod: one line per ordinal with its revision and state,
+a progress bar and the partition. Exits 0 when kubectl would call the rollout
+complete, 6 when a pod at the update revision is failing (with --fail-fast) or
+--timeout passes. On a terminal the view redraws in place; otherwise it prints
+a new block each time something changes.`,
+		Example:           "  ordinal rollout status web --timeout 5m\n  kubectl ordinal rollout status statefulset/web -o yaml",
+		Args:              oneSet,
+		ValidArgsFunction: o.completeSets,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return s.run(cmd.Context(), args[0])
+		},
+	}
+	f := cmd.Flags()
+	f.DurationVar(&s.timeout, "timeout", 0, "give up after this long, exit 6 (0 waits forever, as kubectl)")
+	f.DurationVar(&s.interval, "interval", 500*time.Millisecond, "how often to look at the set and its pods")
+	f.BoolVarP(&s.watch, "watch", "w", true, "keep watching until the rollout ends; false prints the state once")
+	f.BoolVar(&s.failFast, "fail-fast", true, "exit 6 as soon as a pod at the update revision is failing (crash loop, image pull error, Failed)")
+	addOutputFlag(cmd, &s.output)
+	return cmd
+}
+
+func (s *statusOptions) run(ctx context.Context, arg string) error {
+	if err := checkOutput(s.output); err != nil {
+		return err
+	}
+	t, err := s.load(ctx, arg)
+	if err != nil {
+		return err
+	}
+	if s.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+	}
+	d := newDrawer(s.out)
+	for first := true; ; first = false {
+		snap, err := s.observe(ctx, t, first)
+		if err != nil {
+			return s.stopped(ctx, err, snap)
+		}
+		if s.output != "" {
+			return printObject(s.out, s.output, snap)
+		}
+		d.draw(snap)
+		if done, err := s.verdict(snap); done || err != nil || !s.watch {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return s.stopped(ctx, ctx.Err(), snap)
+		case <-time.After(s.interval):
+		}
+	}
+}
+
+// observe reads the set (already read on the first round) and its pods.
+func (s *statusOptions) observe(ctx context.Context, t *target, first bool) (view.Snapshot, error) {
+	if !first {
+		if err := t.refresh(ctx); err != nil {
+			return view.Snapshot{}, err
+		}
+	}
+	pods, err := t.pods(ctx)
+	if err != nil {
+		return view.Snapshot{}, err
+	}
+	update, err := pendingUpdate(ctx, t)
+	if err != nil {
+		return view.Snapshot{}, err
+	}
+	return view.NewSnapshot(t.set, pods, update), nil
+}
+
+// pendingUpdate resolves the update revision while the controller has not
+// yet observed the set's generation, so cells are not judged against the
+// previous update revision; otherwise status.updateRevision is right.
+func pendingUpdate(ctx context.Context, t *target) (string, error) {
+	if t.set.Generation == t.set.Status.ObservedGeneration {
+		return "", nil
+	}
+	revs, err := t.revisions(ctx)
+	if err != nil {
+		return "", err
+	}
+	res, err := revision.Resolve(t.set, revs)
+	if err != nil {
+		return "", fmt.Errorf("resolving the update revision of %s: %w", t.ref(), err)
+	}
+	return res.Update.Name, nil
+}
+
+// verdict ends the watch: done, failing, or a set kubectl cannot follow.
+func (s *statusOptions) verdict(snap view.Snapshot) (bool, error) {
+	switch {
+	case snap.Err != "":
+		return true, exit.With(exit.Failure, errors.New(snap.Err))
+	case snap.Done:
+		return true, nil
+	case s.failFast && snap.Failure != "":
+		return true, exit.With(RolloutFails, fmt.Errorf("rollout failed: %s; run `ordinal rollout plan %s` for what to do", snap.Failure, snap.Name))
+	}
+	return false, nil
+}
+
+// stopped turns the end of the context into the right exit: a timeout is a
+// failed rollout (6), an interrupt is 130, anything else is classified.
+func (s *statusOptions) stopped(ctx context.Context, err error, last view.Snapshot) error {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return exit.With(RolloutFails, fmt.Errorf("timed out after %s: %s", s.timeout, stuck(last)))
+	case ctx.Err() != nil:
+		return exit.With(exit.Interrupted, ctx.Err())
+	}
+	return classify(err)
+}
+
+// stuck summarizes why a rollout has not completed: kubectl's message and
+// the first pod that is not Ready.
+func stuck(s view.Snapshot) string {
+	msg := strings.TrimSuffix(s.Message, "...")
+	for _, c := range s.Cells {
+		if c.State != view.StateReady {
+			msg += fmt.Sprintf("; %s (revision %s) is %s", c.Pod, c.Revision, c.State)
+			if c.Reason != "" {
+				msg += ": " + c.Reason
+			}
+			break
+		}
+	}
+	if s.Name != "" {
+		msg += fmt.Sprintf("; run `ordinal rollout plan %s` for why", s.Name)
+	}
+	return msg
+}
+
+// drawer prints snapshots: redrawn in place on a terminal, otherwise only
+// when the text changes, so logs and tests see one block per change.
+type drawer struct {
+	w     io.Writer
+	tty   bool
+	last  string
+	lines int
+}
+
+func newDrawer(w io.Writer) *drawer {
+	f, ok := w.(*os.File)
+	tty := false
+	if ok {
+		if fi, err := f.Stat(); err == nil {
+			tty = fi.Mode()&os.ModeCharDevice != 0
+		}
+	}
+	return &drawer{w: w, tty: tty}
+}
+
+func (d *drawer) draw(s view.Snapshot) {
+	var buf bytes.Buffer
+	view.RenderStatus(&buf, s)
+	text := buf.String()
+	if text == d.last {
+		return
+	}
+	if d.tty && d.lines > 0 {
+		// Cursor up over the previous frame, then clear to the end.
+		fmt.Fprintf(d.w, "\x1b[%dA\x1b[J", d.lines)
+	}
+	_, _ = io.WriteString(d.w, text)
+	d.last, d.lines = text, strings.Count(text, "\n")
+}

@@ -1,0 +1,260 @@
+package view
+
+import (
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// PausedAnnotation records, on a set paused by `ordinal rollout pause`, the
+// partition that resume restores ("none" when the set had none). It is the
+// only pause state, so a pause survives restarts of the CLI and controller.
+const PausedAnnotation = "rollout.ordinal.dev/paused-partition"
+
+// Cell states, in the words the status view uses.
+const (
+	StateReady       = "Ready"
+	StateStarting    = "starting"
+	StateTerminating = "terminating"
+	StateFailing     = "failing"
+	StateMissing     = "missing"
+)
+
+// failingReasons are container waiting reasons that do not clear up by
+// waiting: the pod needs a new template or a new image.
+var failingReasons = map[string]bool{
+	"CrashLoopBackOff": true, "ErrImagePull": true, "ImagePullBackOff": true,
+	"InvalidImageName": true, "CreateContainerConfigError": true,
+	"CreateContainerError": true, "RunContainerError": true,
+}
+
+// Snapshot is the state of a set's rollout at one moment: what `status`
+// draws and what `status -o json|yaml` prints.
+type Snapshot struct {
+	Namespace           string `json:"namespace"`
+	Name                string `json:"name"`
+	Strategy            string `json:"strategy"`
+	PodManagementPolicy string `json:"podManagementPolicy"`
+	Replicas            int32  `json:"replicas"`
+	StartOrdinal        int32  `json:"startOrdinal"`
+	// Partition is rollingUpdate.partition; nil for OnDelete sets.
+	Partition *int32 `json:"partition,omitempty"`
+	// PausedPartition is the partition resume restores; empty when the set
+	// is not paused.
+	PausedPartition    string `json:"pausedPartition,omitempty"`
+	ReadyReplicas      int32  `json:"readyReplicas"`
+	UpdatedReplicas    int32  `json:"updatedReplicas"`
+	CurrentRevision    string `json:"currentRevision"`
+	UpdateRevision     string `json:"updateRevision"`
+	Generation         int64  `json:"generation"`
+	ObservedGeneration int64  `json:"observedGeneration"`
+	Cells              []Cell `json:"pods"`
+	// Done and Message are kubectl's verdict (rollout_status.go), so the two
+	// tools agree on when a rollout is complete.
+	Done    bool   `json:"done"`
+	Message string `json:"message"`
+	// Failure names a pod at the update revision that will not recover by
+	// waiting; empty when none is.
+	Failure string `json:"failure,omitempty"`
+	// Err is kubectl's error for sets it cannot follow (OnDelete).
+	Err string `json:"error,omitempty"`
+}
+
+// Cell is one ordinal of the set.
+type Cell struct {
+	Ordinal  int32  `json:"ordinal"`
+	Pod      string `json:"pod"`
+	Revision string `json:"revision,omitempty"`
+	Updated  bool   `json:"updated"`
+	State    string `json:"state"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// NewSnapshot describes set and its pods. Pods outside the ordinal range
+// (being scaled down) get cells too, after the range. update names the
+// update revision when the caller resolved it; empty uses
+// status.updateRevision, which is stale until the controller observes a
+// new generation.
+func NewSnapshot(set *appsv1.StatefulSet, pods []*corev1.Pod, update string) Snapshot {
+	s := Snapshot{
+		Namespace: set.Namespace, Name: set.Name,
+		Strategy:            string(set.Spec.UpdateStrategy.Type),
+		PodManagementPolicy: string(set.Spec.PodManagementPolicy),
+		Replicas:            replicas(set), StartOrdinal: StartOrdinal(set),
+		PausedPartition: set.Annotations[PausedAnnotation],
+		ReadyReplicas:   set.Status.ReadyReplicas, UpdatedReplicas: set.Status.UpdatedReplicas,
+		CurrentRevision: set.Status.CurrentRevision, UpdateRevision: set.Status.UpdateRevision,
+		Generation: set.Generation, ObservedGeneration: set.Status.ObservedGeneration,
+	}
+	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
+		p := *ru.Partition
+		s.Partition = &p
+	}
+	if update != "" {
+		s.UpdateRevision = update
+	}
+	s.Cells = cells(set, pods, s.UpdateRevision)
+	s.Done, s.Message, s.Err = kubectlVerdict(set)
+	s.Failure = failure(s)
+	return s
+}
+
+// cells lists the ordinal range, then any pod above it.
+func cells(set *appsv1.StatefulSet, pods []*corev1.Pod, update string) []Cell {
+	byName := make(map[string]*corev1.Pod, len(pods))
+	for _, p := range pods {
+		byName[p.Name] = p
+	}
+	var out []Cell
+	start := StartOrdinal(set)
+	for ord := start; ord < start+replicas(set); ord++ {
+		name := podName(set.Name, ord)
+		out = append(out, cellOf(ord, name, byName[name], update))
+		delete(byName, name)
+	}
+	for ord := start + replicas(set); len(byName) > 0 && ord < start+replicas(set)+1000; ord++ {
+		name := podName(set.Name, ord)
+		if p, ok := byName[name]; ok {
+			out = append(out, cellOf(ord, name, p, update))
+			delete(byName, name)
+		}
+	}
+	return out
+}
+
+func cellOf(ord int32, name string, pod *corev1.Pod, update string) Cell {
+	c := Cell{Ordinal: ord, Pod: name, State: StateMissing}
+	if pod == nil {
+		return c
+	}
+	c.Revision = pod.Labels[appsv1.StatefulSetRevisionLabel]
+	c.Updated = update != "" && c.Revision == update
+	c.State, c.Reason = PodState(pod)
+	return c
+}
+
+// PodState classifies a pod for its cell: the state and, unless Ready, why.
+func PodState(pod *corev1.Pod) (state, reason string) {
+	if pod.DeletionTimestamp != nil {
+		return StateTerminating, ""
+	}
+	if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
+		return StateFailing, "pod " + string(pod.Status.Phase) + containerReason(pod)
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if w := cs.State.Waiting; w != nil && failingReasons[w.Reason] {
+			return StateFailing, joinReason(w.Reason, w.Message)
+		}
+	}
+	if isReady(pod) && pod.Status.Phase == corev1.PodRunning {
+		return StateReady, ""
+	}
+	if pod.Status.Phase == corev1.PodRunning {
+		return StateStarting, "Running, not Ready"
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if w := cs.State.Waiting; w != nil && w.Reason != "" {
+			return StateStarting, joinReason(w.Reason, w.Message)
+		}
+	}
+	return StateStarting, string(pod.Status.Phase)
+}
+
+func containerReason(pod *corev1.Pod) string {
+	for _, cs := range pod.Status.ContainerStatuses {
+		if t := cs.State.Terminated; t != nil && t.Reason != "" {
+			return fmt.Sprintf(": container %s %s (exit code %d)", cs.Name, t.Reason, t.ExitCode)
+		}
+	}
+	return ""
+}
+
+func joinReason(reason, message string) string {
+	if message == "" {
+		return reason
+	}
+	return reason + ": " + message
+}
+
+func isReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// kubectlVerdict is kubectl's StatefulSetStatusViewer, which reads only the
+// set's spec and status (§5.1 of the upstream notes), quirks included: with
+// a rollingUpdate block the verdict is "partitioned roll out complete" even
+// at partition 0, and currentRevision is never compared.
+func kubectlVerdict(set *appsv1.StatefulSet) (done bool, message, errMessage string) {
+	if set.Spec.UpdateStrategy.Type != appsv1.RollingUpdateStatefulSetStrategyType {
+		return true, "", "rollout status is only available for RollingUpdate strategy type"
+	}
+	st, n := set.Status, set.Spec.Replicas
+	if st.ObservedGeneration == 0 || set.Generation > st.ObservedGeneration {
+		return false, "Waiting for statefulset spec update to be observed...", ""
+	}
+	if n != nil && st.ReadyReplicas < *n {
+		return false, fmt.Sprintf("Waiting for %d pods to be ready...", *n-st.ReadyReplicas), ""
+	}
+	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		if n != nil && ru.Partition != nil && st.UpdatedReplicas < *n-*ru.Partition {
+			return false, fmt.Sprintf("Waiting for partitioned roll out to finish: %d out of %d new pods have been updated...",
+				st.UpdatedReplicas, *n-*ru.Partition), ""
+		}
+		return true, fmt.Sprintf("partitioned roll out complete: %d new pods have been updated...", st.UpdatedReplicas), ""
+	}
+	if st.UpdateRevision != st.CurrentRevision {
+		return false, fmt.Sprintf("waiting for statefulset rolling update to complete %d pods at revision %s...",
+			st.UpdatedReplicas, st.UpdateRevision), ""
+	}
+	return true, fmt.Sprintf("statefulset rolling update complete %d pods at revision %s...", st.CurrentReplicas, st.CurrentRevision), ""
+}
+
+// failure reports the first pod at the update revision that is failing.
+func failure(s Snapshot) string {
+	if s.Done {
+		return ""
+	}
+	for _, c := range s.Cells {
+		if c.Updated && c.State == StateFailing {
+			return fmt.Sprintf("%s (revision %s) is failing: %s", c.Pod, c.Revision, c.Reason)
+		}
+	}
+	return ""
+}
+
+// StartOrdinal is spec.ordinals.start, 0 when unset.
+func StartOrdinal(set *appsv1.StatefulSet) int32 {
+	if set.Spec.Ordinals == nil {
+		return 0
+	}
+	return set.Spec.Ordinals.Start
+}
+
+func replicas(set *appsv1.StatefulSet) int32 {
+	if set.Spec.Replicas == nil {
+		return 1
+	}
+	return *set.Spec.Replicas
+}
+
+// Age renders a duration the way kubectl's AGE column does, coarsely.
+func Age(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < 2*time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < 2*time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}

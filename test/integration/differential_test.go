@@ -1,0 +1,271 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+const imageNewer = "registry.k8s.io/nginx-slim:0.10"
+
+// run is one execution of a scenario in one namespace under one
+// controller. Steps split the recorded pod events, so two runs compare
+// step by step.
+type run struct {
+	t     *testing.T
+	ns    string
+	rec   *recorder
+	marks []int
+}
+
+// step closes the current step of the scenario.
+func (r *run) step() { r.marks = append(r.marks, r.rec.Mark()) }
+
+// outcome is what a user can observe of a run.
+type outcome struct {
+	Steps     [][]podEvent // ADDED and DELETED events, step by step
+	Revisions []revisionView
+	Status    appsv1.StatefulSetStatus
+}
+
+type revisionView struct {
+	Name     string
+	Revision int64
+	Data     string
+}
+
+func (r *run) outcome(sortSteps bool) outcome {
+	var out outcome
+	prev := 0
+	for _, m := range r.marks {
+		events := r.rec.Between(prev, m, evAdded, evDeleted)
+		if sortSteps {
+			slices.SortFunc(events, func(a, b podEvent) int { return strings.Compare(a.String(), b.String()) })
+		}
+		out.Steps = append(out.Steps, events)
+		prev = m
+	}
+	for _, rev := range listRevisions(r.t, r.ns) {
+		out.Revisions = append(out.Revisions, revisionView{rev.Name, rev.Revision, string(rev.Data.Raw)})
+	}
+	out.Status = getSet(r.t, r.ns).Status
+	return out
+}
+
+// differential runs scenario twice at once, under upstream's controller and
+// under Ordinal's, each in its own namespace, and returns both outcomes.
+func differential(t *testing.T, sortSteps bool, scenario func(*run)) (builtin, ordinal outcome, ok bool) {
+	t.Helper()
+	var out [2]outcome
+	t.Run("both", func(t *testing.T) {
+		for i, c := range []struct {
+			name  string
+			start func(*testing.T, string)
+		}{{"builtin", startBuiltin}, {"ordinal", startOrdinal}} {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				ns := newNamespace(t)
+				c.start(t, ns)
+				r := &run{t: t, ns: ns, rec: recordPods(t, ns)}
+				scenario(r)
+				out[i] = r.outcome(sortSteps)
+			})
+		}
+	})
+	return out[0], out[1], !t.Failed()
+}
+
+func compareOutcomes(t *testing.T, builtin, ordinal outcome) {
+	t.Helper()
+	if diff := cmp.Diff(builtin.Steps, ordinal.Steps); diff != "" {
+		t.Errorf("pod events differ (-builtin +ordinal):\n%s", diff)
+	}
+	if diff := cmp.Diff(builtin.Revisions, ordinal.Revisions); diff != "" {
+		t.Errorf("controller revisions differ (-builtin +ordinal):\n%s", diff)
+	}
+	if diff := cmp.Diff(builtin.Status, ordinal.Status); diff != "" {
+		t.Errorf("final status differs (-builtin +ordinal):\n%s", diff)
+	}
+}
+
+// rollBack does what `kubectl rollout undo` does: PATCH the set with the
+// previous revision's data as a strategic merge patch.
+func rollBack(t *testing.T, ns string) {
+	t.Helper()
+	revs := listRevisions(t, ns)
+	if len(revs) < 2 {
+		t.Fatalf("no previous revision to roll back to: %v", describeRevisions(revs))
+	}
+	prev := revs[len(revs)-2]
+	if _, err := client.AppsV1().StatefulSets(ns).Patch(context.Background(), setName, types.StrategicMergePatchType, prev.Data.Raw, metav1.PatchOptions{}); err != nil {
+		t.Fatalf("rolling back to %s: %v", prev.Name, err)
+	}
+}
+
+// partitionedAt accepts a set whose wanted pods are ready with exactly
+// updated of them at the update revision, the rest not yet.
+func partitionedAt(updated int32) func(*appsv1.StatefulSet) error {
+	return func(set *appsv1.StatefulSet) error {
+		st, want := set.Status, *set.Spec.Replicas
+		if st.ObservedGeneration < set.Generation || st.Replicas != want || st.ReadyReplicas != want ||
+			st.UpdatedReplicas != updated || st.CurrentReplicas != want-updated || st.CurrentRevision == st.UpdateRevision {
+			return fmt.Errorf("want %d of %d updated", updated, want)
+		}
+		return nil
+	}
+}
+
+// lifecycle: create 3 with a claim template, scale to 5, scale to 2,
+// update the image, roll back, then a partitioned update.
+func lifecycle(opts ...setOption) func(*run) {
+	return func(r *run) {
+		t, ns := r.t, r.ns
+		createSet(t, webSet(ns, append([]setOption{replicas(3), withClaims()}, opts...)...))
+		rev1 := waitSet(t, ns, time.Minute, "3 ready replicas", settled).Status.UpdateRevision
+		r.step()
+		updateSet(t, ns, setReplicas(5))
+		waitSet(t, ns, time.Minute, "5 ready replicas", settled)
+		r.step()
+		updateSet(t, ns, setReplicas(2))
+		waitSet(t, ns, time.Minute, "2 ready replicas", settled)
+		waitFor(t, 30*time.Second, "scaled-down pods gone", func() (bool, error) {
+			return len(listPods(t, ns)) == 2, fmt.Errorf("pods %s", describePods(listPods(t, ns)))
+		})
+		r.step()
+		updateSet(t, ns, setImage(imageNew))
+		rev2 := waitSet(t, ns, time.Minute, "the image update", updatedFrom(rev1)).Status.UpdateRevision
+		r.step()
+		rollBack(t, ns)
+		waitSet(t, ns, time.Minute, "the rollback", updatedFrom(rev2))
+		r.step()
+		updateSet(t, ns, func(s *appsv1.StatefulSet) {
+			partition(1)(s)
+			s.Spec.Template.Spec.Containers[0].Image = imageNewer
+		})
+		waitSet(t, ns, time.Minute, "the partitioned update", partitionedAt(1))
+		r.step()
+	}
+}
+
+func TestDifferentialOrderedReadyLifecycle(t *testing.T) {
+	t.Parallel()
+	builtin, ordinal, ok := differential(t, false, lifecycle())
+	if ok {
+		compareOutcomes(t, builtin, ordinal)
+	}
+}
+
+// Parallel creates and deletes in concurrent batches, so the order of
+// events within a step is not defined, not even between two runs of the
+// same controller: each step's events are compared as a sorted list.
+func TestDifferentialParallelLifecycle(t *testing.T) {
+	t.Parallel()
+	builtin, ordinal, ok := differential(t, true, lifecycle(parallel()))
+	if ok {
+		compareOutcomes(t, builtin, ordinal)
+	}
+}
+
+// TestDifferentialOnDeleteUpdate shows the one documented difference for
+// OnDelete: Ordinal promotes currentRevision once every pod runs the update
+// revision (upstream #73492, fixed in 1.37); upstream 1.36 never does.
+func TestDifferentialOnDeleteUpdate(t *testing.T) {
+	t.Parallel()
+	builtin, ordinal, ok := differential(t, false, func(r *run) {
+		t, ns := r.t, r.ns
+		createSet(t, webSet(ns, replicas(3), onDelete()))
+		rev1 := waitSet(t, ns, time.Minute, "3 ready replicas", settled).Status.UpdateRevision
+		r.step()
+		updateSet(t, ns, setImage(imageNew))
+		rev2 := waitSet(t, ns, 30*time.Second, "a new update revision", func(set *appsv1.StatefulSet) error {
+			if set.Status.ObservedGeneration < set.Generation || set.Status.UpdateRevision == rev1 {
+				return fmt.Errorf("no new update revision yet")
+			}
+			return nil
+		}).Status.UpdateRevision
+		want := map[string]string{"web-0": rev1, "web-1": rev1, "web-2": rev1}
+		for _, name := range []string{"web-2", "web-0", "web-1"} {
+			deletePod(t, ns, name)
+			want[name] = rev2
+			waitFor(t, time.Minute, name+" back at the update revision", podsAt(t, ns, want))
+		}
+		waitSet(t, ns, 30*time.Second, "all pods updated", func(set *appsv1.StatefulSet) error {
+			if st := set.Status; st.UpdatedReplicas != 3 || st.ReadyReplicas != 3 || st.AvailableReplicas != 3 {
+				return fmt.Errorf("want 3 updated and ready")
+			}
+			return nil
+		})
+		r.step()
+	})
+	if !ok {
+		return
+	}
+	if builtin.Status.CurrentRevision == builtin.Status.UpdateRevision {
+		t.Errorf("upstream 1.36 was expected not to promote currentRevision for OnDelete: %s", describeStatus(builtin.Status))
+	}
+	if ordinal.Status.CurrentRevision != ordinal.Status.UpdateRevision || ordinal.Status.CurrentReplicas != 3 {
+		t.Errorf("Ordinal should promote currentRevision once all pods are updated: %s", describeStatus(ordinal.Status))
+	}
+	// Apart from the promotion, everything must match.
+	expected := ordinal
+	expected.Status.CurrentRevision = builtin.Status.CurrentRevision
+	expected.Status.CurrentReplicas = 0
+	compareOutcomes(t, builtin, expected)
+}
+
+// TestDifferentialBrokenOldPodWithMaxUnavailable is upstream #137409:
+// upstream 1.36 (gate on) never replaces an old-revision pod that is
+// already broken when maxUnavailable is 1; Ordinal replaces it.
+func TestDifferentialBrokenOldPodWithMaxUnavailable(t *testing.T) {
+	t.Parallel()
+	var revs [2]string
+	var stuck [2]bool
+	t.Run("both", func(t *testing.T) {
+		for i, c := range []struct {
+			name  string
+			start func(*testing.T, string)
+		}{{"builtin", startBuiltin}, {"ordinal", startOrdinal}} {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				ns := newNamespace(t)
+				c.start(t, ns)
+				good, broken := breakThenRevert(t, ns)
+				revs[i] = good
+				ok := podsAt(t, ns, map[string]string{"web-0": good, "web-1": good, "web-2": good})
+				err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 15*time.Second, true, func(context.Context) (bool, error) {
+					done, _ := ok()
+					return done, nil
+				})
+				if err == nil {
+					return
+				}
+				p, _ := getPod(t, ns, "web-2")
+				stuck[i] = p != nil && podRev(p) == broken && p.DeletionTimestamp == nil
+				if !stuck[i] {
+					t.Fatalf("neither replaced nor stuck at %s: %s", broken, describePods(listPods(t, ns)))
+				}
+			})
+		}
+	})
+	if t.Failed() {
+		return
+	}
+	if revs[0] != revs[1] {
+		t.Errorf("the good revision differs: builtin %s, ordinal %s", revs[0], revs[1])
+	}
+	if !stuck[0] {
+		t.Errorf("upstream 1.36 with MaxUnavailableStatefulSet replaced the broken old pod; #137409 expected it to stall")
+	}
+	if stuck[1] {
+		t.Errorf("Ordinal left the broken old-revision pod web-2 in place for 15s (#137409 fix missing)")
+	}
+}

@@ -1,0 +1,105 @@
+package integration
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/kubernetes/pkg/controller/statefulset"
+
+	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/plane"
+	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
+)
+
+// client is the tests' own client; controllers get their own.
+var client kubernetes.Interface
+
+// TestMain starts the package's one control plane with no StatefulSet
+// controller: each test attaches its own to its namespace. The plane turns
+// the MaxUnavailableStatefulSet gate on process-wide, so upstream's
+// controller in this process takes its maxUnavailable path.
+func TestMain(m *testing.M) {
+	planetest.Main(m, func(cfg *plane.Config) {
+		cfg.StatefulSetController = plane.ControllerNone
+	}, func() { client = kubernetes.NewForConfigOrDie(restConfig(200, 400)) })
+}
+
+func restConfig(qps float32, burst int) *rest.Config {
+	cfg := planetest.Plane().RESTConfig()
+	cfg.QPS, cfg.Burst = qps, burst
+	return cfg
+}
+
+// newNamespace creates a namespace for one test and deletes it afterwards
+// (without waiting: the plane's namespace controller finishes the job).
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	ns, err := client.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "it-"},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating namespace: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = client.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
+	})
+	return ns.Name
+}
+
+// controllerClient has kube-controller-manager's client limits, so both
+// controllers run under the same API budget.
+func controllerClient() kubernetes.Interface {
+	return kubernetes.NewForConfigOrDie(restConfig(20, 30))
+}
+
+// startOrdinal runs Ordinal's controller for ns until the test ends.
+func startOrdinal(t *testing.T, ns string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- controller.Run(ctx, controllerClient(), controller.Options{Workers: 5, Namespace: ns}) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("ordinal controller for %s: %v", ns, err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Errorf("ordinal controller for %s did not stop within 15s", ns)
+		}
+	})
+}
+
+// startBuiltin runs upstream's controller (k8s.io/kubernetes v1.36) for ns
+// until the test ends, with informers scoped to ns.
+func startBuiltin(t *testing.T, ns string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cl := controllerClient()
+	factory := informers.NewSharedInformerFactoryWithOptions(cl, 0, informers.WithNamespace(ns))
+	sc := statefulset.NewStatefulSetController(ctx,
+		factory.Core().V1().Pods(), factory.Apps().V1().StatefulSets(),
+		factory.Core().V1().PersistentVolumeClaims(), factory.Apps().V1().ControllerRevisions(), cl)
+	factory.Start(ctx.Done())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc.Run(ctx, 5)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Errorf("builtin controller for %s did not stop within 15s", ns)
+		}
+		factory.Shutdown()
+	})
+}
