@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/ordinal-sh/ordinal/internal/planner"
@@ -32,7 +33,7 @@ var (
 
 func init() {
 	Registry.MustRegister(syncDuration, setReplicas, setWaiting,
-		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 }
 
 func observeSync(began time.Time, err error) {

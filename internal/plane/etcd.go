@@ -81,14 +81,14 @@ func checkEtcdData(dir string) error {
 	if _, err := os.Stat(db); err == nil {
 		b, err := bbolt.Open(db, 0o400, &bbolt.Options{ReadOnly: true, Timeout: 2 * time.Second})
 		if err != nil {
-			return fmt.Errorf("etcd database %s is unreadable or corrupt (%v); move %s aside to start fresh", db, err, dir)
+			return fmt.Errorf("etcd database %s is unreadable or corrupt; move %s aside to start fresh: %w", db, dir, err)
 		}
 		_ = b.Close()
 	}
 	walDir := filepath.Join(dir, "member", "wal")
 	if _, err := os.Stat(walDir); err == nil {
 		if _, err := wal.ValidSnapshotEntries(zap.NewNop(), walDir); err != nil {
-			return fmt.Errorf("etcd log %s is unreadable or corrupt (%v); move %s aside to start fresh", walDir, err, dir)
+			return fmt.Errorf("etcd log %s is unreadable or corrupt; move %s aside to start fresh: %w", walDir, dir, err)
 		}
 	}
 	return nil
