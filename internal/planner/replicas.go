@@ -225,14 +225,23 @@ func (p *planner) retentionUpdates(s slot, condemned bool) []Action {
 	for _, tmpl := range p.set.Spec.VolumeClaimTemplates {
 		name := ClaimName(tmpl.Name, p.set.Name, s.ordinal)
 		claim := p.in.Claims[name]
-		if claim == nil || o.claimUpToDate(claim) {
+		if claim == nil {
+			continue
+		}
+		// Warn whenever the policy cannot apply, not only when our own
+		// references must be scrubbed (upstream's only case): the user
+		// asked for deletion and will not get it for this claim.
+		foreign := o.foreignController(claim)
+		if foreign {
+			p.warn(ReasonConflictingController, "PersistentVolumeClaim/"+name,
+				"the claim has a conflicting controller owner reference; the retention policy is ignored for it")
+		}
+		if o.claimUpToDate(claim) {
 			continue
 		}
 		reason := fmt.Sprintf("retention policy %s: owner references of claim %s", policyWords(p.set), name)
-		if o.foreignController(claim) {
+		if foreign {
 			reason = fmt.Sprintf("claim %s is controlled by another owner: remove this set's owner references", name)
-			p.warn(ReasonConflictingController, "PersistentVolumeClaim/"+name,
-				"the claim has a conflicting controller owner reference; the retention policy is ignored for it")
 		}
 		actions = append(actions, Action{Kind: UpdateClaim, Ordinal: s.ordinal, Claim: o.fixedClaim(claim), Reason: reason})
 	}

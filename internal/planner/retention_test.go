@@ -89,6 +89,17 @@ func TestRetentionDetails(t *testing.T) {
 			t.Errorf("warnings mismatch (-want +got):\n%s", diff)
 		}
 	})
+	t.Run("a foreign controller is reported even when there is nothing to scrub", func(t *testing.T) {
+		f := scaledDown(del, retain)
+		claim := testgen.Claim(f.set, "data", 0, testgen.OwnerRef(testgen.ControllerRef("example.com/v1", "Backup", "nightly", "uid-backup")))
+		plan := planner.Compute(f.input(f.pods(0), claim))
+		if diff := cmp.Diff([]string{"ConflictingController PersistentVolumeClaim/data-web-0"}, warningReasons(plan)); diff != "" {
+			t.Errorf("warnings mismatch (-want +got):\n%s", diff)
+		}
+		if len(plan.Steps) != 0 {
+			t.Errorf("want no actions, got %+v", plan.Steps)
+		}
+	})
 	t.Run("the observed claim is never modified", func(t *testing.T) {
 		f := scaledDown(del, del)
 		claim := testgen.Claim(f.set, "data", 1, testgen.OwnedBySet(f.set))
