@@ -1,9 +1,10 @@
 package planner_test
 
 import (
-	appsv1 "k8s.io/api/apps/v1"
 	"strings"
 	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"

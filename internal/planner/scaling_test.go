@@ -1,9 +1,10 @@
 package planner_test
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )

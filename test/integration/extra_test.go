@@ -255,4 +255,3 @@ func setReady(p *corev1.Pod, ready bool) {
 		}
 	}
 }
-
