@@ -36,7 +36,7 @@ type queueMetrics struct{}
 
 var _ workqueue.MetricsProvider = queueMetrics{}
 
-func (queueMetrics) NewDepthMetric(n string) workqueue.GaugeMetric { return wqDepth.WithLabelValues(n) }
+func (queueMetrics) NewDepthMetric(n string) workqueue.GaugeMetric  { return wqDepth.WithLabelValues(n) }
 func (queueMetrics) NewAddsMetric(n string) workqueue.CounterMetric { return wqAdds.WithLabelValues(n) }
 func (queueMetrics) NewLatencyMetric(n string) workqueue.HistogramMetric {
 	return wqLatency.WithLabelValues(n)
