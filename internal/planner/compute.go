@@ -181,7 +181,12 @@ func (p *planner) fillHoles() {
 func (p *planner) recreateAtCurrent(ord int32) bool {
 	strategy := p.set.Spec.UpdateStrategy
 	if strategy.RollingUpdate == nil {
-		return strategy.Type == appsv1.RollingUpdateStatefulSetStrategyType &&
+		// Upstream's quirk keeps ordinals below status.currentReplicas at
+		// the current revision so a one-at-a-time update reaches them in
+		// order. Under Parallel there is no order to keep, and the rolling
+		// update would delete such a pod as soon as it is created and not
+		// yet available, again and again: there it gets the update revision.
+		return p.monotonic && strategy.Type == appsv1.RollingUpdateStatefulSetStrategyType &&
 			int64(ord) < int64(p.start)+int64(p.set.Status.CurrentReplicas)
 	}
 	return int64(ord) < int64(p.start)+int64(partition(p.set))

@@ -98,6 +98,17 @@ func TestRollingUpdateWithoutRollingUpdateBlock(t *testing.T) {
 		pods:  f.pods(0, 1, 2),
 		steps: []string{"rolling update: DeletePod web-2"},
 	}})
+	// Under Parallel a pod recreated at the current revision would be
+	// deleted again at once by the rolling update while it is not yet
+	// available, forever (found by the chaos suite, seed 1037).
+	par := rollout(testgen.Replicas(3), testgen.NoRollingUpdate(), testgen.Parallel(), testgen.MinReadySeconds(1),
+		testgen.Status(func(s *appsv1.StatefulSetStatus) { s.CurrentReplicas = 2 }))
+	runScenarios(t, []scenario{{
+		name:  "under Parallel a missing ordinal is recreated at the update revision",
+		f:     par,
+		pods:  with(par.pods(1), par.updated(2)),
+		steps: []string{"create pods*: CreatePod web-0 at update"},
+	}})
 }
 
 func TestMaxUnavailable(t *testing.T) {

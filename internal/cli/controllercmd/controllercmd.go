@@ -24,6 +24,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/invariant/faults"
 )
 
 // Config is the command's configuration; NewConfig gives the defaults.
@@ -37,6 +38,10 @@ type Config struct {
 	LeaseNamespace string
 	LeaseName      string
 	MetricsAddress string
+	// FaultRate and FaultSeed inject API faults into the controller's own
+	// client (hidden flags, for the chaos suite; see internal/invariant/faults).
+	FaultRate float64
+	FaultSeed int64
 }
 
 // NewConfig returns the defaults: kube-controller-manager's client limits
@@ -57,6 +62,10 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.LeaseNamespace, "leader-elect-namespace", c.LeaseNamespace, "namespace of the Lease")
 	fs.StringVar(&c.LeaseName, "leader-elect-name", c.LeaseName, "name of the Lease")
 	fs.StringVar(&c.MetricsAddress, "metrics-address", c.MetricsAddress, "address serving /metrics, /healthz and /readyz (empty: off)")
+	fs.Float64Var(&c.FaultRate, "fault-rate", c.FaultRate, "testing only: fraction of API requests that get an injected fault")
+	fs.Int64Var(&c.FaultSeed, "fault-seed", c.FaultSeed, "testing only: seed of the injected faults")
+	_ = fs.MarkHidden("fault-rate")
+	_ = fs.MarkHidden("fault-seed")
 }
 
 // Validate checks the configuration.
@@ -64,6 +73,9 @@ func (c *Config) Validate() error {
 	var errs []error
 	if c.QPS < 0 || c.Burst < 0 {
 		errs = append(errs, fmt.Errorf("--qps and --burst must not be negative"))
+	}
+	if c.FaultRate < 0 || c.FaultRate > 1 {
+		errs = append(errs, fmt.Errorf("--fault-rate must be within [0, 1], got %g", c.FaultRate))
 	}
 	if c.Workers < 1 {
 		errs = append(errs, fmt.Errorf("--workers must be at least 1, got %d", c.Workers))
@@ -102,6 +114,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	restConfig.QPS, restConfig.Burst = cfg.QPS, cfg.Burst
 	restConfig.UserAgent = "ordinal-controller"
+	if cfg.FaultRate > 0 {
+		restConfig.Wrap(faults.Wrap(faults.Config{Rate: cfg.FaultRate, Seed: cfg.FaultSeed}))
+	}
 	client, err := kubernetes.NewForConfig(restConfig)
 	if err != nil {
 		return fmt.Errorf("building client: %w", err)

@@ -1,0 +1,98 @@
+package invariant
+
+import (
+	"sort"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Checker is the pure core: it records events in any arrival order and
+// judges the whole history, replayed in commit order, when asked. It is
+// safe for concurrent use.
+type Checker struct {
+	opts     Options
+	mu       sync.Mutex
+	events   []Event
+	external map[types.UID]bool
+}
+
+// New returns an empty checker.
+func New(opts Options) *Checker {
+	return &Checker{opts: opts.withDefaults(), external: map[types.UID]bool{}}
+}
+
+// Observe records one event.
+func (c *Checker) Observe(ev Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.events = append(c.events, ev)
+}
+
+// ExternalDelete records that the pod with uid is deleted by someone other
+// than the controller; call it before deleting.
+func (c *Checker) ExternalDelete(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.external[uid] = true
+}
+
+// Len returns how many events were recorded.
+func (c *Checker) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.events)
+}
+
+// Violations replays the history recorded so far in commit order and
+// returns every broken rule, in the order found.
+func (c *Checker) Violations() []Violation {
+	c.mu.Lock()
+	events := append([]Event(nil), c.events...)
+	external := make(map[types.UID]bool, len(c.external))
+	for k, v := range c.external {
+		external[k] = v
+	}
+	c.mu.Unlock()
+	sort.SliceStable(events, func(i, j int) bool { return events[i].RV < events[j].RV })
+	r := newReplay(c.opts, external)
+	for _, ev := range events {
+		r.apply(ev)
+	}
+	return r.out
+}
+
+// replay is the state of one pass over a history.
+type replay struct {
+	opts     Options
+	external map[types.UID]bool
+	sets     map[string]*setTrack   // by namespace/name
+	pods     map[string]*podTrack   // by namespace/name
+	claims   map[string]*claimTrack // by namespace/name
+	revs     map[string]*appsv1.ControllerRevision
+	out      []Violation
+}
+
+func newReplay(opts Options, external map[types.UID]bool) *replay {
+	return &replay{opts: opts, external: external, sets: map[string]*setTrack{},
+		pods: map[string]*podTrack{}, claims: map[string]*claimTrack{}, revs: map[string]*appsv1.ControllerRevision{}}
+}
+
+func (r *replay) apply(ev Event) {
+	switch obj := ev.Object.(type) {
+	case *appsv1.StatefulSet:
+		r.applySet(ev, obj)
+	case *corev1.Pod:
+		r.applyPod(ev, obj)
+	case *corev1.PersistentVolumeClaim:
+		r.applyClaim(ev, obj)
+	case *appsv1.ControllerRevision:
+		r.applyRevision(ev, obj)
+	}
+}
+
+func (r *replay) violate(rule Rule, object string, ev Event, format string, args ...any) {
+	r.out = append(r.out, Violation{Rule: rule, Object: object, RV: ev.RV, Time: ev.Time, Message: sprintf(format, args...)})
+}

@@ -1,0 +1,104 @@
+package invariant
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Kind is the resource kind of an observed object.
+type Kind string
+
+// The kinds the checker follows.
+const (
+	KindPod      Kind = "Pod"
+	KindClaim    Kind = "PersistentVolumeClaim"
+	KindRevision Kind = "ControllerRevision"
+	KindSet      Kind = "StatefulSet"
+)
+
+// Event is one observed version of an object.
+//
+// RV is the object's resourceVersion as a number. The checker orders events
+// of all kinds by RV: with one etcd behind the API server, resourceVersions
+// are etcd revisions, a single commit order shared by every resource, and a
+// DELETED event carries the revision of the delete. Events with equal RV
+// keep their arrival order.
+//
+// Time is when the watcher received the event; it is only used for the
+// staleness window (Options.Window), never for ordering.
+//
+// Relisted marks an event synthesised from a relist after a watch expired:
+// for a DELETED one the real delete happened at some unknown point between
+// the object's last observed version and the list, so rules that need the
+// exact moment of a delete accept it as early as needed.
+type Event struct {
+	Kind     Kind
+	Type     watch.EventType
+	Object   runtime.Object
+	RV       uint64
+	Time     time.Time
+	Relisted bool
+}
+
+// Violation is one broken rule, with enough context to find it in a log.
+type Violation struct {
+	Rule    Rule
+	Object  string // namespace/name of the object the rule is about
+	RV      uint64 // commit position of the offending event (0: final state)
+	Time    time.Time
+	Message string
+}
+
+func (v Violation) String() string {
+	at := "final state"
+	if v.RV != 0 {
+		at = "rv " + strconv.FormatUint(v.RV, 10) + " at " + v.Time.Format("15:04:05.000")
+	}
+	return fmt.Sprintf("[%s] %s (%s): %s", v.Rule, v.Object, at, v.Message)
+}
+
+// Options tune the checker.
+type Options struct {
+	// Window is how stale a controller's view may be: a decision taken at
+	// commit time t is judged against every state observed in [t-Window, t].
+	// A controller acts on its informer cache, so a predecessor that turns
+	// unready (or a spec that changes) just before a create commits is a
+	// race, not a bug; a decision no state in the window justifies is.
+	// Default 10s (it covers a few injected slow requests and client
+	// retries).
+	Window time.Duration
+	// ReadySlack forgives clock granularity when judging availability
+	// under minReadySeconds (conditions carry whole seconds). Default 1s.
+	ReadySlack time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.Window == 0 {
+		o.Window = 10 * time.Second
+	}
+	if o.ReadySlack == 0 {
+		o.ReadySlack = time.Second
+	}
+	return o
+}
+
+// ExternalDelete records that someone other than the controller (a test,
+// a person, the pod garbage collector after a node removal) deleted the pod
+// with this UID, so ordering rules do not judge it.
+type ExternalDelete struct {
+	UID types.UID
+}
+
+// ParseRV converts a resourceVersion to a number; 0 when it is not one.
+func ParseRV(rv string) uint64 {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}

@@ -1,0 +1,225 @@
+package invariant
+
+import (
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// podTrack follows one pod name (one identity) across pod objects.
+type podTrack struct {
+	live    *corev1.Pod // nil while no object exists
+	history timeline[*corev1.Pod]
+	judged  map[types.UID]bool // deletions already judged
+}
+
+// RevisionLabel is the pod label naming its ControllerRevision.
+const RevisionLabel = appsv1.ControllerRevisionHashLabelKey
+
+func (r *replay) applyPod(ev Event, pod *corev1.Pod) {
+	k := key(pod.Namespace, pod.Name)
+	pt := r.pods[k]
+	if pt == nil {
+		pt = &podTrack{judged: map[types.UID]bool{}}
+		if !ev.Relisted {
+			// Observed from its creation: absent before.
+			pt.history.add(time.Time{}, nil)
+		}
+		r.pods[k] = pt
+	}
+	prev := pt.live
+	st, ord := r.setOf(pod.Namespace, pod.Name, false)
+	if st != nil && !owned(pod, st.uid) {
+		st = nil
+	}
+	if st != nil {
+		st.ordinals[ord] = true
+	}
+	if ev.Type == watch.Deleted {
+		if prev != nil && prev.UID == pod.UID {
+			r.judgeDeletion(ev, st, ord, prev, pod)
+			pt.live = nil
+			pt.history.add(ev.Time, nil)
+		}
+		return
+	}
+	if prev == nil || prev.UID != pod.UID {
+		if prev != nil {
+			r.violate(RuleUniqueIdentity, k, ev, "pod %s (uid %s) created while pod uid %s of that name was never observed deleted", pod.Name, pod.UID, prev.UID)
+		}
+		if st != nil && !ev.Relisted {
+			r.judgeCreation(ev, st, ord, pod)
+		}
+		prev = nil
+	}
+	if pod.DeletionTimestamp != nil && (prev == nil || prev.DeletionTimestamp == nil) {
+		r.judgeDeletion(ev, st, ord, prev, pod)
+	}
+	pt.live = pod
+	pt.history.add(ev.Time, pod)
+}
+
+func (r *replay) podHistory(ns, setName string, ord int32) timeline[*corev1.Pod] {
+	if pt := r.pods[key(ns, podName(setName, ord))]; pt != nil {
+		return pt.history
+	}
+	return nil
+}
+
+func podName(setName string, ord int32) string { return setName + "-" + itoa(ord) }
+
+// judgeCreation checks RuleOrdinalRange, RuleOrderedCreate and
+// RulePartitionCreate for a newly created pod.
+func (r *replay) judgeCreation(ev Event, st *setTrack, ord int32, pod *corev1.Pod) {
+	k := key(pod.Namespace, pod.Name)
+	specs := r.specsWithin(st, ev.Time)
+	if len(specs) == 0 {
+		return
+	}
+	if !anySpec(specs, func(s *appsv1.StatefulSet) bool { return inRange(s, ord) }) {
+		start, end := span(specs[len(specs)-1])
+		r.violate(RuleOrdinalRange, k, ev, "created outside the ordinal range [%d, %d)", start, end)
+	}
+	set := specs[len(specs)-1]
+	from := ev.Time.Add(-r.opts.Window)
+	if orderedReady(set) {
+		start, _ := span(set)
+		for j := start; j < ord; j++ {
+			ok := r.podHistory(pod.Namespace, set.Name, j).heldWithin(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
+				return r.healthyAt(p, set.Spec.MinReadySeconds, at)
+			})
+			if !ok {
+				r.violate(RuleOrderedCreate, k, ev, "OrderedReady: created while predecessor %s was not Running, Ready and Available within the last %s",
+					podName(set.Name, j), r.opts.Window)
+				break
+			}
+		}
+	}
+	r.judgePartitionCreate(ev, st, specs, ord, pod)
+}
+
+func (r *replay) judgePartitionCreate(ev Event, st *setTrack, specs []*appsv1.StatefulSet, ord int32, pod *corev1.Pod) {
+	if !allSpecs(specs, rollingUpdate) || ord >= minPartition(specs) {
+		return
+	}
+	rev := pod.Labels[RevisionLabel]
+	current := map[string]bool{}
+	for _, s := range specs {
+		if s.Status.CurrentRevision != "" {
+			current[s.Status.CurrentRevision] = true
+		}
+	}
+	if len(current) == 0 || current[rev] {
+		return
+	}
+	r.violate(RulePartitionCreate, key(pod.Namespace, pod.Name), ev,
+		"created below partition %d at revision %q, not at the current revision (%v)", minPartition(specs), rev, keys(current))
+}
+
+// judgeDeletion checks the ordering rules for the first deletion of a pod
+// object; before is its previous version (nil if unknown).
+func (r *replay) judgeDeletion(ev Event, st *setTrack, ord int32, before, pod *corev1.Pod) {
+	if st == nil || ev.Relisted || r.external[pod.UID] || finished(before) || finished(pod) {
+		return
+	}
+	pt := r.pods[key(pod.Namespace, pod.Name)]
+	if pt.judged[pod.UID] {
+		return
+	}
+	pt.judged[pod.UID] = true
+	specs := r.specsWithin(st, ev.Time)
+	if len(specs) == 0 || st.gone {
+		return
+	}
+	condemned := anySpec(specs, func(s *appsv1.StatefulSet) bool { return !inRange(s, ord) })
+	if condemned {
+		r.judgeScaleDown(ev, st, specs, ord, pod)
+		return
+	}
+	r.judgeUpdateDeletion(ev, st, specs, ord, pod)
+}
+
+func (r *replay) judgeScaleDown(ev Event, st *setTrack, specs []*appsv1.StatefulSet, ord int32, pod *corev1.Pod) {
+	set := specs[len(specs)-1]
+	if !orderedReady(set) {
+		return
+	}
+	from := ev.Time.Add(-r.opts.Window)
+	for k := range st.ordinals {
+		if k <= ord {
+			continue
+		}
+		absent := r.podHistory(pod.Namespace, set.Name, k).heldWithin(from, ev.Time, func(p *corev1.Pod, _ time.Time) bool { return p == nil })
+		if !absent {
+			r.violate(RuleOrderedScaleDown, key(pod.Namespace, pod.Name), ev,
+				"OrderedReady scale-down deleted %s while its successor %s still existed", pod.Name, podName(set.Name, k))
+			return
+		}
+	}
+}
+
+func (r *replay) judgeUpdateDeletion(ev Event, st *setTrack, specs []*appsv1.StatefulSet, ord int32, pod *corev1.Pod) {
+	k := key(pod.Namespace, pod.Name)
+	if allSpecs(specs, func(s *appsv1.StatefulSet) bool {
+		return s.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType
+	}) {
+		r.violate(RuleOnDeleteDelete, k, ev, "OnDelete: the controller deleted an unfinished in-range pod")
+		return
+	}
+	if !allSpecs(specs, rollingUpdate) {
+		return
+	}
+	if p := minPartition(specs); ord < p {
+		r.violate(RulePartitionDelete, k, ev, "deleted an unfinished pod below partition %d", p)
+		return
+	}
+	set := specs[len(specs)-1]
+	if !orderedReady(set) || !allSpecs(specs, oneAtATime) {
+		return
+	}
+	from := ev.Time.Add(-r.opts.Window)
+	_, end := span(set)
+	for j := ord + 1; j < end; j++ {
+		ok := r.podHistory(pod.Namespace, set.Name, j).heldWithin(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
+			return r.healthyAt(p, set.Spec.MinReadySeconds, at)
+		})
+		if !ok {
+			r.violate(RuleOrderedUpdate, k, ev, "OrderedReady rolling update deleted %s while successor %s was not healthy within the last %s",
+				pod.Name, podName(set.Name, j), r.opts.Window)
+			return
+		}
+	}
+}
+
+func finished(p *corev1.Pod) bool {
+	return p != nil && (p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded)
+}
+
+func anySpec(specs []*appsv1.StatefulSet, pred func(*appsv1.StatefulSet) bool) bool {
+	for _, s := range specs {
+		if pred(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func allSpecs(specs []*appsv1.StatefulSet, pred func(*appsv1.StatefulSet) bool) bool {
+	for _, s := range specs {
+		if !pred(s) {
+			return false
+		}
+	}
+	return true
+}
+
+func minPartition(specs []*appsv1.StatefulSet) int32 {
+	p := partitionOf(specs[0])
+	for _, s := range specs[1:] {
+		p = min(p, partitionOf(s))
+	}
+	return p
+}

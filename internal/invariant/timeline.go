@@ -1,0 +1,53 @@
+package invariant
+
+import (
+	"fmt"
+	"time"
+)
+
+var sprintf = fmt.Sprintf
+
+// sample is the state of one thing from time t until the next sample.
+type sample[T any] struct {
+	t     time.Time
+	state T
+}
+
+// timeline is a thing's states in commit order.
+type timeline[T any] []sample[T]
+
+func (tl *timeline[T]) add(t time.Time, state T) {
+	*tl = append(*tl, sample[T]{t: t, state: state})
+}
+
+// heldWithin reports whether pred held at some instant of [from, to]: for
+// the state current at from and for each later state up to to, pred is
+// asked about the latest instant that state covers inside the interval
+// (so time-dependent predicates such as availability get their best
+// chance). Receive times are not strictly monotonic across watches, so a
+// state is considered whatever its neighbours' times say.
+func (tl timeline[T]) heldWithin(from, to time.Time, pred func(state T, at time.Time) bool) bool {
+	for i, s := range tl {
+		end := to
+		if i+1 < len(tl) && tl[i+1].t.Before(to) {
+			end = tl[i+1].t
+		}
+		if end.Before(from) || s.t.After(to) {
+			continue
+		}
+		if pred(s.state, end) {
+			return true
+		}
+	}
+	return false
+}
+
+// within returns the states current at some instant of [from, to].
+func (tl timeline[T]) within(from, to time.Time) []T {
+	var out []T
+	tl.heldWithin(from, to, func(s T, _ time.Time) bool {
+		out = append(out, s)
+		return false
+	})
+	return out
+}

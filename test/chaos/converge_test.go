@@ -1,0 +1,137 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ordinal-sh/ordinal/internal/invariant"
+)
+
+// converge waits, within -converge, until every set has reached its
+// target: observedGeneration caught up; exactly the pods of its ordinal
+// range, each Running, Ready and not terminating; those at or above the
+// partition at status.updateRevision and those below at
+// status.currentRevision; a bound claim per in-range pod; no claims left
+// owned by a pod for condemned ordinals under whenScaled Delete; and a status that agrees
+// with the pods (invariant.CheckFinal).
+func (r *run) converge(ctx context.Context) (bool, string) {
+	deadline := time.Now().Add(*flagConverge)
+	stopped := time.Now()
+	why := ""
+	for time.Now().Before(deadline) {
+		if why = r.notConverged(ctx); why == "" {
+			r.logf("converged %s after the faults stopped", time.Since(stopped).Round(100*time.Millisecond))
+			return true, ""
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return false, fmt.Sprintf("not converged within %s: %s", *flagConverge, why)
+}
+
+func (r *run) notConverged(ctx context.Context) string {
+	snap, err := invariant.TakeSnapshot(ctx, r.client, r.ns)
+	if err != nil {
+		return err.Error()
+	}
+	claims, err := r.client.CoreV1().PersistentVolumeClaims(r.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err.Error()
+	}
+	for i := range snap.Sets {
+		if why := setNotConverged(&snap.Sets[i], snap.Pods, claims.Items); why != "" {
+			return why
+		}
+	}
+	if vs := invariant.CheckFinal(snap, invariant.Options{}); len(vs) > 0 {
+		return vs[0].String()
+	}
+	return ""
+}
+
+func setNotConverged(set *appsv1.StatefulSet, pods []corev1.Pod, claims []corev1.PersistentVolumeClaim) string {
+	st := set.Status
+	if st.ObservedGeneration != set.Generation {
+		return fmt.Sprintf("%s: observedGeneration %d < generation %d", set.Name, st.ObservedGeneration, set.Generation)
+	}
+	replicas, partition := *set.Spec.Replicas, int32(0)
+	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
+		partition = *ru.Partition
+	}
+	have := map[string]*corev1.Pod{}
+	for i := range pods {
+		have[pods[i].Name] = &pods[i]
+	}
+	for ord := int32(0); ord < replicas; ord++ {
+		name := fmt.Sprintf("%s-%d", set.Name, ord)
+		p := have[name]
+		delete(have, name)
+		want := st.UpdateRevision
+		if ord < partition {
+			want = st.CurrentRevision
+		}
+		switch {
+		case p == nil:
+			return name + " is missing"
+		case p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning || !podReady(p):
+			return fmt.Sprintf("%s is %s, not Running and Ready", name, p.Status.Phase)
+		case p.Labels[appsv1.ControllerRevisionHashLabelKey] != want:
+			return fmt.Sprintf("%s is at %s, want %s", name, p.Labels[appsv1.ControllerRevisionHashLabelKey], want)
+		}
+	}
+	for name := range have {
+		if len(name) > len(set.Name) && name[:len(set.Name)+1] == set.Name+"-" {
+			return name + " is outside the range and still exists"
+		}
+	}
+	return claimsNotConverged(set, claims)
+}
+
+func claimsNotConverged(set *appsv1.StatefulSet, claims []corev1.PersistentVolumeClaim) string {
+	bound, podOwned := map[string]bool{}, map[string]bool{}
+	for _, c := range claims {
+		bound[c.Name] = c.Status.Phase == corev1.ClaimBound && c.DeletionTimestamp == nil
+		for _, ref := range c.OwnerReferences {
+			podOwned[c.Name] = podOwned[c.Name] || ref.Kind == "Pod"
+		}
+	}
+	deleteScaled := set.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled == appsv1.DeletePersistentVolumeClaimRetentionPolicyType
+	for ord := int32(0); ord < 8; ord++ {
+		name := fmt.Sprintf("data-%s-%d", set.Name, ord)
+		switch {
+		case ord < *set.Spec.Replicas && !bound[name]:
+			return "claim " + name + " is not bound"
+		case ord >= *set.Spec.Replicas && deleteScaled && podOwned[name]:
+			// A condemned claim goes with its pod (the garbage collector
+			// follows the Pod owner reference). A claim whose pod was
+			// already gone at scale-down never gets that reference and
+			// stays, as upstream's does (KEP-1847).
+			return "claim " + name + " of a condemned ordinal is owned by its pod and still exists under whenScaled Delete"
+		}
+	}
+	return ""
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// finalChecks re-checks the converged status once more a little later (a
+// stale status write after convergence would show here).
+func (r *run) finalChecks(ctx context.Context) []invariant.Violation {
+	time.Sleep(2 * time.Second)
+	snap, err := invariant.TakeSnapshot(ctx, r.client, r.ns)
+	if err != nil {
+		return []invariant.Violation{{Rule: invariant.RuleStatus, Object: r.ns, Message: "snapshot: " + err.Error()}}
+	}
+	return invariant.CheckFinal(snap, invariant.Options{})
+}

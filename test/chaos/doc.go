@@ -1,0 +1,17 @@
+// Package chaos runs randomised, seeded scenarios of scale-ups,
+// scale-downs, rolling and partitioned updates and rollbacks against
+// Ordinal's controller running as real child processes, while killing
+// them, failing their API calls, crashing and deleting pods and removing
+// nodes; then it requires every set to converge with no invariant
+// violated (package internal/invariant).
+//
+//	go test ./test/chaos/ -run TestChaos -v -args -runs=N -seed=S
+//
+// Each run prints one line and the test ends with
+// `chaos: runs=N faults=F violations=V converged=C/N` (go test shows a
+// passing package's output with -v, or when run inside the directory). A
+// failing run prints its seed, why it did not converge, its violations and
+// scenario, and keeps the observed history and controller logs under
+// $TMPDIR/ordinal-chaos/<namespace>. Other flags: -ops, -fault-rate,
+// -converge (the convergence bound, default 120s), -node-loss, -trace.
+package chaos

@@ -1,0 +1,184 @@
+package chaos
+
+import (
+	"context"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+)
+
+// op is one scenario step; fault ops count towards the run's faults.
+type op struct {
+	name   string
+	weight int
+	fault  bool
+	do     func(r *run, ctx context.Context) bool // false: nothing to do
+}
+
+var ops = []op{
+	{"scale", 4, false, (*run).scale},
+	{"update", 3, false, (*run).update},
+	{"rollback", 2, false, (*run).rollback},
+	{"partition", 2, false, (*run).partition},
+	{"crash-pod", 2, true, (*run).crashPod},
+	{"delete-pod", 2, true, (*run).deletePod},
+	{"kill-controller", 2, true, (*run).killController},
+}
+
+// chaos applies -ops random operations with short random pauses; the
+// markers are written into new volumes between steps. One run in five
+// (-node-loss) also removes a node once.
+func (r *run) chaos(ctx context.Context) {
+	total := 0
+	for _, o := range ops {
+		total += o.weight
+	}
+	nodeLossAt := -1
+	if r.rng.Float64() < *flagNodeLoss {
+		nodeLossAt = r.rng.Intn(*flagOps)
+	}
+	for i := 0; i < *flagOps; i++ {
+		if i == nodeLossAt {
+			r.removeNode(ctx)
+		}
+		pick := r.rng.Intn(total)
+		for _, o := range ops {
+			if pick -= o.weight; pick < 0 {
+				if o.do(r, ctx) && o.fault {
+					r.faults++
+				}
+				break
+			}
+		}
+		pause := time.Duration(500+r.rng.Intn(2500)) * time.Millisecond
+		time.Sleep(pause)
+		_ = r.markers.Mark(ctx)
+	}
+}
+
+func (r *run) pickSet() *appsv1.StatefulSet { return r.sets[r.rng.Intn(len(r.sets))] }
+
+// mutate applies fn to the live set, retrying on conflicts.
+func (r *run) mutate(ctx context.Context, name string, fn func(*appsv1.StatefulSet)) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		set, err := r.client.AppsV1().StatefulSets(r.ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		fn(set)
+		_, err = r.client.AppsV1().StatefulSets(r.ns).Update(ctx, set, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+func (r *run) scale(ctx context.Context) bool {
+	set, n := r.pickSet(), int32(r.rng.Intn(5))
+	r.logf("scale %s to %d", set.Name, n)
+	return r.mutate(ctx, set.Name, func(s *appsv1.StatefulSet) { s.Spec.Replicas = &n }) == nil
+}
+
+func (r *run) setImage(ctx context.Context, name string, v int) bool {
+	return r.mutate(ctx, name, func(s *appsv1.StatefulSet) { s.Spec.Template.Spec.Containers[0].Image = image(v) }) == nil
+}
+
+func (r *run) update(ctx context.Context) bool {
+	set := r.pickSet()
+	hist := r.images[set.Name]
+	v := hist[len(hist)-1] + 1
+	r.images[set.Name] = append(hist, v)
+	r.logf("update %s to image %s", set.Name, image(v))
+	return r.setImage(ctx, set.Name, v)
+}
+
+// rollback goes back to the previous template, which reuses its revision.
+func (r *run) rollback(ctx context.Context) bool {
+	set := r.pickSet()
+	hist := r.images[set.Name]
+	if len(hist) < 2 {
+		return false
+	}
+	hist = hist[:len(hist)-1]
+	r.images[set.Name] = hist
+	r.logf("roll back %s to image %s", set.Name, image(hist[len(hist)-1]))
+	return r.setImage(ctx, set.Name, hist[len(hist)-1])
+}
+
+func (r *run) partition(ctx context.Context) bool {
+	set, p := r.pickSet(), int32(r.rng.Intn(4))
+	r.logf("partition %s at %d", set.Name, p)
+	return r.mutate(ctx, set.Name, func(s *appsv1.StatefulSet) {
+		s.Spec.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{Partition: &p}
+	}) == nil
+}
+
+func (r *run) randomPod(ctx context.Context) *corev1.Pod {
+	pods, err := r.client.CoreV1().Pods(r.ns).List(ctx, metav1.ListOptions{})
+	if err != nil || len(pods.Items) == 0 {
+		return nil
+	}
+	p := pods.Items[r.rng.Intn(len(pods.Items))]
+	if p.DeletionTimestamp != nil {
+		return nil
+	}
+	return &p
+}
+
+// crashPod marks a pod Failed, as a kubelet does when its container exits
+// for good (restartPolicy aside).
+func (r *run) crashPod(ctx context.Context) bool {
+	p := r.randomPod(ctx)
+	if p == nil {
+		return false
+	}
+	p.Status.Phase = corev1.PodFailed
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == corev1.PodReady || p.Status.Conditions[i].Type == corev1.ContainersReady {
+			p.Status.Conditions[i].Status = corev1.ConditionFalse
+		}
+	}
+	for i := range p.Status.ContainerStatuses {
+		cs := &p.Status.ContainerStatuses[i]
+		cs.Ready = false
+		cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Error"}}
+	}
+	_, err := r.client.CoreV1().Pods(r.ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+	r.logf("crash pod %s (%v)", p.Name, errWord(err))
+	return err == nil
+}
+
+func (r *run) deletePod(ctx context.Context) bool {
+	p := r.randomPod(ctx)
+	if p == nil {
+		return false
+	}
+	r.watcher.ExternalDelete(p.UID)
+	err := r.client.CoreV1().Pods(r.ns).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})
+	r.logf("delete pod %s (%v)", p.Name, errWord(err))
+	return err == nil || apierrors.IsNotFound(err)
+}
+
+// killController SIGKILLs the leader (or a random replica when none is
+// known to lead); its supervisor restarts it, and with two replicas the
+// other takes over through the Lease.
+func (r *run) killController(_ context.Context) bool {
+	victim := r.replicas[r.rng.Intn(len(r.replicas))]
+	for _, rep := range r.replicas {
+		if rep.leads() {
+			victim = rep
+		}
+	}
+	r.logf("SIGKILL controller %s (leader: %t)", victim.name, victim.leads())
+	victim.kill()
+	return true
+}
+
+func errWord(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return err.Error()
+}

@@ -1,0 +1,129 @@
+package chaos
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ordinal-sh/ordinal/internal/invariant/faults"
+	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
+)
+
+// replica is one supervised `ordinal controller` child process: when it
+// exits (killed, or lost its lease) it is started again, as a Deployment
+// would, until stopped.
+type replica struct {
+	name string
+	args []string
+	dir  string
+
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	starts  int
+	stopped bool
+	exited  chan struct{}
+	done    chan struct{}
+}
+
+func startReplica(dir, name, ns string, faultRate float64, faultSeed int64) *replica {
+	args := []string{"controller", "--kubeconfig", planetest.Plane().KubeconfigPath(),
+		"--leader-elect=true", "--leader-elect-namespace", ns, "--leader-elect-name", "ordinal-chaos",
+		"--namespace", ns, "--metrics-address", ""}
+	if faultRate > 0 {
+		args = append(args, "--fault-rate", strconv.FormatFloat(faultRate, 'g', -1, 64), "--fault-seed", strconv.FormatInt(faultSeed, 10))
+	}
+	r := &replica{name: name, args: args, dir: dir, done: make(chan struct{})}
+	go r.supervise()
+	return r
+}
+
+func (r *replica) logPath(n int) string {
+	return filepath.Join(r.dir, fmt.Sprintf("%s.%d.log", r.name, n))
+}
+
+func (r *replica) supervise() {
+	defer close(r.done)
+	for {
+		r.mu.Lock()
+		if r.stopped {
+			r.mu.Unlock()
+			return
+		}
+		cmd := exec.Command(os.Args[0], r.args...)
+		cmd.Env = append(os.Environ(), planetest.ExecMainEnv+"=1")
+		log, err := os.Create(r.logPath(r.starts))
+		if err == nil {
+			cmd.Stdout, cmd.Stderr = log, log
+			err = cmd.Start()
+		}
+		r.starts++
+		r.cmd = cmd
+		r.exited = make(chan struct{})
+		exited := r.exited
+		r.mu.Unlock()
+		if err == nil {
+			_ = cmd.Wait()
+		}
+		if log != nil {
+			_ = log.Close()
+		}
+		close(exited)
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// kill sends SIGKILL to the running process; the supervisor restarts it.
+func (r *replica) kill() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cmd != nil && r.cmd.Process != nil {
+		_ = r.cmd.Process.Signal(syscall.SIGKILL)
+	}
+}
+
+// stop ends the process with SIGTERM (so it releases its lease), SIGKILL
+// after 10s, and stops supervising.
+func (r *replica) stop() {
+	r.mu.Lock()
+	r.stopped = true
+	cmd, exited := r.cmd, r.exited
+	r.mu.Unlock()
+	if cmd != nil && cmd.Process != nil {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+		}
+	}
+	<-r.done
+}
+
+// leads reports whether the current process acquired the lease.
+func (r *replica) leads() bool {
+	r.mu.Lock()
+	n := r.starts - 1
+	r.mu.Unlock()
+	data, err := os.ReadFile(r.logPath(n))
+	return err == nil && bytes.Contains(bytes.ToLower(data), []byte("successfully acquired lease"))
+}
+
+// faults counts the API faults injected over all of the replica's
+// processes.
+func (r *replica) faults() int {
+	r.mu.Lock()
+	n := r.starts
+	r.mu.Unlock()
+	total := 0
+	for i := 0; i < n; i++ {
+		data, _ := os.ReadFile(r.logPath(i))
+		total += bytes.Count(data, []byte(faults.LogMessage))
+	}
+	return total
+}

@@ -1,0 +1,56 @@
+package chaos
+
+import (
+	"context"
+	"math/rand"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestParallelRolloutRecreatesMissingPod is chaos seed 1037 made
+// deterministic: a Parallel set with RollingUpdate and no rollingUpdate
+// field, whose template changes while pod 0 is missing. The missing pod is
+// recreated at the current revision (ordinal < status.currentReplicas, as
+// upstream does) and the rolling update deletes it at once as an outdated
+// pod that is already unavailable (Ordinal's fix for upstream #137409), so
+// it was created and deleted forever. Fixed: under Parallel the missing pod
+// now gets the update revision.
+func TestParallelRolloutRecreatesMissingPod(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	r, err := newRun(ctx, t, 1037)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.cleanup()
+	set := randomSet(rand.New(rand.NewSource(1)), r.ns, "alpha")
+	set.Spec.PodManagementPolicy = appsv1.ParallelPodManagement
+	two := int32(2)
+	set.Spec.Replicas, set.Spec.MinReadySeconds = &two, 1
+	if _, err := r.client.AppsV1().StatefulSets(r.ns).Create(ctx, set, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.sets = append(r.sets, set)
+	rep := startReplica(r.dir, "first", r.ns, 0, 0)
+	if ok, why := r.converge(ctx); !ok {
+		rep.stop()
+		t.Fatalf("initial rollout: %s", why)
+	}
+	rep.stop()
+	if !r.setImage(ctx, "alpha", 9) {
+		t.Fatal("updating the image failed")
+	}
+	if err := r.client.CoreV1().Pods(r.ns).Delete(ctx, "alpha-0", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.replicas = append(r.replicas, startReplica(r.dir, "second", r.ns, 0, 0))
+	r.stopped = time.Now()
+	if ok, why := r.converge(ctx); !ok {
+		r.failed = true
+		r.saveHistory()
+		t.Errorf("rollout with a missing pod 0 did not converge: %s (history in %s)", why, r.dir)
+	}
+}

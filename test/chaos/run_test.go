@@ -1,0 +1,159 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/ordinal-sh/ordinal/internal/invariant"
+	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
+)
+
+// run is one seeded scenario in its own namespace.
+type run struct {
+	t        *testing.T
+	seed     int64
+	rng      *rand.Rand
+	client   kubernetes.Interface
+	ns       string
+	dir      string
+	watcher  *invariant.Watcher
+	markers  *invariant.Markers
+	replicas []*replica
+	sets     []*appsv1.StatefulSet
+	images   map[string][]int // image history per set, for rollbacks
+	faults   int
+	logMu    sync.Mutex
+	log      []string
+	began    time.Time
+	stopped  time.Time
+	nodeLoss sync.WaitGroup
+	failed   bool
+}
+
+func newRun(ctx context.Context, t *testing.T, seed int64) (*run, error) {
+	cfg := planetest.Plane().RESTConfig()
+	cfg.QPS, cfg.Burst = 200, 400
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ns, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: fmt.Sprintf("chaos-%d-", seed)}}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("creating namespace: %w", err)
+	}
+	dir := filepath.Join(os.TempDir(), "ordinal-chaos", ns.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	r := &run{t: t, seed: seed, rng: rand.New(rand.NewSource(seed)), client: client, ns: ns.Name, dir: dir,
+		images: map[string][]int{}, began: time.Now()}
+	r.watcher = invariant.Watch(context.Background(), client, r.ns, invariant.Options{})
+	r.watcher.WaitSynced()
+	r.markers = invariant.NewMarkers(client, r.ns)
+	return r, nil
+}
+
+func (r *run) logf(format string, args ...any) {
+	r.logMu.Lock()
+	defer r.logMu.Unlock()
+	r.log = append(r.log, fmt.Sprintf("%6.1fs ", time.Since(r.began).Seconds())+fmt.Sprintf(format, args...))
+}
+
+// execute creates the sets, starts the controllers with faults, applies
+// the operations, stops the faults and waits for convergence.
+func (r *run) execute(ctx context.Context) result {
+	res := result{seed: r.seed}
+	nSets := 1 + r.rng.Intn(2)
+	for i := 0; i < nSets; i++ {
+		set := randomSet(r.rng, r.ns, setNames[i])
+		if _, err := r.client.AppsV1().StatefulSets(r.ns).Create(ctx, set, metav1.CreateOptions{}); err != nil {
+			res.why = "creating set: " + err.Error()
+			return res
+		}
+		r.sets = append(r.sets, set)
+		r.images[set.Name] = []int{8}
+		r.logf("create %s", describe(set))
+	}
+	r.startControllers()
+	r.chaos(ctx)
+	r.stopFaults()
+	res.converged, res.why = r.converge(ctx)
+	res.convergedIn = time.Since(r.stopped)
+	r.watcher.Stop()
+	res.violations = r.watcher.Violations()
+	if res.converged {
+		res.violations = append(res.violations, r.finalChecks(ctx)...)
+	}
+	if vs, err := r.markers.Verify(ctx); err == nil {
+		res.violations = append(res.violations, vs...)
+	}
+	res.faults = r.faults
+	for _, rep := range r.replicas {
+		res.faults += rep.faults()
+	}
+	res.log = r.log
+	res.took = time.Since(r.began)
+	r.failed = !res.converged || len(res.violations) > 0
+	if r.failed {
+		r.saveHistory()
+		res.log = append(res.log, "history and controller logs kept in "+r.dir)
+	}
+	return res
+}
+
+// startControllers runs one or two replicas; most runs inject API faults.
+func (r *run) startControllers() {
+	n := 1 + r.rng.Intn(2)
+	rate := 0.0
+	if r.rng.Float64() < 0.75 {
+		rate = *flagFaultRate
+	}
+	for i := 0; i < n; i++ {
+		r.replicas = append(r.replicas, startReplica(r.dir, fmt.Sprintf("chaos-%d", i), r.ns, rate, r.seed*10+int64(i)))
+	}
+	r.logf("start %d controller replica(s), API fault rate %g", n, rate)
+}
+
+// stopFaults ends the faulty controllers (SIGTERM: they release the
+// lease), starts one clean replica and waits for any node loss to heal.
+func (r *run) stopFaults() {
+	r.nodeLoss.Wait()
+	for _, rep := range r.replicas {
+		rep.stop()
+	}
+	r.replicas = append(r.replicas, startReplica(r.dir, "clean", r.ns, 0, 0))
+	r.stopped = time.Now()
+	r.logf("faults stopped; one clean controller")
+}
+
+func (r *run) cleanup() {
+	r.watcher.Stop()
+	for _, rep := range r.replicas {
+		rep.stop()
+	}
+	_ = r.client.CoreV1().Namespaces().Delete(context.Background(), r.ns, metav1.DeleteOptions{})
+	if !r.failed {
+		_ = os.RemoveAll(r.dir)
+	}
+}
+
+// saveHistory writes the observed history next to the controller logs.
+func (r *run) saveHistory() {
+	f, err := os.Create(filepath.Join(r.dir, "history.txt"))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_ = r.watcher.WriteHistory(f)
+}

@@ -1,0 +1,72 @@
+package chaos
+
+import (
+	"fmt"
+	"math/rand"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// setNames never prefix one another, so pod names map to one set.
+var setNames = []string{"alpha", "bravo", "charlie"}
+
+func image(v int) string { return fmt.Sprintf("registry.k8s.io/nginx-slim:0.%d", v) }
+
+// randomSet is a small set with a claim template and a random pod
+// management policy, retention policy and minReadySeconds.
+func randomSet(rng *rand.Rand, ns, name string) *appsv1.StatefulSet {
+	replicas := int32(1 + rng.Intn(3))
+	grace := int64(2)
+	labels := map[string]string{"app": name}
+	policy := appsv1.OrderedReadyPodManagement
+	if rng.Intn(2) == 0 {
+		policy = appsv1.ParallelPodManagement
+	}
+	retention := func() appsv1.PersistentVolumeClaimRetentionPolicyType {
+		if rng.Intn(2) == 0 {
+			return appsv1.DeletePersistentVolumeClaimRetentionPolicyType
+		}
+		return appsv1.RetainPersistentVolumeClaimRetentionPolicyType
+	}
+	set := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas:            &replicas,
+			Selector:            &metav1.LabelSelector{MatchLabels: labels},
+			ServiceName:         name,
+			PodManagementPolicy: policy,
+			MinReadySeconds:     int32(rng.Intn(2)),
+			UpdateStrategy:      appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType},
+			PersistentVolumeClaimRetentionPolicy: &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+				WhenDeleted: retention(), WhenScaled: retention(),
+			},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					TerminationGracePeriodSeconds: &grace,
+					Containers: []corev1.Container{{
+						Name: "app", Image: image(8),
+						VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}},
+					}},
+				},
+			},
+			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{
+				ObjectMeta: metav1.ObjectMeta{Name: "data"},
+				Spec: corev1.PersistentVolumeClaimSpec{
+					AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Mi")}},
+				},
+			}},
+		},
+	}
+	return set
+}
+
+func describe(set *appsv1.StatefulSet) string {
+	p := set.Spec.PersistentVolumeClaimRetentionPolicy
+	return fmt.Sprintf("%s(%s, replicas %d, minReady %d, whenScaled %s, whenDeleted %s)", set.Name, set.Spec.PodManagementPolicy,
+		*set.Spec.Replicas, set.Spec.MinReadySeconds, p.WhenScaled, p.WhenDeleted)
+}
