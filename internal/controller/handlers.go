@@ -61,10 +61,7 @@ func (c *Controller) podUpdated(old, cur any) {
 // podDeleted tells the expectations that the cache saw the pod go, before
 // its owner is woken.
 func (c *Controller) podDeleted(obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	pod, ok := obj.(*corev1.Pod)
+	pod, ok := unwrap[*corev1.Pod](obj)
 	if !ok {
 		return
 	}
@@ -76,10 +73,7 @@ func (c *Controller) podDeleted(obj any) {
 // podChanged wakes the pod's owner, or, for an orphan, every set that
 // could adopt it.
 func (c *Controller) podChanged(obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	pod, ok := obj.(*corev1.Pod)
+	pod, ok := unwrap[*corev1.Pod](obj)
 	if !ok {
 		return
 	}
@@ -121,10 +115,7 @@ func (c *Controller) setsMatching(namespace string, podLabels map[string]string)
 // claimChanged wakes the set a claim belongs to by name,
 // <template>-<set>-<ordinal>.
 func (c *Controller) claimChanged(obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	claim, ok := obj.(*corev1.PersistentVolumeClaim)
+	claim, ok := unwrap[*corev1.PersistentVolumeClaim](obj)
 	if !ok {
 		return
 	}
@@ -140,6 +131,15 @@ func (c *Controller) claimChanged(obj any) {
 			}
 		}
 	}
+}
+
+// unwrap returns obj as a T, looking inside a delete tombstone.
+func unwrap[T any](obj any) (T, bool) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	t, ok := obj.(T)
+	return t, ok
 }
 
 func isDigits(s string) bool {
