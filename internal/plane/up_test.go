@@ -107,6 +107,28 @@ func TestOrdinalUpStopsWithinTenSecondsAndComesBackWithItsObjects(t *testing.T) 
 	if out := run("version", "-o", "json"); !strings.Contains(out, `"gitVersion": "v1.36`) {
 		t.Errorf("kubectl version does not see a v1.36 server:\n%s", out)
 	}
+	assertNoSecretsLogged(t, filepath.Join(dir, "logs"))
+}
+
+// assertNoSecretsLogged fails if any log holds a private key, a
+// certificate or a bearer token.
+func assertNoSecretsLogged(t *testing.T, logDir string) {
+	t.Helper()
+	entries, err := os.ReadDir(logDir)
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("no logs in %s: %v", logDir, err)
+	}
+	for _, e := range entries {
+		raw, err := os.ReadFile(filepath.Join(logDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, secret := range []string{"PRIVATE KEY", "BEGIN CERTIFICATE", "Bearer ", "client-key-data"} {
+			if strings.Contains(string(raw), secret) {
+				t.Errorf("log %s contains %q", e.Name(), secret)
+			}
+		}
+	}
 }
 
 func TestOrdinalUpFailsWithOneLineAndExitCode(t *testing.T) {
