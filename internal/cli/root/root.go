@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ordinal-sh/ordinal/internal/cli/benchcmd"
 	"github.com/ordinal-sh/ordinal/internal/cli/controllercmd"
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/cli/rollout"
@@ -47,6 +48,7 @@ func New(stdout, stderr io.Writer) *cobra.Command {
 	cmd.AddCommand(up.New())
 	cmd.AddCommand(controllercmd.New())
 	cmd.AddCommand(newVersion())
+	benchcmd.Register(cmd)
 	cmd.AddCommand(rollout.New())
 	return cmd
 }

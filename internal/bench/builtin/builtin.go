@@ -1,0 +1,62 @@
+// Package builtin runs upstream's StatefulSet controller
+// (k8s.io/kubernetes/pkg/controller/statefulset) alone in this process, wired
+// the way kube-controller-manager wires it, for benchmarks.
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/kubernetes/pkg/controller/statefulset"
+	"k8s.io/kubernetes/pkg/features"
+)
+
+// minResync is kube-controller-manager's default --min-resync-period; its
+// informers resync at a random period between it and twice it.
+const minResync = 12 * time.Hour
+
+// ProtobufContentType is kube-controller-manager's default
+// --kube-api-content-type.
+const ProtobufContentType = "application/vnd.kubernetes.protobuf"
+
+// Options configure Run.
+type Options struct {
+	Workers int
+	// MaxUnavailableGate sets feature gate MaxUnavailableStatefulSet in this
+	// process (1.36 ships it off).
+	MaxUnavailableGate bool
+}
+
+// Run runs the controller with restConfig until ctx ends. The caller sets
+// QPS, burst and content type on restConfig.
+func Run(ctx context.Context, restConfig *rest.Config, opts Options) error {
+	if err := feature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{
+		string(features.MaxUnavailableStatefulSet): opts.MaxUnavailableGate,
+	}); err != nil {
+		return fmt.Errorf("setting feature gate: %w", err)
+	}
+	cfg := rest.CopyConfig(restConfig)
+	cfg.UserAgent = "kube-controller-manager/statefulset-controller"
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("building client: %w", err)
+	}
+	if _, err := client.Discovery().ServerVersion(); err != nil {
+		return fmt.Errorf("cannot reach the API server at %s: %w", cfg.Host, err)
+	}
+	resync := time.Duration(float64(minResync) * (1 + rand.Float64()))
+	f := informers.NewSharedInformerFactory(client, resync)
+	ssc := statefulset.NewStatefulSetController(ctx,
+		f.Core().V1().Pods(), f.Apps().V1().StatefulSets(),
+		f.Core().V1().PersistentVolumeClaims(), f.Apps().V1().ControllerRevisions(), client)
+	f.Start(ctx.Done())
+	defer f.Shutdown()
+	ssc.Run(ctx, opts.Workers)
+	return nil
+}

@@ -1,0 +1,143 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// Result is what one (scenario, contender, client limits) run measured. A
+// QPS of 0 means unthrottled.
+type Result struct {
+	Scenario  string  `json:"scenario"`
+	Contender string  `json:"contender"`
+	QPS       float64 `json:"qps"`
+	Burst     int     `json:"burst"`
+	Workers   int     `json:"workers"`
+	Size      string  `json:"size"`
+	// Seconds is the wall time of the measured steps, each from the
+	// harness's write to the end state it observed.
+	Seconds float64 `json:"seconds"`
+	// LastWriteSeconds is, summed over the measured steps, the time from the
+	// harness's write to the last pod create or delete the harness saw: the
+	// contender's own part of Seconds, before the plane's pod start-up.
+	LastWriteSeconds float64 `json:"last_write_seconds"`
+	Phases           []Phase `json:"phases,omitempty"`
+	// APIWrites counts POST/PUT/PATCH/DELETE/APPLY on pods, claims,
+	// statefulsets/status and controllerrevisions at the API server during
+	// the write window, less the node agent's final pod deletes.
+	APIWrites      int64            `json:"api_writes"`
+	APIWriteErrors int64            `json:"api_write_errors"`
+	WritesBy       map[string]int64 `json:"writes_by,omitempty"`
+	// RawWrites are the API server's counts before the node agent's pod
+	// deletes are taken off, keyed "VERB resource code".
+	RawWrites map[string]int64 `json:"raw_writes,omitempty"`
+	// PodsGone is how many pods finished terminating in the write window,
+	// PodDeleteMarks how many were marked for deletion (see sumWrites).
+	PodsGone        int64   `json:"pods_gone,omitempty"`
+	PodDeleteMarks  int64   `json:"pod_delete_marks,omitempty"`
+	EventWrites     int64   `json:"event_writes"`
+	NewPods         int64   `json:"new_pods"`
+	WritesPerNewPod float64 `json:"writes_per_new_pod,omitempty"`
+	CPUSeconds      float64 `json:"cpu_seconds"`
+	CPUPerMinute    float64 `json:"cpu_seconds_per_minute,omitempty"`
+	PeakRSSBytes    int64   `json:"peak_rss_bytes"`
+	RSSBytes        int64   `json:"rss_bytes"`
+	// PeakAnonBytes is the peak RssAnon sampled every 200 ms: the
+	// contender's own memory, without the shared binary's pages.
+	PeakAnonBytes   int64    `json:"peak_anon_bytes"`
+	PlaneCPUSeconds float64  `json:"plane_cpu_seconds"`
+	ReactionP50Ms   *float64 `json:"reaction_p50_ms,omitempty"`
+	ReactionP99Ms   *float64 `json:"reaction_p99_ms,omitempty"`
+	ReactionSamples int      `json:"reaction_samples,omitempty"`
+	// SelfCountedWrites is the floor's own count of its writes, a check on
+	// the API-server count.
+	SelfCountedWrites *int64 `json:"self_counted_writes,omitempty"`
+	Error             string `json:"error,omitempty"`
+}
+
+// Phase is the wall time of one measured step.
+type Phase struct {
+	Name             string  `json:"name"`
+	Seconds          float64 `json:"seconds"`
+	LastWriteSeconds float64 `json:"last_write_seconds"`
+}
+
+// Percentile returns the p-th percentile (0-100) of samples by the
+// nearest-rank method; ok is false for no samples.
+func Percentile(samples []time.Duration, p float64) (time.Duration, bool) {
+	if len(samples) == 0 {
+		return 0, false
+	}
+	s := append([]time.Duration(nil), samples...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	rank := int(math.Ceil(p / 100 * float64(len(s))))
+	rank = min(max(rank, 1), len(s))
+	return s[rank-1], true
+}
+
+// sumWrites totals write-counter deltas by "VERB resource". The node agent
+// (kwok, like a kubelet) finishes every pod deletion with DELETEs of its own
+// — one that succeeds and, racing its own watch, a varying number of
+// duplicates answered 200 or 404 — so the API server's DELETE pods count
+// cannot be split by code. The contender's pod deletes are instead counted
+// as the deletion marks the harness saw (marks): every contender deletes
+// with a grace period, so each successful delete sets deletionTimestamp
+// once, and the node agent's deletes never set one. A contender's failed
+// pod deletes are therefore not counted.
+func sumWrites(delta map[writeKey]int64, marks int64) (total, errs int64, by map[string]int64) {
+	d := make(map[writeKey]int64, len(delta))
+	for k, n := range delta {
+		if k.Verb != "DELETE" || k.Resource != "pods" {
+			d[k] = n
+		}
+	}
+	d[writeKey{"DELETE", "pods", 200}] = marks
+	by = map[string]int64{}
+	for k, n := range d {
+		if n == 0 {
+			continue
+		}
+		by[k.Verb+" "+k.Resource] += n
+		total += n
+		if k.Code >= 400 {
+			errs += n
+		}
+	}
+	return total, errs, by
+}
+
+// rawWrites renders write deltas as "VERB resource code" → count.
+func rawWrites(delta map[writeKey]int64) map[string]int64 {
+	out := make(map[string]int64, len(delta))
+	for k, n := range delta {
+		out[fmt.Sprintf("%s %s %d", k.Verb, k.Resource, k.Code)] = n
+	}
+	return out
+}
+
+// group keys results that compare with each other.
+type group struct {
+	Scenario string
+	QPS      float64
+}
+
+// floorOf returns the floor result of each group.
+func floorOf(results []Result) map[group]Result {
+	out := map[group]Result{}
+	for _, r := range results {
+		if r.Contender == ContenderFloor && r.Error == "" {
+			out[group{r.Scenario, r.QPS}] = r
+		}
+	}
+	return out
+}
+
+// Ratio is a/b, or NaN when b is zero.
+func Ratio(a, b float64) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return a / b
+}

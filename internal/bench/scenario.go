@@ -1,0 +1,172 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+)
+
+// Scenario names.
+const (
+	ScenarioParallelScaleUp   = "parallel-scaleup"
+	ScenarioParallelScaleDown = "parallel-scaledown"
+	ScenarioOrderedRollout    = "ordered-rollout"
+	ScenarioMaxUnavailable    = "maxunavailable-rollout"
+	ScenarioManySets          = "many-sets"
+	ScenarioSteady            = "steady-10k"
+)
+
+// ScenarioNames lists every scenario in report order.
+var ScenarioNames = []string{ScenarioParallelScaleUp, ScenarioParallelScaleDown, ScenarioOrderedRollout,
+	ScenarioMaxUnavailable, ScenarioManySets, ScenarioSteady}
+
+// Images the scenarios roll between; the simulated nodes never pull them.
+const (
+	imageV1 = "registry.k8s.io/pause:3.10"
+	imageV2 = "registry.k8s.io/pause:3.10-bench2"
+)
+
+// Sizes adjusts the scenarios; zero fields keep each scenario's default.
+type Sizes struct {
+	Replicas    int32         // the single set of the one-set scenarios
+	Sets        int           // many-sets and steady-10k
+	SetReplicas int32         // replicas per set in many-sets and steady-10k
+	Idle        time.Duration // steady-10k's idle window
+	ReadyDelay  time.Duration // ordered-rollout's pod readiness delay
+}
+
+// step is one harness action followed by a wait for its end state.
+type step struct {
+	name string
+	do   func(ctx context.Context, h *harness) error
+}
+
+// scenario is a list of unmeasured setup steps and measured steps.
+type scenario struct {
+	name     string
+	size     string
+	setup    []step
+	measured []step
+	// writeSteps is how many measured steps count API writes (the rest,
+	// such as set deletion, are the garbage collector's work); 0 is all.
+	writeSteps int
+	idle       time.Duration
+	// reactions reports the Ready-to-next-write latency; it means something
+	// only where each write waits for a pod to turn Ready (OrderedReady).
+	reactions bool
+}
+
+// setSpec shapes one benchmark StatefulSet.
+type setSpec struct {
+	name           string
+	replicas       int32
+	ordered        bool
+	maxUnavailable string // "" leaves it unset
+	claims         bool
+	readyDelay     time.Duration // 0 keeps the plane's default
+}
+
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// buildScenario returns the named scenario at the given sizes.
+func buildScenario(name string, s Sizes) (scenario, error) {
+	switch name {
+	case ScenarioParallelScaleUp:
+		n := orDefault(s.Replicas, 1000)
+		spec := setSpec{name: "web", replicas: n, claims: true}
+		return scenario{name: name, size: fmt.Sprintf("1×%d", n),
+			measured: []step{{"create", createSets(spec)}}}, nil
+	case ScenarioParallelScaleDown:
+		n := orDefault(s.Replicas, 1000)
+		spec := setSpec{name: "web", replicas: n, claims: true}
+		return scenario{name: name, size: fmt.Sprintf("1×%d→0", n),
+			setup: []step{{"create", createSets(spec)}}, measured: []step{{"scale-to-0", scaleAll(0)}}}, nil
+	case ScenarioOrderedRollout:
+		n := orDefault(s.Replicas, 50)
+		spec := setSpec{name: "web", replicas: n, ordered: true, claims: true, readyDelay: orDefault(s.ReadyDelay, time.Second)}
+		return scenario{name: name, size: fmt.Sprintf("1×%d", n), reactions: true,
+			setup: []step{{"create", createSets(spec)}}, measured: []step{{"rollout", updateImageAll(imageV2)}}}, nil
+	case ScenarioMaxUnavailable:
+		n := orDefault(s.Replicas, 200)
+		spec := setSpec{name: "web", replicas: n, maxUnavailable: "25%", claims: true}
+		return scenario{name: name, size: fmt.Sprintf("1×%d", n),
+			setup: []step{{"create", createSets(spec)}}, measured: []step{{"rollout", updateImageAll(imageV2)}}}, nil
+	case ScenarioManySets:
+		sets, r := orDefault(s.Sets, 500), orDefault(s.SetReplicas, 5)
+		specs := manySpecs(sets, setSpec{replicas: r, claims: true})
+		return scenario{name: name, size: fmt.Sprintf("%d×%d", sets, r), writeSteps: 3,
+			measured: []step{{"create", createSets(specs...)}, {"scale", scaleAll(r + r/2 + 1)},
+				{"update", updateImageAll(imageV2)}, {"delete", deleteAll()}}}, nil
+	case ScenarioSteady:
+		sets, r := orDefault(s.Sets, 1000), orDefault(s.SetReplicas, 10)
+		specs := manySpecs(sets, setSpec{replicas: r})
+		return scenario{name: name, size: fmt.Sprintf("%d×%d", sets, r), idle: orDefault(s.Idle, 2*time.Minute),
+			setup: []step{{"create", createSets(specs...)}}}, nil
+	}
+	return scenario{}, fmt.Errorf("unknown scenario %q (known: %v)", name, ScenarioNames)
+}
+
+func manySpecs(n int, proto setSpec) []setSpec {
+	out := make([]setSpec, n)
+	for i := range out {
+		out[i] = proto
+		out[i].name = fmt.Sprintf("s%04d", i)
+	}
+	return out
+}
+
+// statefulSet builds the API object for spec.
+func statefulSet(spec setSpec) *appsv1.StatefulSet {
+	labels := map[string]string{setLabel: spec.name}
+	ss := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: spec.name},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas:            ptr.To(spec.replicas),
+			Selector:            &metav1.LabelSelector{MatchLabels: labels},
+			ServiceName:         spec.name,
+			PodManagementPolicy: appsv1.ParallelPodManagement,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					TerminationGracePeriodSeconds: ptr.To[int64](1),
+					Containers:                    []corev1.Container{{Name: "app", Image: imageV1}},
+				},
+			},
+		},
+	}
+	if spec.ordered {
+		ss.Spec.PodManagementPolicy = appsv1.OrderedReadyPodManagement
+	}
+	if spec.readyDelay > 0 {
+		ss.Spec.Template.Annotations = map[string]string{"sim.ordinal.dev/ready-delay": spec.readyDelay.String()}
+	}
+	if spec.maxUnavailable != "" {
+		mu := intstr.Parse(spec.maxUnavailable)
+		ss.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType,
+			RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{MaxUnavailable: &mu}}
+	}
+	if spec.claims {
+		ss.Spec.Template.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}
+		ss.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{
+			ObjectMeta: metav1.ObjectMeta{Name: "data"},
+			Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("100Mi")}},
+			},
+		}}
+	}
+	return ss
+}
