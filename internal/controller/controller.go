@@ -77,7 +77,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory) (
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "statefulset"}),
 		recorder: recorder, events: events,
-		history: &apiHistory{client: client}, status: &apiStatus{client: client},
+		history: &apiHistory{client: client}, status: newAPIStatus(client),
 		exp: newExpectations(time.Now), warned: newWarningMemory(), now: time.Now,
 	}
 	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp}

@@ -3,6 +3,8 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,18 +18,33 @@ type StatusWriter interface {
 	// already there, keeping conditions written by others. It returns the
 	// stored set (or set itself when nothing was written).
 	Write(ctx context.Context, set *appsv1.StatefulSet, want appsv1.StatefulSetStatus) (*appsv1.StatefulSet, error)
+	// Forget drops what the writer remembers of a deleted set (by key).
+	Forget(key string)
 }
 
-type apiStatus struct{ client kubernetes.Interface }
+// apiStatus remembers the set each of its status writes returned. Right
+// after a write the informer often still holds the older copy; writing from
+// it would cost a conflict, a GET and a second write, and comparing with it
+// would write a status that is already stored.
+type apiStatus struct {
+	client kubernetes.Interface
+	mu     sync.Mutex
+	last   map[string]*appsv1.StatefulSet // namespace/name → last stored
+}
 
 var _ StatusWriter = (*apiStatus)(nil)
 
+func newAPIStatus(client kubernetes.Interface) *apiStatus {
+	return &apiStatus{client: client, last: map[string]*appsv1.StatefulSet{}}
+}
+
 func (s *apiStatus) Write(ctx context.Context, set *appsv1.StatefulSet, want appsv1.StatefulSetStatus) (*appsv1.StatefulSet, error) {
-	if statusEqual(set.Status, want) {
-		return set, nil
+	base := s.freshest(set)
+	if statusEqual(base.Status, want) {
+		return base, nil
 	}
 	sets := s.client.AppsV1().StatefulSets(set.Namespace)
-	cur := set.DeepCopy()
+	cur := base.DeepCopy()
 	var stored *appsv1.StatefulSet
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		applyStatus(&cur.Status, want)
@@ -47,7 +64,42 @@ func (s *apiStatus) Write(ctx context.Context, set *appsv1.StatefulSet, want app
 	if err != nil {
 		return nil, fmt.Errorf("updating status of %s: %w", set.Name, err)
 	}
+	s.remember(stored)
 	return stored, nil
+}
+
+// freshest returns the last stored copy of set when it is newer than the
+// cached one and describes the same spec generation; otherwise set.
+func (s *apiStatus) freshest(set *appsv1.StatefulSet) *appsv1.StatefulSet {
+	s.mu.Lock()
+	last := s.last[set.Namespace+"/"+set.Name]
+	s.mu.Unlock()
+	if last == nil || last.UID != set.UID || last.Generation != set.Generation || !newerRV(last.ResourceVersion, set.ResourceVersion) {
+		return set
+	}
+	return last
+}
+
+func (s *apiStatus) remember(stored *appsv1.StatefulSet) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last[stored.Namespace+"/"+stored.Name] = stored
+}
+
+// Forget drops a deleted set.
+func (s *apiStatus) Forget(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.last, key)
+}
+
+// newerRV reports whether resource version a is newer than b. Resource
+// versions are opaque to clients in general; on etcd-backed API servers they
+// are increasing integers, and anything else is treated as not newer.
+func newerRV(a, b string) bool {
+	x, errA := strconv.ParseUint(a, 10, 64)
+	y, errB := strconv.ParseUint(b, 10, 64)
+	return errA == nil && errB == nil && x > y
 }
 
 // applyStatus copies the fields the controller owns; conditions belong to

@@ -36,6 +36,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		c.exp.forget(key)
 		c.warned.forget(key)
 		forgetRollout(ns, name)
+		c.status.Forget(key)
 		return 0, nil
 	}
 	if err != nil {

@@ -272,6 +272,7 @@ func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 	cfg := p.RESTConfig()
 	// The same client limits as kube-controller-manager's controllers.
 	cfg.QPS, cfg.Burst = 20, 30
+	controller.UseProtobuf(cfg)
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("StatefulSet controller client: %w", err)

@@ -114,6 +114,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	restConfig.QPS, restConfig.Burst = cfg.QPS, cfg.Burst
 	restConfig.UserAgent = "ordinal-controller"
+	controller.UseProtobuf(restConfig)
 	if cfg.FaultRate > 0 {
 		restConfig.Wrap(faults.Wrap(faults.Config{Rate: cfg.FaultRate, Seed: cfg.FaultSeed}))
 	}

@@ -1,0 +1,47 @@
+package controller
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func setAt(rv string, gen int64, ready int32) *appsv1.StatefulSet {
+	return &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: "u1", ResourceVersion: rv, Generation: gen},
+		Status:     appsv1.StatefulSetStatus{ReadyReplicas: ready},
+	}
+}
+
+func TestStatusWritesStartFromTheFreshestCopy(t *testing.T) {
+	cases := []struct {
+		name   string
+		last   *appsv1.StatefulSet
+		cached *appsv1.StatefulSet
+		want   string // resourceVersion of the base used
+	}{
+		{"our last write is newer than the cache", setAt("20", 1, 3), setAt("10", 1, 2), "20"},
+		{"the cache caught up", setAt("20", 1, 3), setAt("25", 1, 3), "25"},
+		{"the spec changed since our write", setAt("20", 1, 3), setAt("10", 2, 2), "10"},
+		{"the set was replaced", func() *appsv1.StatefulSet { s := setAt("20", 1, 3); s.UID = "u0"; return s }(), setAt("10", 1, 2), "10"},
+		{"resource versions that are not numbers", setAt("b", 1, 3), setAt("a", 1, 2), "a"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newAPIStatus(nil)
+			s.remember(c.last)
+			if got := s.freshest(c.cached).ResourceVersion; got != c.want {
+				t.Errorf("base at resourceVersion %s, want %s", got, c.want)
+			}
+		})
+	}
+	t.Run("a forgotten set falls back to the cache", func(t *testing.T) {
+		s := newAPIStatus(nil)
+		s.remember(setAt("20", 1, 3))
+		s.Forget("ns/web")
+		if got := s.freshest(setAt("10", 1, 2)).ResourceVersion; got != "10" {
+			t.Errorf("base at %s, want 10", got)
+		}
+	})
+}
