@@ -225,11 +225,12 @@ func namespace(t *testing.T) (context.Context, string) {
 	if len(name) > 50 {
 		name = name[:50]
 	}
-	name = strings.Trim(name, "-")
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if _, err := planetest.Client().CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: strings.Trim(name, "-") + "-"}}
+	created, err := planetest.Client().CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
+	name = created.Name
 	poll(t, ctx, "default service account", func() bool {
 		_, err := planetest.Client().CoreV1().ServiceAccounts(name).Get(ctx, "default", metav1.GetOptions{})
 		return err == nil
