@@ -16,7 +16,8 @@ import (
 // target: observedGeneration caught up; exactly the pods of its ordinal
 // range, each Running, Ready and not terminating; those at or above the
 // partition at status.updateRevision and those below at
-// status.currentRevision; a bound claim per in-range pod; no claims left
+// status.currentRevision or, left alone as upstream leaves them, at
+// another revision still in the set's history; a bound claim per in-range pod; no claims left
 // owned by a pod for condemned ordinals under whenScaled Delete; and a status that agrees
 // with the pods (invariant.CheckFinal).
 func (r *run) converge(ctx context.Context) (bool, string) {
@@ -43,7 +44,7 @@ func (r *run) notConverged(ctx context.Context) string {
 		return err.Error()
 	}
 	for i := range snap.Sets {
-		if why := setNotConverged(&snap.Sets[i], snap.Pods, claims.Items); why != "" {
+		if why := setNotConverged(&snap.Sets[i], snap.Pods, snap.Revisions, claims.Items); why != "" {
 			return why
 		}
 	}
@@ -53,7 +54,7 @@ func (r *run) notConverged(ctx context.Context) string {
 	return ""
 }
 
-func setNotConverged(set *appsv1.StatefulSet, pods []corev1.Pod, claims []corev1.PersistentVolumeClaim) string {
+func setNotConverged(set *appsv1.StatefulSet, pods []corev1.Pod, revisions []appsv1.ControllerRevision, claims []corev1.PersistentVolumeClaim) string {
 	st := set.Status
 	if st.ObservedGeneration != set.Generation {
 		return fmt.Sprintf("%s: observedGeneration %d < generation %d", set.Name, st.ObservedGeneration, set.Generation)
@@ -61,6 +62,16 @@ func setNotConverged(set *appsv1.StatefulSet, pods []corev1.Pod, claims []corev1
 	replicas, partition := *set.Spec.Replicas, int32(0)
 	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
 		partition = *ru.Partition
+	}
+	// A pod below the partition is never updated: one that an earlier
+	// roll-out (before the partition was raised) moved to a newer
+	// revision keeps it until it is deleted, when it comes back at
+	// currentRevision.
+	history := map[string]bool{}
+	for i := range revisions {
+		if metav1.IsControlledBy(&revisions[i], set) {
+			history[revisions[i].Name] = true
+		}
 	}
 	have := map[string]*corev1.Pod{}
 	for i := range pods {
@@ -79,6 +90,7 @@ func setNotConverged(set *appsv1.StatefulSet, pods []corev1.Pod, claims []corev1
 			return name + " is missing"
 		case p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning || !podReady(p):
 			return fmt.Sprintf("%s is %s, not Running and Ready", name, p.Status.Phase)
+		case ord < partition && history[p.Labels[appsv1.ControllerRevisionHashLabelKey]]:
 		case p.Labels[appsv1.ControllerRevisionHashLabelKey] != want:
 			return fmt.Sprintf("%s is at %s, want %s", name, p.Labels[appsv1.ControllerRevisionHashLabelKey], want)
 		}
