@@ -107,25 +107,54 @@ func TestOrdinalUpStopsWithinTenSecondsAndComesBackWithItsObjects(t *testing.T) 
 	if out := run("version", "-o", "json"); !strings.Contains(out, `"gitVersion": "v1.36`) {
 		t.Errorf("kubectl version does not see a v1.36 server:\n%s", out)
 	}
-	assertNoSecretsLogged(t, filepath.Join(dir, "logs"))
+	assertNoSecretsLogged(t, dir, up.stderr.String())
 }
 
-// assertNoSecretsLogged fails if any log holds a private key, a
-// certificate or a bearer token.
-func assertNoSecretsLogged(t *testing.T, logDir string) {
+// assertNoSecretsLogged fails if any log in dataDir/logs, or the command's
+// own output, holds a private key, a certificate, a bearer token or a
+// piece of any key the plane generated.
+func assertNoSecretsLogged(t *testing.T, dataDir, output string) {
 	t.Helper()
+	logDir := filepath.Join(dataDir, "logs")
 	entries, err := os.ReadDir(logDir)
 	if err != nil || len(entries) == 0 {
 		t.Fatalf("no logs in %s: %v", logDir, err)
 	}
+	secrets := []string{"PRIVATE KEY", "BEGIN CERTIFICATE", "Bearer ", "client-key-data"}
+	err = filepath.WalkDir(filepath.Join(dataDir, "pki"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".key") {
+			return err
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		// A line from the middle of the key's base64 body.
+		lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+		if len(lines) < 3 {
+			t.Fatalf("key file %s has %d lines", path, len(lines))
+		}
+		secrets = append(secrets, lines[len(lines)/2])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secrets) < 4+3 {
+		t.Fatalf("found only %d key files under %s/pki", len(secrets)-4, dataDir)
+	}
+	texts := map[string]string{"ordinal up's output": output}
 	for _, e := range entries {
 		raw, err := os.ReadFile(filepath.Join(logDir, e.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, secret := range []string{"PRIVATE KEY", "BEGIN CERTIFICATE", "Bearer ", "client-key-data"} {
-			if strings.Contains(string(raw), secret) {
-				t.Errorf("log %s contains %q", e.Name(), secret)
+		texts["log "+e.Name()] = string(raw)
+	}
+	for name, text := range texts {
+		for _, secret := range secrets {
+			if strings.Contains(text, secret) {
+				t.Errorf("%s contains %q", name, secret)
 			}
 		}
 	}

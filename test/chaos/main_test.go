@@ -2,10 +2,12 @@ package chaos
 
 import (
 	"flag"
+	"fmt"
+	"os"
 	"testing"
 	"time"
 
-	"github.com/ordinal-sh/ordinal/internal/plane"
+	"github.com/ordinal-sh/ordinal/internal/cli/root"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
 
@@ -19,9 +21,36 @@ var (
 	flagTrace     = flag.Bool("trace", false, "print each run's scenario")
 )
 
+// TestMain runs the plane as an `ordinal up` child process (so runs can
+// restart it), or acts as the ordinal command when the test binary is
+// started as one.
 func TestMain(m *testing.M) {
-	planetest.Main(m, func(cfg *plane.Config) {
-		cfg.StatefulSetController = plane.ControllerNone
-		cfg.Nodes = 3
-	})
+	if os.Getenv(planetest.ExecMainEnv) == "1" {
+		os.Exit(root.Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	flag.Parse()
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "ordinal-chaos-plane-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	began := time.Now()
+	thePlane, err = startPlaneProc(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting the test plane:", err)
+		return 1
+	}
+	fmt.Printf("test plane (ordinal up, pid %d) ready in %s\n", thePlane.cmd.Process.Pid, time.Since(began).Round(time.Millisecond))
+	code := m.Run()
+	thePlane.stop(false)
+	if code == 0 {
+		_ = os.RemoveAll(dir)
+	} else {
+		fmt.Printf("plane logs kept in %s\n", dir)
+	}
+	return code
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 )
@@ -58,9 +59,12 @@ func (r *run) restoreNode(ctx context.Context, old *corev1.Node) error {
 		time.Sleep(time.Second)
 	}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: old.Name, Labels: old.Labels, Annotations: old.Annotations}}
-	_, err := r.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-	if err != nil {
-		return fmt.Errorf("recreating node: %w", err)
+	var err error
+	for try := 0; try < 60; try++ { // the plane may be restarting
+		if _, err = r.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err == nil || apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		time.Sleep(time.Second)
 	}
-	return nil
+	return fmt.Errorf("recreating node: %w", err)
 }

@@ -27,6 +27,7 @@ var ops = []op{
 	{"crash-pod", 2, true, (*run).crashPod},
 	{"delete-pod", 2, true, (*run).deletePod},
 	{"kill-controller", 2, true, (*run).killController},
+	{"restart-plane", 1, true, (*run).restartPlane},
 }
 
 // chaos applies -ops random operations with short random pauses; the

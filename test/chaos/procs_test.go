@@ -32,7 +32,7 @@ type replica struct {
 }
 
 func startReplica(dir, name, ns string, faultRate float64, faultSeed int64) *replica {
-	args := []string{"controller", "--kubeconfig", planetest.Plane().KubeconfigPath(),
+	args := []string{"controller", "--kubeconfig", kubeconfigPath(),
 		"--leader-elect=true", "--leader-elect-namespace", ns, "--leader-elect-name", "ordinal-chaos",
 		"--namespace", ns, "--metrics-address", ""}
 	if faultRate > 0 {

@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ordinal-sh/ordinal/internal/invariant"
-	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
 
 // run is one seeded scenario in its own namespace.
@@ -42,7 +41,10 @@ type run struct {
 }
 
 func newRun(ctx context.Context, t *testing.T, seed int64) (*run, error) {
-	cfg := planetest.Plane().RESTConfig()
+	cfg, err := restConfig()
+	if err != nil {
+		return nil, err
+	}
 	cfg.QPS, cfg.Burst = 200, 400
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
