@@ -42,6 +42,8 @@ type Controller struct {
 	podControl PodControl
 	history    History
 	status     StatusWriter
+	busy       func() bool
+	deferred   statusDeferrals
 	exp        *expectations
 	warned     *warningMemory
 	now        func() time.Time
@@ -56,8 +58,13 @@ func NewInformerFactory(client kubernetes.Interface, namespace string) informers
 }
 
 // New wires the controller to the factory's informers. Start the factory
-// after New and before Run.
-func New(client kubernetes.Interface, factory informers.SharedInformerFactory) (*Controller, error) {
+// after New and before Run. busy (may be nil) reports that the client's
+// requests queue for rate-limiter tokens: count-only status changes and
+// events then wait a little, so pod and claim writes go first.
+func New(client kubernetes.Interface, factory informers.SharedInformerFactory, busy func() bool) (*Controller, error) {
+	if busy == nil {
+		busy = func() bool { return false }
+	}
 	setInf := factory.Apps().V1().StatefulSets()
 	podInf := factory.Core().V1().Pods()
 	claimInf := factory.Core().V1().PersistentVolumeClaims()
@@ -68,7 +75,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory) (
 		}
 	}
 	events := record.NewBroadcaster(record.WithContext(context.Background()))
-	events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	events.StartRecordingToSink(&yieldingSink{EventSink: &typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")}, busy: busy})
 	recorder := events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "ordinal-statefulset-controller"})
 	c := &Controller{
 		client: client, sets: setInf.Lister(), pods: podInf.Lister(), claims: claimInf.Lister(), revs: revInf.Lister(),
@@ -77,7 +84,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory) (
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "statefulset"}),
 		recorder: recorder, events: events,
-		history: &apiHistory{client: client}, status: newAPIStatus(client),
+		history: &apiHistory{client: client}, status: newAPIStatus(client), busy: busy,
 		exp: newExpectations(time.Now), warned: newWarningMemory(), now: time.Now,
 	}
 	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp}

@@ -22,6 +22,10 @@ type Options struct {
 	Workers int
 	// Namespace limits the controller to one namespace; "" means all.
 	Namespace string
+	// Busy, when set, reports that the client's requests queue for rate
+	// limiter tokens (Limiter.Busy); the controller then defers writes
+	// that can wait.
+	Busy func() bool
 }
 
 // Run builds the informers and the controller and runs it until ctx ends.
@@ -30,7 +34,7 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) error {
 		return fmt.Errorf("workers must be at least 1, got %d", opts.Workers)
 	}
 	factory := NewInformerFactory(client, opts.Namespace)
-	c, err := New(client, factory)
+	c, err := New(client, factory, opts.Busy)
 	if err != nil {
 		return err
 	}

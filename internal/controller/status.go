@@ -18,6 +18,9 @@ type StatusWriter interface {
 	// already there, keeping conditions written by others. It returns the
 	// stored set (or set itself when nothing was written).
 	Write(ctx context.Context, set *appsv1.StatefulSet, want appsv1.StatefulSetStatus) (*appsv1.StatefulSet, error)
+	// Stored returns the freshest copy of set the writer knows: its own
+	// last write when the cache has not caught up, else set.
+	Stored(set *appsv1.StatefulSet) *appsv1.StatefulSet
 	// Forget drops what the writer remembers of a deleted set (by key).
 	Forget(key string)
 }
@@ -37,6 +40,9 @@ var _ StatusWriter = (*apiStatus)(nil)
 func newAPIStatus(client kubernetes.Interface) *apiStatus {
 	return &apiStatus{client: client, last: map[string]*appsv1.StatefulSet{}}
 }
+
+// Stored returns the freshest copy of set (see freshest).
+func (s *apiStatus) Stored(set *appsv1.StatefulSet) *appsv1.StatefulSet { return s.freshest(set) }
 
 func (s *apiStatus) Write(ctx context.Context, set *appsv1.StatefulSet, want appsv1.StatefulSetStatus) (*appsv1.StatefulSet, error) {
 	base := s.freshest(set)

@@ -37,6 +37,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		c.warned.forget(key)
 		forgetRollout(ns, name)
 		c.status.Forget(key)
+		c.deferred.done(key)
 		return 0, nil
 	}
 	if err != nil {
@@ -59,13 +60,23 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	plan := planner.Compute(in)
 	applyErr := c.podControl.Apply(ctx, set, key, plan.Steps)
 	c.reportWarnings(key, set, plan.Warnings)
-	stored, statusErr := c.status.Write(ctx, set, plan.Status)
-	if statusErr == nil {
-		set = stored
+	requeue := plan.RequeueAfter
+	var statusErr error
+	if c.busy() && c.deferred.hold(key, c.status.Stored(set).Status, plan.Status, c.now()) {
+		logger.V(4).Info("Deferring a count-only status change while requests queue for the rate limiter")
+		if requeue == 0 || requeue > statusDeferRetry {
+			requeue = statusDeferRetry
+		}
+	} else {
+		c.deferred.done(key)
+		var stored *appsv1.StatefulSet
+		if stored, statusErr = c.status.Write(ctx, set, plan.Status); statusErr == nil {
+			set = stored
+		}
 	}
 	truncErr := c.truncate(ctx, set, revs, in)
 	recordRollout(set, plan)
-	return plan.RequeueAfter, errors.Join(applyErr, statusErr, truncErr)
+	return requeue, errors.Join(applyErr, statusErr, truncErr)
 }
 
 // observe gathers the planner's input: owned revisions (resolved and, if

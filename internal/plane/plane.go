@@ -273,12 +273,13 @@ func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 	// The same client limits as kube-controller-manager's controllers.
 	cfg.QPS, cfg.Burst = 20, 30
 	controller.UseProtobuf(cfg)
+	limiter := controller.Throttle(cfg)
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("StatefulSet controller client: %w", err)
 	}
 	run := func(ctx context.Context) error {
-		return controller.Run(ctx, client, controller.Options{Workers: 5})
+		return controller.Run(ctx, client, controller.Options{Workers: 5, Busy: limiter.Busy})
 	}
 	p.goClient("ordinal StatefulSet controller", run, ctx)
 	return nil

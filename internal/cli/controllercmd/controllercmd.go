@@ -115,6 +115,7 @@ func Run(ctx context.Context, cfg Config) error {
 	restConfig.QPS, restConfig.Burst = cfg.QPS, cfg.Burst
 	restConfig.UserAgent = "ordinal-controller"
 	controller.UseProtobuf(restConfig)
+	limiter := controller.Throttle(restConfig)
 	if cfg.FaultRate > 0 {
 		restConfig.Wrap(faults.Wrap(faults.Config{Rate: cfg.FaultRate, Seed: cfg.FaultSeed}))
 	}
@@ -131,7 +132,7 @@ func Run(ctx context.Context, cfg Config) error {
 			return err
 		}
 	}
-	opts := controller.Options{Workers: cfg.Workers, Namespace: cfg.Namespace}
+	opts := controller.Options{Workers: cfg.Workers, Namespace: cfg.Namespace, Busy: limiter.Busy}
 	if !cfg.LeaderElect {
 		close(ready)
 		return controller.Run(ctx, client, opts)

@@ -1,0 +1,95 @@
+package controller
+
+import (
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
+)
+
+const (
+	// maxStatusDeferral bounds how long a set's status may lag its pods
+	// because the rate limiter is saturated.
+	maxStatusDeferral = 3 * time.Second
+	// statusDeferRetry is how soon a set with a deferred status is synced
+	// again when nothing else happens.
+	statusDeferRetry = 500 * time.Millisecond
+	// maxEventYield bounds how long one event waits for the rate limiter
+	// to have no queue.
+	maxEventYield = 2 * time.Second
+)
+
+// statusDeferrals remembers, per set, since when a status change has been
+// held back.
+type statusDeferrals struct {
+	mu    sync.Mutex
+	since map[string]time.Time
+}
+
+// hold reports whether the change from stored to want may wait: only the
+// replica counters differ (observedGeneration, revisions and the collision
+// count are written at once, as are new sets' first status), and the set's
+// status has been held back for less than maxStatusDeferral.
+func (d *statusDeferrals) hold(key string, stored, want appsv1.StatefulSetStatus, now time.Time) bool {
+	if statusEqual(stored, want) || !countsOnly(stored, want) {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.since == nil {
+		d.since = map[string]time.Time{}
+	}
+	first, ok := d.since[key]
+	if !ok {
+		d.since[key] = now
+		return true
+	}
+	return now.Sub(first) < maxStatusDeferral
+}
+
+// done forgets a set's deferral (its status was written, or it is gone).
+func (d *statusDeferrals) done(key string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.since, key)
+}
+
+// countsOnly reports whether a and b differ at most in the replica
+// counters.
+func countsOnly(a, b appsv1.StatefulSetStatus) bool {
+	return a.ObservedGeneration != 0 && a.ObservedGeneration == b.ObservedGeneration &&
+		a.CurrentRevision == b.CurrentRevision && a.UpdateRevision == b.UpdateRevision &&
+		int32Value(a.CollisionCount) == int32Value(b.CollisionCount)
+}
+
+// yieldingSink delays each event, by at most maxEventYield, while the
+// client's requests queue for tokens, so events fill the rate limiter's
+// idle moments instead of pushing pod writes back. Events are still all
+// written, in order.
+type yieldingSink struct {
+	record.EventSink
+	busy func() bool
+}
+
+func (s *yieldingSink) wait() {
+	for deadline := time.Now().Add(maxEventYield); s.busy() && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (s *yieldingSink) Create(e *corev1.Event) (*corev1.Event, error) {
+	s.wait()
+	return s.EventSink.Create(e)
+}
+
+func (s *yieldingSink) Update(e *corev1.Event) (*corev1.Event, error) {
+	s.wait()
+	return s.EventSink.Update(e)
+}
+
+func (s *yieldingSink) Patch(e *corev1.Event, data []byte) (*corev1.Event, error) {
+	s.wait()
+	return s.EventSink.Patch(e, data)
+}
