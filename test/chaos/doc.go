@@ -1,8 +1,9 @@
 // Package chaos runs randomised, seeded scenarios of scale-ups,
 // scale-downs, rolling and partitioned updates and rollbacks against
 // Ordinal's controller running as real child processes, while killing
-// them, failing their API calls, crashing and deleting pods and removing
-// nodes; then it requires every set to converge with no invariant
+// them, failing their API calls, restarting the whole plane (an
+// `ordinal up` child process: API server, etcd, controllers, nodes),
+// crashing and deleting pods and removing nodes; then it requires every set to converge with no invariant
 // violated (package internal/invariant).
 //
 //	go test ./test/chaos/ -run TestChaos -v -args -runs=N -seed=S
