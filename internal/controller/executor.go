@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -114,11 +115,36 @@ func (c *apiPodControl) createClaim(ctx context.Context, set *appsv1.StatefulSet
 	return nil
 }
 
+// nameTaken handles a pod create that found the name in use. The pod is
+// usually the set's own, not yet in the cache, and all is well. If it is
+// someone else's — controlled by another object, or an orphan the set
+// cannot adopt — the set cannot run that ordinal: say so in a Warning
+// event and fail the sync, so it is retried with the queue's backoff (no
+// hot loop) and at once when that pod is deleted.
+func (c *apiPodControl) nameTaken(ctx context.Context, set *appsv1.StatefulSet, name string) error {
+	pod, err := c.client.CoreV1().Pods(set.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("pod %s exists but cannot be read: %w", name, err)
+	}
+	ref := metav1.GetControllerOfNoCopy(pod)
+	if ref != nil && ref.UID == set.UID {
+		return nil
+	}
+	holder := "an orphan pod the set cannot adopt (its labels do not match the selector, or it is terminating)"
+	if ref != nil {
+		holder = fmt.Sprintf("a pod controlled by %s %s", ref.Kind, ref.Name)
+	}
+	c.recorder.Eventf(set, corev1.EventTypeWarning, "FailedCreate",
+		"create Pod %s in StatefulSet %s failed: the name is taken by %s; ordinal %s waits until that pod is gone",
+		name, set.Name, holder, strings.TrimPrefix(name, set.Name+"-"))
+	return fmt.Errorf("pod name %s is taken by %s", name, holder)
+}
+
 func (c *apiPodControl) createPod(ctx context.Context, set *appsv1.StatefulSet, setKey string, a planner.Action) error {
 	created, err := c.client.CoreV1().Pods(a.Pod.Namespace).Create(ctx, a.Pod, metav1.CreateOptions{})
 	switch {
 	case apierrors.IsAlreadyExists(err):
-		return nil
+		return c.nameTaken(ctx, set, a.Pod.Name)
 	case err != nil:
 		c.recorder.Eventf(set, corev1.EventTypeWarning, "FailedCreate", "create Pod %s in StatefulSet %s failed error: %s", a.Pod.Name, set.Name, err)
 		return fmt.Errorf("creating pod %s: %w", a.Pod.Name, err)

@@ -67,6 +67,16 @@ func (c *Controller) podDeleted(obj any) {
 	}
 	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
 		c.exp.observedDeletion(pod.Namespace+"/"+ref.Name, pod.Name, pod.UID)
+		if ref.Kind == setKind.Kind && ref.APIVersion == setKind.GroupVersion().String() {
+			return
+		}
+	}
+	// A pod of someone else's that held one of a set's pod names: the set
+	// may have been waiting for the name (see nameTaken).
+	if m := podNamePattern.FindStringSubmatch(pod.Name); m != nil {
+		if set, err := c.sets.StatefulSets(pod.Namespace).Get(m[1]); err == nil {
+			c.enqueueSet(set)
+		}
 	}
 }
 
