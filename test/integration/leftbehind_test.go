@@ -106,4 +106,3 @@ func eventsWithReason(ns, reason string) (string, int32, error) {
 	}
 	return msg, count, nil
 }
-
