@@ -31,8 +31,8 @@ func (c *Checker) Observe(ev Event) {
 	c.events = append(c.events, ev)
 }
 
-// ExternalDelete records that the pod with uid is deleted by someone other
-// than the controller; call it before deleting.
+// ExternalDelete records that the pod or claim with uid is deleted by
+// someone other than the controller; call it before deleting.
 func (c *Checker) ExternalDelete(uid types.UID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -188,6 +188,13 @@ func TestRules(t *testing.T) {
 		},
 		want: []Rule{RuleClaimDeleted},
 	}, {
+		name: "a claim deleted by someone else is not the controller's doing",
+		history: func() *history {
+			h := threeReady().add(3, added, mkClaim(2))
+			return h.add(20, modified, mkClaim(2, claimDeleting))
+		},
+		external: []types.UID{"claim-2"},
+	}, {
 		name: "whenScaled Delete: a condemned claim owned by its pod may go",
 		history: func() *history {
 			h := threeReady(whenScaledDelete).add(3, added, mkClaim(2)).add(10, modified, mkSet(2, whenScaledDelete))

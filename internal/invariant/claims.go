@@ -63,6 +63,9 @@ func (r *replay) judgeClaimOwner(ev Event, st *setTrack, ord int32, prev, claim 
 
 // judgeClaimDeletion checks RuleClaimDeleted.
 func (r *replay) judgeClaimDeletion(ev Event, st *setTrack, prev, claim *corev1.PersistentVolumeClaim) {
+	if r.external[claim.UID] {
+		return
+	}
 	refs := claim.OwnerReferences
 	if prev != nil {
 		refs = append(append([]metav1.OwnerReference(nil), refs...), prev.OwnerReferences...)

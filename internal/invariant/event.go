@@ -89,7 +89,7 @@ func (o Options) withDefaults() Options {
 
 // ExternalDelete records that someone other than the controller (a test,
 // a person, the pod garbage collector after a node removal) deleted the pod
-// with this UID, so ordering rules do not judge it.
+// or claim with this UID, so ordering and retention rules do not judge it.
 type ExternalDelete struct {
 	UID types.UID
 }

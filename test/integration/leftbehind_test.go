@@ -77,6 +77,7 @@ func TestPodsLeftBehindByOthersAreLeftAlone(t *testing.T) {
 		t.Errorf("FailedCreate reported %d times in about 10s, want 2 to 20 (backoff, no hot loop): %s", count, msg)
 	}
 
+	externalDelete(ns, foreign.UID)
 	if err := client.CoreV1().Pods(ns).Delete(ctx, foreign.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))}); err != nil {
 		t.Fatal(err)
 	}

@@ -2,17 +2,20 @@ package integration
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/kubernetes/pkg/controller/statefulset"
 
 	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/invariant"
 	"github.com/ordinal-sh/ordinal/internal/plane"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
@@ -46,10 +49,29 @@ func newNamespace(t *testing.T) string {
 	if err != nil {
 		t.Fatalf("creating namespace: %v", err)
 	}
+	// Every test's namespace is watched by the invariant checker; a
+	// violation anywhere in its history fails the test.
+	w := invariant.Watch(context.Background(), client, ns.Name, invariant.Options{})
+	w.WaitSynced()
+	watchers.Store(ns.Name, w)
 	t.Cleanup(func() {
+		w.Stop()
+		w.Assert(t)
+		watchers.Delete(ns.Name)
 		_ = client.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
 	})
 	return ns.Name
+}
+
+// watchers holds each test namespace's invariant watcher.
+var watchers sync.Map
+
+// externalDelete tells ns's invariant watcher that the test, not the
+// controller, deletes the pod with uid.
+func externalDelete(ns string, uid types.UID) {
+	if w, ok := watchers.Load(ns); ok {
+		w.(*invariant.Watcher).ExternalDelete(uid)
+	}
 }
 
 // controllerClient has kube-controller-manager's client limits, so both

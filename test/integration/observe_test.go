@@ -264,6 +264,9 @@ func getPod(t *testing.T, ns, name string) (*corev1.Pod, bool) {
 
 func deletePod(t *testing.T, ns, name string) {
 	t.Helper()
+	if pod, ok := getPod(t, ns, name); ok {
+		externalDelete(ns, pod.UID)
+	}
 	if err := client.CoreV1().Pods(ns).Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
 		t.Fatalf("deleting pod %s/%s: %v", ns, name, err)
 	}

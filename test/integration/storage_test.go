@@ -158,6 +158,7 @@ func TestMissingClaimOfPendingPodIsRecreated(t *testing.T) {
 		return true, nil
 	})
 	pod, _ := getPod(t, ns, "web-0")
+	externalDelete(ns, claimUID)
 	if err := client.CoreV1().PersistentVolumeClaims(ns).Delete(context.Background(), "www-web-0", metav1.DeleteOptions{}); err != nil {
 		t.Fatalf("deleting claim: %v", err)
 	}
