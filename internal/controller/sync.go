@@ -62,10 +62,12 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	c.reportWarnings(key, set, plan.Warnings)
 	requeue := plan.RequeueAfter
 	var statusErr error
-	if c.busy() && c.deferred.hold(key, c.status.Stored(set).Status, plan.Status, c.now()) {
-		logger.V(4).Info("Deferring a count-only status change while requests queue for the rate limiter")
-		if requeue == 0 || requeue > statusDeferRetry {
-			requeue = statusDeferRetry
+	bound := statusBound(c.busy(), plan.Status, int32Value(set.Spec.Replicas))
+	if left, held := c.deferred.hold(key, c.status.Stored(set).Status, plan.Status, c.now(), bound); held {
+		logger.V(4).Info("Deferring a count-only status change", "for", left)
+		left = max(left, 50*time.Millisecond)
+		if requeue == 0 || requeue > left {
+			requeue = left
 		}
 	} else {
 		c.deferred.done(key)

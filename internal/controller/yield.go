@@ -13,9 +13,10 @@ const (
 	// maxStatusDeferral bounds how long a set's status may lag its pods
 	// because the rate limiter is saturated.
 	maxStatusDeferral = 3 * time.Second
-	// statusDeferRetry is how soon a set with a deferred status is synced
-	// again when nothing else happens.
-	statusDeferRetry = 500 * time.Millisecond
+	// statusDebounce bounds how long a count-only status change of a set
+	// that has not reached its target waits, so that a burst of pod
+	// changes (pods turning Ready one after another) becomes one write.
+	statusDebounce = time.Second
 	// maxEventYield bounds how long one event waits for the rate limiter
 	// to have no queue.
 	maxEventYield = 2 * time.Second
@@ -28,13 +29,14 @@ type statusDeferrals struct {
 	since map[string]time.Time
 }
 
-// hold reports whether the change from stored to want may wait: only the
-// replica counters differ (observedGeneration, revisions and the collision
-// count are written at once, as are new sets' first status), and the set's
-// status has been held back for less than maxStatusDeferral.
-func (d *statusDeferrals) hold(key string, stored, want appsv1.StatefulSetStatus, now time.Time) bool {
-	if statusEqual(stored, want) || !countsOnly(stored, want) {
-		return false
+// hold reports whether the change from stored to want may wait, and for
+// how long at most: only the replica counters differ (observedGeneration,
+// revisions and the collision count are written at once, as is a new
+// set's first status), and the set's status has been held back for less
+// than bound.
+func (d *statusDeferrals) hold(key string, stored, want appsv1.StatefulSetStatus, now time.Time, bound time.Duration) (time.Duration, bool) {
+	if bound <= 0 || statusEqual(stored, want) || !countsOnly(stored, want) {
+		return 0, false
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -44,9 +46,32 @@ func (d *statusDeferrals) hold(key string, stored, want appsv1.StatefulSetStatus
 	first, ok := d.since[key]
 	if !ok {
 		d.since[key] = now
-		return true
+		return bound, true
 	}
-	return now.Sub(first) < maxStatusDeferral
+	left := bound - now.Sub(first)
+	return left, left > 0
+}
+
+// statusBound is how long a count-only status change may wait: not at
+// all when it says the set is complete; else up to maxStatusDeferral while
+// the client's requests queue for tokens, and up to statusDebounce
+// otherwise.
+func statusBound(busy bool, want appsv1.StatefulSetStatus, replicas int32) time.Duration {
+	switch {
+	case complete(want, replicas):
+		return 0
+	case busy:
+		return maxStatusDeferral
+	}
+	return statusDebounce
+}
+
+// complete reports whether a status describes a finished set: every wanted
+// replica exists, is Ready, Available and updated, and the update revision
+// is current.
+func complete(st appsv1.StatefulSetStatus, replicas int32) bool {
+	return st.Replicas == replicas && st.ReadyReplicas == replicas && st.AvailableReplicas == replicas &&
+		st.UpdatedReplicas == replicas && st.CurrentReplicas == replicas && st.CurrentRevision == st.UpdateRevision
 }
 
 // done forgets a set's deferral (its status was written, or it is gone).

@@ -18,33 +18,69 @@ func status(gen int64, ready int32, update string) appsv1.StatefulSetStatus {
 func TestOnlyCountChangesAreHeldAndNotForLong(t *testing.T) {
 	var d statusDeferrals
 	t0 := time.Unix(1000, 0)
-	if d.hold("ns/s", status(1, 1, "a"), status(1, 1, "a"), t0) {
+	const bound = 3 * time.Second
+	held := func(key string, stored, want appsv1.StatefulSetStatus, at time.Time) bool {
+		_, ok := d.hold(key, stored, want, at, bound)
+		return ok
+	}
+	if held("ns/s", status(1, 1, "a"), status(1, 1, "a"), t0) {
 		t.Error("an unchanged status is held (nothing to write)")
 	}
-	if d.hold("ns/s", status(1, 1, "a"), status(2, 1, "a"), t0) {
+	if held("ns/s", status(1, 1, "a"), status(2, 1, "a"), t0) {
 		t.Error("a new observedGeneration is held")
 	}
-	if d.hold("ns/s", status(1, 1, "a"), status(1, 1, "b"), t0) {
+	if held("ns/s", status(1, 1, "a"), status(1, 1, "b"), t0) {
 		t.Error("a new updateRevision is held")
 	}
-	if d.hold("ns/s", status(0, 0, "a"), status(1, 1, "a"), t0) {
+	if held("ns/s", status(0, 0, "a"), status(1, 1, "a"), t0) {
 		t.Error("a new set's first status is held")
 	}
-	if !d.hold("ns/s", status(1, 1, "a"), status(1, 2, "a"), t0) {
-		t.Error("a count-only change is not held")
+	if _, ok := d.hold("ns/z", status(1, 1, "a"), status(1, 2, "a"), t0, 0); ok {
+		t.Error("held with a zero bound")
 	}
-	if !d.hold("ns/s", status(1, 1, "a"), status(1, 3, "a"), t0.Add(maxStatusDeferral-time.Millisecond)) {
-		t.Error("a count-only change is not held within the bound")
+	if left, ok := d.hold("ns/s", status(1, 1, "a"), status(1, 2, "a"), t0, bound); !ok || left != bound {
+		t.Errorf("a count-only change: held %t for %s, want held for %s", ok, left, bound)
 	}
-	if d.hold("ns/s", status(1, 1, "a"), status(1, 3, "a"), t0.Add(maxStatusDeferral)) {
-		t.Error("a status held for maxStatusDeferral is held longer")
+	if left, ok := d.hold("ns/s", status(1, 1, "a"), status(1, 3, "a"), t0.Add(bound-time.Second), bound); !ok || left != time.Second {
+		t.Errorf("within the bound: held %t for %s, want held for 1s more", ok, left)
 	}
-	if !d.hold("ns/other", status(1, 1, "a"), status(1, 2, "a"), t0.Add(maxStatusDeferral)) {
+	if held("ns/s", status(1, 1, "a"), status(1, 3, "a"), t0.Add(bound)) {
+		t.Error("a status held for the bound is held longer")
+	}
+	if !held("ns/other", status(1, 1, "a"), status(1, 2, "a"), t0.Add(bound)) {
 		t.Error("another set's deferral is not its own")
 	}
 	d.done("ns/s")
-	if !d.hold("ns/s", status(1, 1, "a"), status(1, 2, "a"), t0.Add(time.Hour)) {
+	if !held("ns/s", status(1, 1, "a"), status(1, 2, "a"), t0.Add(time.Hour)) {
 		t.Error("after a write the bound starts again")
+	}
+}
+
+func TestStatusBounds(t *testing.T) {
+	done := appsv1.StatefulSetStatus{ObservedGeneration: 1, Replicas: 3, ReadyReplicas: 3, AvailableReplicas: 3, UpdatedReplicas: 3,
+		CurrentReplicas: 3, CurrentRevision: "b", UpdateRevision: "b"}
+	rolling := done
+	rolling.CurrentRevision, rolling.CurrentReplicas, rolling.UpdatedReplicas = "a", 1, 2
+	starting := done
+	starting.ReadyReplicas, starting.AvailableReplicas = 2, 2
+	for _, tc := range []struct {
+		name string
+		busy bool
+		st   appsv1.StatefulSetStatus
+		want time.Duration
+	}{
+		{"finished, limiter idle: write at once", false, done, 0},
+		{"finished, limiter busy: write at once", true, done, 0},
+		{"rolling", false, rolling, statusDebounce},
+		{"a pod not ready yet", false, starting, statusDebounce},
+		{"rolling, limiter busy", true, rolling, maxStatusDeferral},
+	} {
+		if got := statusBound(tc.busy, tc.st, 3); got != tc.want {
+			t.Errorf("%s: bound %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	if got := statusBound(false, done, 4); got != statusDebounce {
+		t.Errorf("a status short of a scale-up to 4 is complete (bound %s)", got)
 	}
 }
 
