@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ordinal-sh/ordinal/internal/invariant"
 	"github.com/ordinal-sh/ordinal/internal/invariant/faults"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
@@ -126,4 +127,28 @@ func (r *replica) faults() int {
 		total += bytes.Count(data, []byte(faults.LogMessage))
 	}
 	return total
+}
+
+// secretMarkers are strings that only a logged key, certificate or token
+// would contain.
+var secretMarkers = []string{"PRIVATE KEY", "BEGIN CERTIFICATE", "Bearer ", "client-key-data", "client-certificate-data"}
+
+// secretsLogged reports every controller log of the run that contains a
+// secret marker: the controllers must never log credentials, faults or not.
+func (r *run) secretsLogged() []invariant.Violation {
+	var vs []invariant.Violation
+	for _, rep := range r.replicas {
+		rep.mu.Lock()
+		n := rep.starts
+		rep.mu.Unlock()
+		for i := 0; i < n; i++ {
+			data, _ := os.ReadFile(rep.logPath(i))
+			for _, m := range secretMarkers {
+				if bytes.Contains(data, []byte(m)) {
+					vs = append(vs, invariant.Violation{Rule: "no-secrets-logged", Object: rep.logPath(i), Message: "the controller log contains " + m})
+				}
+			}
+		}
+	}
+	return vs
 }

@@ -104,6 +104,7 @@ func (r *run) execute(ctx context.Context) result {
 	for _, rep := range r.replicas {
 		res.faults += rep.faults()
 	}
+	res.violations = append(res.violations, r.secretsLogged()...)
 	res.log = r.log
 	res.took = time.Since(r.began)
 	r.failed = !res.converged || len(res.violations) > 0
