@@ -255,3 +255,56 @@ func setReady(p *corev1.Pod, ready bool) {
 		}
 	}
 }
+
+// A leader whose QPS budget is used up by a large scale-up must still renew
+// its lease: the lease has its own client and token bucket (as
+// kube-controller-manager's leader election does), so it never queues
+// behind pod and claim writes and leadership is not lost mid-rollout.
+func TestTheLeaderKeepsItsLeaseWhileItsQPSBudgetIsSaturated(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	cfg := controllercmd.NewConfig()
+	cfg.Kubeconfig = planetest.Plane().KubeconfigPath()
+	cfg.Namespace, cfg.LeaseNamespace, cfg.MetricsAddress = ns, ns, ""
+	cfg.QPS, cfg.Burst = 2, 2
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- controllercmd.Run(ctx, cfg) }()
+	exited := false
+	defer func() {
+		cancel()
+		if !exited {
+			<-done
+		}
+	}()
+	holder := waitForLeaseHolder(t, ns, "")
+	// 30 pods and 30 claims at 2 requests per second, created in slow-start
+	// batches of 1, 2, 4, 8 and 15 replicas: the last batch alone queues
+	// 30 writes, 15 s on one token bucket, longer than the 10 s renew
+	// deadline.
+	createSet(t, webSet(ns, replicas(30), parallel(), withClaims()))
+	began := time.Now()
+	consistently(t, 45*time.Second, "the leader keeps its lease while its writes queue", func() error {
+		select {
+		case err := <-done:
+			exited = true
+			return fmt.Errorf("the controller stopped after %s: %v", time.Since(began).Round(time.Second), err)
+		default:
+		}
+		lease, err := client.CoordinationV1().Leases(ns).Get(context.Background(), "ordinal-statefulset-controller", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if h := lease.Spec.HolderIdentity; h == nil || *h != holder {
+			return fmt.Errorf("the lease moved from %s to %v", holder, h)
+		}
+		if renew := lease.Spec.RenewTime; renew == nil || time.Since(renew.Time) > 12*time.Second {
+			return fmt.Errorf("the lease was last renewed at %v", renew)
+		}
+		return nil
+	})
+	pods := listPods(t, ns)
+	if len(pods) < 20 {
+		t.Errorf("only %d pods after 45s at 2 QPS; the controller is not making progress", len(pods))
+	}
+}

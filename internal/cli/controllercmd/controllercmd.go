@@ -123,6 +123,16 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("building client: %w", err)
 	}
+	// The lease gets its own client and token bucket, as
+	// kube-controller-manager's leader election does: renewals must never
+	// queue behind a burst of pod writes for longer than the renew deadline.
+	leaseConfig := rest.CopyConfig(restConfig)
+	leaseConfig.RateLimiter, leaseConfig.QPS, leaseConfig.Burst = nil, 5, 10
+	leaseConfig.UserAgent = "ordinal-controller/leader-election"
+	leaseClient, err := kubernetes.NewForConfig(leaseConfig)
+	if err != nil {
+		return fmt.Errorf("building lease client: %w", err)
+	}
 	if _, err := client.Discovery().ServerVersion(); err != nil {
 		return fmt.Errorf("cannot reach the API server at %s: %w", restConfig.Host, err)
 	}
@@ -137,14 +147,14 @@ func Run(ctx context.Context, cfg Config) error {
 		close(ready)
 		return controller.Run(ctx, client, opts)
 	}
-	return leadAndRun(ctx, client, cfg, opts, ready)
+	return leadAndRun(ctx, client, leaseClient, cfg, opts, ready)
 }
 
-func leadAndRun(ctx context.Context, client kubernetes.Interface, cfg Config, opts controller.Options, ready chan struct{}) error {
+func leadAndRun(ctx context.Context, client, leaseClient kubernetes.Interface, cfg Config, opts controller.Options, ready chan struct{}) error {
 	host, _ := os.Hostname()
 	id := host + "_" + string(uuid.NewUUID())
 	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, cfg.LeaseNamespace, cfg.LeaseName,
-		client.CoreV1(), client.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: id})
+		leaseClient.CoreV1(), leaseClient.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: id})
 	if err != nil {
 		return fmt.Errorf("building lease lock: %w", err)
 	}
