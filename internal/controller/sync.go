@@ -53,7 +53,14 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		logger.V(4).Info("Cache does not show our last write yet", "pod", pod)
 		return cacheLagRequeue, nil
 	}
-	in, revs, err := c.observe(ctx, set, selector)
+	// Plan from the freshest status the controller knows: its own last
+	// write when the cache lags, and a status change it is holding back.
+	view := c.status.Stored(set)
+	if held, ok := c.deferred.pending(key, view.Generation); ok {
+		view = view.DeepCopy()
+		applyStatus(&view.Status, held)
+	}
+	in, revs, err := c.observe(ctx, view, selector)
 	if err != nil {
 		return 0, err
 	}

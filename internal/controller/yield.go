@@ -27,6 +27,20 @@ const (
 type statusDeferrals struct {
 	mu    sync.Mutex
 	since map[string]time.Time
+	held  map[string]appsv1.StatefulSetStatus // the latest status held back
+}
+
+// pending returns the status held back for a set whose spec is at
+// generation gen. The next sync plans from it as if it had been written:
+// the planner reads status.currentReplicas (upstream's rule for which
+// revision a recreated pod gets), and planning from an older value would
+// recreate a pod at the old revision that the rolling update then deletes
+// again, over and over.
+func (d *statusDeferrals) pending(key string, gen int64) (appsv1.StatefulSetStatus, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st, ok := d.held[key]
+	return st, ok && st.ObservedGeneration == gen
 }
 
 // hold reports whether the change from stored to want may wait, and for
@@ -41,15 +55,19 @@ func (d *statusDeferrals) hold(key string, stored, want appsv1.StatefulSetStatus
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.since == nil {
-		d.since = map[string]time.Time{}
+		d.since, d.held = map[string]time.Time{}, map[string]appsv1.StatefulSetStatus{}
 	}
 	first, ok := d.since[key]
 	if !ok {
-		d.since[key] = now
+		d.since[key], d.held[key] = now, want
 		return bound, true
 	}
 	left := bound - now.Sub(first)
-	return left, left > 0
+	if left <= 0 {
+		return 0, false
+	}
+	d.held[key] = want
+	return left, true
 }
 
 // statusBound is how long a count-only status change may wait: not at
@@ -79,6 +97,7 @@ func (d *statusDeferrals) done(key string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.since, key)
+	delete(d.held, key)
 }
 
 // countsOnly reports whether a and b differ at most in the replica

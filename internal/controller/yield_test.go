@@ -149,3 +149,25 @@ func TestEventsWaitWhileBusyButAreAllWritten(t *testing.T) {
 		t.Errorf("%d events written, want 2", n)
 	}
 }
+
+func TestAHeldStatusIsWhatTheNextSyncPlansFrom(t *testing.T) {
+	var d statusDeferrals
+	t0 := time.Unix(1000, 0)
+	if _, ok := d.pending("ns/s", 1); ok {
+		t.Fatal("a status is pending before any was held")
+	}
+	first, second := status(1, 2, "a"), status(1, 3, "a")
+	first.CurrentReplicas, second.CurrentReplicas = 2, 1
+	d.hold("ns/s", status(1, 1, "a"), first, t0, time.Second)
+	d.hold("ns/s", status(1, 1, "a"), second, t0.Add(100*time.Millisecond), time.Second)
+	if got, ok := d.pending("ns/s", 1); !ok || got.CurrentReplicas != 1 || got.ReadyReplicas != 3 {
+		t.Errorf("pending %+v (%t), want the latest held status", got, ok)
+	}
+	if _, ok := d.pending("ns/s", 2); ok {
+		t.Error("a status held for generation 1 is pending for generation 2")
+	}
+	d.done("ns/s")
+	if _, ok := d.pending("ns/s", 1); ok {
+		t.Error("a written status is still pending")
+	}
+}

@@ -57,6 +57,51 @@ func TestParallelRolloutRecreatesMissingPod(t *testing.T) {
 	}
 }
 
+// Chaos seed 3059 made deterministic: an OrderedReady set with type
+// RollingUpdate and no rollingUpdate field. A missing pod below
+// status.currentReplicas is recreated at the current revision (upstream's
+// rule); the rolling update lowers currentReplicas as it deletes a pod.
+// With that count-only status change held back, the next sync planned from
+// the stored, higher count, recreated the deleted pod at the old revision,
+// and the rolling update deleted it again, forever. Fixed: syncs plan from
+// the status the controller holds back.
+func TestOrderedRolloutPlansFromTheHeldBackStatus(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	r, err := newRun(ctx, t, 3059)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.cleanup()
+	set := randomSet(rand.New(rand.NewSource(1)), r.ns, "alpha")
+	set.Spec.PodManagementPolicy = appsv1.OrderedReadyPodManagement
+	three := int32(3)
+	set.Spec.Replicas, set.Spec.MinReadySeconds = &three, 0
+	if _, err := r.client.AppsV1().StatefulSets(r.ns).Create(ctx, set, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.sets = append(r.sets, set)
+	r.replicas = append(r.replicas, startReplica(r.dir, "only", r.ns, 0, 0))
+	if ok, why := r.converge(ctx); !ok {
+		t.Fatalf("initial rollout: %s", why)
+	}
+	for _, v := range []int{9, 10} {
+		if !r.setImage(ctx, "alpha", v) {
+			t.Fatalf("updating the image to 0.%d failed", v)
+		}
+		r.stopped = time.Now()
+		if ok, why := r.converge(ctx); !ok {
+			r.failed = true
+			r.saveHistory()
+			t.Fatalf("rolling update to 0.%d did not converge: %s (history in %s)", v, why, r.dir)
+		}
+	}
+	r.watcher.Stop()
+	for _, v := range r.watcher.Violations() {
+		t.Errorf("invariant violated: %s", v)
+	}
+}
+
 // The log scan of TestChaos finds a key a controller would have logged.
 func TestSecretsLoggedFindsAKeyInAControllerLog(t *testing.T) {
 	rep := &replica{name: "leaky", dir: t.TempDir(), starts: 2}
