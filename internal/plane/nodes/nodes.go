@@ -91,6 +91,7 @@ func Start(ctx context.Context, cfg Config) error {
 	if err := registerNodes(ctx, typed, cfg.Count); err != nil {
 		return err
 	}
+	warmStages(ctx, stages)
 	if err := ctrl.Start(ctx); err != nil {
 		return fmt.Errorf("starting simulated nodes: %w", err)
 	}
