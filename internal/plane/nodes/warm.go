@@ -13,7 +13,8 @@ import (
 // environment, and the CEL library it uses (easycel) caches type
 // information in package-level maps without a lock. kwok's pod and node
 // workers doing that at once crashed the process ("fatal error: concurrent
-// map writes"), seen once in about 60 plane starts. Matching every stage
+// map writes"), seen once among a few dozen plane restarts in the chaos
+// suite. Matching every stage
 // here against an empty Pod and Node fills those caches with the very types
 // the workers use, so later they only read them.
 func warmStages(ctx context.Context, stages map[internalversion.StageResourceRef][]*internalversion.Stage) {
