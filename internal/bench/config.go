@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"time"
 )
@@ -37,10 +39,11 @@ type Config struct {
 	Limits     []Limit
 	Workers    int
 	Sizes      Sizes
-	// Binary is the ordinal executable run as plane and contenders; Env is
-	// added to their environment.
-	Binary string
-	Env    []string
+	// Binary is the ordinal executable run as the plane; Commands says how
+	// each contender runs; Env is added to every child's environment.
+	Binary   string
+	Commands map[string]Command
+	Env      []string
 	// WorkDir holds one directory per run (plane data, logs); Keep leaves
 	// it in place.
 	WorkDir         string
@@ -88,26 +91,82 @@ func (c *Config) Validate() error {
 	if c.Binary == "" {
 		errs = append(errs, errors.New("no ordinal binary"))
 	}
+	for _, name := range c.Contenders {
+		if err := c.Commands[name].check(); err != nil {
+			errs = append(errs, fmt.Errorf("contender %s: %w", name, err))
+		}
+	}
 	return errors.Join(errs...)
 }
 
-// contenderArgs is the command line attaching contender to kubeconfig.
-// The floor also writes its own count of writes to statsFile.
+// Command is how the harness starts one contender: an executable and the
+// arguments that go before the flags every contender shares.
+type Command struct {
+	Binary string
+	Args   []string
+}
+
+func (c Command) check() error {
+	if c.Binary == "" {
+		return errors.New("no command")
+	}
+	info, err := os.Stat(c.Binary)
+	if err != nil {
+		return fmt.Errorf("%w (hack/build.sh builds every contender into bin/)", err)
+	}
+	if info.IsDir() || info.Mode()&0o111 == 0 {
+		return fmt.Errorf("%s is not an executable file", c.Binary)
+	}
+	return nil
+}
+
+// Binaries of the contenders, as hack/build.sh names them. Each is its own
+// small executable, without the embedded control plane, so its CPU and
+// memory are the controller's and not the ordinal binary's.
+const (
+	OrdinalBinary = "ordinal-controller"
+	BuiltinBinary = "ordinal-bench-builtin"
+	FloorBinary   = "ordinal-bench-floor"
+)
+
+// LeanCommands runs each contender as its own binary from dir.
+func LeanCommands(dir string) map[string]Command {
+	at := func(name string, args ...string) Command {
+		return Command{Binary: filepath.Join(dir, name), Args: args}
+	}
+	return map[string]Command{
+		ContenderOrdinal:       at(OrdinalBinary),
+		ContenderBuiltin:       at(BuiltinBinary, "--max-unavailable-gate=false"),
+		ContenderBuiltinGateOn: at(BuiltinBinary, "--max-unavailable-gate=true"),
+		ContenderFloor:         at(FloorBinary),
+	}
+}
+
+// SelfCommands runs every contender as a subcommand of the ordinal
+// executable binary: quicker to set up in tests, but each contender then
+// carries the whole binary's memory.
+func SelfCommands(binary string) map[string]Command {
+	at := func(args ...string) Command { return Command{Binary: binary, Args: args} }
+	return map[string]Command{
+		ContenderOrdinal:       at("controller"),
+		ContenderBuiltin:       at("bench-builtin-controller", "--max-unavailable-gate=false"),
+		ContenderBuiltinGateOn: at("bench-builtin-controller", "--max-unavailable-gate=true"),
+		ContenderFloor:         at("bench-floor"),
+	}
+}
+
+// contenderArgs is the command line, after the contender's own command,
+// attaching contender to kubeconfig. The floor also writes its own count of
+// writes to statsFile.
 func contenderArgs(contender, kubeconfig, statsFile string, l Limit, workers int) []string {
 	qps, burst := l.QPS, l.Burst
 	if qps == 0 {
 		qps, burst = unthrottledQPS, unthrottledQPS
 	}
-	common := []string{"--kubeconfig", kubeconfig, "--qps", fmt.Sprint(qps), "--burst", fmt.Sprint(burst),
+	args := []string{"--kubeconfig", kubeconfig, "--qps", fmt.Sprint(qps), "--burst", fmt.Sprint(burst),
 		"--workers", fmt.Sprint(workers), "--leader-elect=false", "--metrics-address="}
-	switch contender {
-	case ContenderOrdinal:
-		return append([]string{"controller"}, common...)
-	case ContenderBuiltin:
-		return append(append([]string{"bench-builtin-controller"}, common...), "--max-unavailable-gate=false")
-	case ContenderBuiltinGateOn:
-		return append(append([]string{"bench-builtin-controller"}, common...), "--max-unavailable-gate=true")
-	default:
-		return append(append([]string{"bench-floor"}, common...), "--stats-file", statsFile)
+	if contender == ContenderFloor {
+		args = append(args, "--stats-file", statsFile)
 	}
+	return args
 }

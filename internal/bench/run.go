@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -106,7 +107,9 @@ func runOnPlane(ctx context.Context, cfg Config, sc scenario, contender string, 
 		return fmt.Errorf("creating namespace: %w", err)
 	}
 	statsFile := filepath.Join(dir, "floor-writes")
-	proc, err := startProcess(contender, cfg.Binary, contenderArgs(contender, kubeconfig, statsFile, l, cfg.Workers),
+	command := cfg.Commands[contender]
+	proc, err := startProcess(contender, command.Binary,
+		append(slices.Clone(command.Args), contenderArgs(contender, kubeconfig, statsFile, l, cfg.Workers)...),
 		cfg.Env, filepath.Join(dir, contender+".log"), nil)
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ type controllerManagerFiles struct {
 	caFile     string
 	caKey      string
 	builtinSTS bool
+	qps        int // 0 keeps the defaults
 }
 
 // controllerManagerFlags runs every default controller (garbage collector,
@@ -26,7 +27,7 @@ func controllerManagerFlags(f controllerManagerFiles) []string {
 	if f.builtinSTS {
 		controllers = "*"
 	}
-	return []string{
+	flags := []string{
 		"--kubeconfig=" + f.kubeconfig,
 		"--controllers=" + controllers,
 		"--leader-elect=false",
@@ -37,6 +38,16 @@ func controllerManagerFlags(f controllerManagerFiles) []string {
 		"--cluster-signing-cert-file=" + f.caFile,
 		"--cluster-signing-key-file=" + f.caKey,
 	}
+	return append(flags, clientLimitFlags(f.qps)...)
+}
+
+// clientLimitFlags sets a component's client QPS and burst; qps 0 keeps its
+// defaults.
+func clientLimitFlags(qps int) []string {
+	if qps == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("--kube-api-qps=%d", qps), fmt.Sprintf("--kube-api-burst=%d", 2*qps)}
 }
 
 // startControllerManager runs kube-controller-manager's controllers in this

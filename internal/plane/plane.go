@@ -153,7 +153,7 @@ func (p *Plane) startStages(ctx context.Context, creds *credentials, listener ne
 	}
 	p.cfg.logf("kube-controller-manager ready (%s)", since(began))
 	if err := p.watch("kube-scheduler", func() (<-chan error, error) {
-		return startScheduler(clientsCtx, creds.kubeconfig(p.dir, "scheduler"))
+		return startScheduler(clientsCtx, creds.kubeconfig(p.dir, "scheduler"), p.cfg.ComponentQPS)
 	}); err != nil {
 		return err
 	}
@@ -223,6 +223,7 @@ func (p *Plane) startControllerManagerStage(ctx context.Context, creds *credenti
 		return startControllerManager(ctx, controllerManagerFiles{
 			kubeconfig: creds.kubeconfig(p.dir, "controller-manager"), saKey: creds.saKey,
 			caFile: creds.ca.CAFile(), caKey: creds.caKey(), builtinSTS: p.cfg.StatefulSetController == ControllerBuiltin,
+			qps: p.cfg.ComponentQPS,
 		})
 	})
 	if err != nil {

@@ -13,13 +13,13 @@ import (
 
 // startScheduler runs kube-scheduler in this process with its own
 // least-privilege identity (system:kube-scheduler).
-func startScheduler(ctx context.Context, kubeconfig string) (<-chan error, error) {
+func startScheduler(ctx context.Context, kubeconfig string, qps int) (<-chan error, error) {
 	opts := schedoptions.NewOptions()
 	fs := pflag.NewFlagSet("kube-scheduler", pflag.ContinueOnError)
 	for _, set := range opts.Flags.FlagSets {
 		fs.AddFlagSet(set)
 	}
-	args := []string{"--kubeconfig=" + kubeconfig, "--leader-elect=false", "--secure-port=0"}
+	args := append([]string{"--kubeconfig=" + kubeconfig, "--leader-elect=false", "--secure-port=0"}, clientLimitFlags(qps)...)
 	if err := fs.Parse(args); err != nil {
 		return nil, fmt.Errorf("kube-scheduler flags: %w", err)
 	}

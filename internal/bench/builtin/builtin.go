@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -51,7 +52,7 @@ func Run(ctx context.Context, restConfig *rest.Config, opts Options) error {
 		return fmt.Errorf("cannot reach the API server at %s: %w", cfg.Host, err)
 	}
 	resync := time.Duration(float64(minResync) * (1 + rand.Float64()))
-	f := informers.NewSharedInformerFactory(client, resync)
+	f := informers.NewSharedInformerFactoryWithOptions(client, resync, informers.WithTransform(trimManagedFields))
 	ssc := statefulset.NewStatefulSetController(ctx,
 		f.Core().V1().Pods(), f.Apps().V1().StatefulSets(),
 		f.Core().V1().PersistentVolumeClaims(), f.Apps().V1().ControllerRevisions(), client)
@@ -59,4 +60,13 @@ func Run(ctx context.Context, restConfig *rest.Config, opts Options) error {
 	defer f.Shutdown()
 	ssc.Run(ctx, opts.Workers)
 	return nil
+}
+
+// trimManagedFields is kube-controller-manager's transform for its shared
+// informers: managed fields never enter the cache.
+func trimManagedFields(obj any) (any, error) {
+	if acc, err := meta.Accessor(obj); err == nil && acc.GetManagedFields() != nil {
+		acc.SetManagedFields(nil)
+	}
+	return obj, nil
 }

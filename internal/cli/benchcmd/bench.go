@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ordinal-sh/ordinal/internal/bench"
+	"github.com/ordinal-sh/ordinal/internal/bench/builtin"
+	"github.com/ordinal-sh/ordinal/internal/bench/floor"
 )
 
 // options are `ordinal bench`'s flags beyond bench.Config.
@@ -24,6 +26,8 @@ type options struct {
 	svg      string
 	report   string
 	fromJSON string
+	// contenderDir holds the contenders' binaries.
+	contenderDir string
 }
 
 func newOptions() *options {
@@ -45,7 +49,9 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.PlaneReadyDelay, "ready-delay", c.PlaneReadyDelay, "every other pod's readiness delay")
 	fs.IntVar(&c.Nodes, "nodes", c.Nodes, "simulated nodes per plane")
 	fs.DurationVar(&c.StepTimeout, "step-timeout", c.StepTimeout, "longest wait for one step's end state")
-	fs.StringVar(&c.Binary, "binary", "", "ordinal executable to run as plane and contenders (default: this one)")
+	fs.StringVar(&c.Binary, "binary", "", "ordinal executable to run as the plane (default: this one)")
+	fs.StringVar(&o.contenderDir, "contender-dir", "", "directory holding "+bench.OrdinalBinary+", "+bench.BuiltinBinary+" and "+bench.FloorBinary+
+		" (default: --binary's directory)")
 	fs.StringVar(&c.WorkDir, "work-dir", "", "directory for planes and logs (default: a temporary one)")
 	fs.BoolVar(&c.Keep, "keep", false, "keep plane data in --work-dir")
 	fs.BoolVar(&o.json, "json", false, "print one JSON object per line per run instead of a Markdown table")
@@ -56,7 +62,8 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 
 // Register adds `bench` and its hidden helper commands to root.
 func Register(root *cobra.Command) {
-	root.AddCommand(New(), NewPlane(), NewBuiltinController(), NewFloor(), NewOrdinalDebug())
+	root.AddCommand(New(), NewPlane(), builtin.NewCommand("bench-builtin-controller", true),
+		floor.NewCommand("bench-floor", true), NewOrdinalDebug())
 }
 
 // New returns the `bench` command.
@@ -115,6 +122,10 @@ func (o *options) bench(ctx context.Context, progress, stdout io.Writer) ([]benc
 		}
 		cfg.Binary = exe
 	}
+	if o.contenderDir == "" {
+		o.contenderDir = filepath.Dir(cfg.Binary)
+	}
+	cfg.Commands = bench.LeanCommands(o.contenderDir)
 	cfg.Progress = progress
 	emit := func(r bench.Result) {
 		if o.json {

@@ -1,34 +1,29 @@
 package benchcmd
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
-	"net/http/pprof"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/klog/v2"
 
-	"github.com/ordinal-sh/ordinal/internal/bench/builtin"
-	"github.com/ordinal-sh/ordinal/internal/bench/floor"
+	"github.com/ordinal-sh/ordinal/internal/cli/contender"
 	"github.com/ordinal-sh/ordinal/internal/cli/controllercmd"
 	"github.com/ordinal-sh/ordinal/internal/plane"
 )
 
+// benchComponentQPS is the bench plane's client limit for kube-scheduler
+// and kube-controller-manager: at their defaults the PV binder binds about
+// 7 claims a second here and would hide every contender's speed behind it.
+const benchComponentQPS = 1000
+
 // NewPlane returns the hidden `bench-plane` command: `ordinal up` with a
-// free port, no StatefulSet controller and etcd without fsync.
+// free port, no StatefulSet controller, etcd without fsync, and the
+// plane's own controllers and scheduler not throttled (benchComponentQPS).
 //
 // --feature-gates sets gates in this process before the plane starts, so
 // the in-process API server sees them: the plane's own flags leave
@@ -38,9 +33,10 @@ func NewPlane() *cobra.Command {
 	gates := map[string]bool{"MaxUnavailableStatefulSet": true}
 	cfg := plane.NewConfig()
 	cfg.Port, cfg.StatefulSetController = 0, plane.ControllerNone
+	cfg.ComponentQPS = benchComponentQPS
 	cmd := &cobra.Command{
 		Use: "bench-plane", Hidden: true, Args: cobra.NoArgs,
-		Short: "Run a control plane for one benchmark run (no StatefulSet controller, no fsync)",
+		Short: "Run a control plane for one benchmark run (no StatefulSet controller, no fsync, components unthrottled)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg.UnsafeNoFsync = true
 			if err := cfg.Validate(); err != nil {
@@ -71,109 +67,6 @@ func NewPlane() *cobra.Command {
 	return cmd
 }
 
-// contenderFlags are `ordinal controller`'s flags, so every contender takes
-// the same command line.
-func contenderFlags(fs *pflag.FlagSet) *controllercmd.Config {
-	cfg := controllercmd.NewConfig()
-	cfg.AddFlags(fs)
-	return &cfg
-}
-
-func restConfig(cfg *controllercmd.Config, userAgent string) (*rest.Config, error) {
-	if cfg.Kubeconfig == "" {
-		return nil, errors.New("--kubeconfig is required")
-	}
-	rc, err := clientcmd.BuildConfigFromFlags("", cfg.Kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("loading kubeconfig %s: %w", cfg.Kubeconfig, err)
-	}
-	rc.QPS, rc.Burst, rc.UserAgent = cfg.QPS, cfg.Burst, userAgent
-	return rc, nil
-}
-
-// NewBuiltinController returns the hidden `bench-builtin-controller`
-// command: upstream's StatefulSet controller alone, with `ordinal
-// controller`'s flags (leader election and metrics are ignored).
-func NewBuiltinController() *cobra.Command {
-	var gate bool
-	var pprofAddr string
-	contentType := builtin.ProtobufContentType
-	cmd := &cobra.Command{Use: "bench-builtin-controller", Hidden: true, Args: cobra.NoArgs,
-		Short: "Run upstream's StatefulSet controller alone (benchmarks)"}
-	cfg := contenderFlags(cmd.Flags())
-	cmd.Flags().BoolVar(&gate, "max-unavailable-gate", false, "feature gate MaxUnavailableStatefulSet (1.36 ships it off)")
-	cmd.Flags().StringVar(&contentType, "content-type", contentType, "API content type (kube-controller-manager's default)")
-	cmd.Flags().StringVar(&pprofAddr, "pprof-address", "", "serve net/http/pprof here (empty: off)")
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		rc, err := restConfig(cfg, "kube-controller-manager")
-		if err != nil {
-			return err
-		}
-		rc.ContentType = contentType
-		if err := servePprof(cmd.Context(), pprofAddr); err != nil {
-			return err
-		}
-		return builtin.Run(cmd.Context(), rc, builtin.Options{Workers: cfg.Workers, MaxUnavailableGate: gate})
-	}
-	return cmd
-}
-
-// NewFloor returns the hidden `bench-floor` command: the benchmark's
-// physical limit, a client making only unavoidable writes.
-func NewFloor() *cobra.Command {
-	var statsFile, pprofAddr string
-	cmd := &cobra.Command{Use: "bench-floor", Hidden: true, Args: cobra.NoArgs,
-		Short: "Run the benchmark floor: only the writes a change cannot avoid"}
-	cfg := contenderFlags(cmd.Flags())
-	cmd.Flags().StringVar(&statsFile, "stats-file", "", "keep the count of writes issued in this file")
-	cmd.Flags().StringVar(&pprofAddr, "pprof-address", "", "serve net/http/pprof here (empty: off)")
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		rc, err := restConfig(cfg, "ordinal-bench-floor")
-		if err != nil {
-			return err
-		}
-		if err := servePprof(cmd.Context(), pprofAddr); err != nil {
-			return err
-		}
-		client, err := kubernetes.NewForConfig(rc)
-		if err != nil {
-			return fmt.Errorf("building client: %w", err)
-		}
-		f := informers.NewSharedInformerFactory(client, 0)
-		fl, err := floor.New(client, f)
-		if err != nil {
-			return err
-		}
-		ctx := cmd.Context()
-		f.Start(ctx.Done())
-		defer f.Shutdown()
-		if statsFile != "" {
-			go fl.WriteStats(ctx, statsFile)
-		}
-		return fl.Run(ctx, cfg.Workers)
-	}
-	return cmd
-}
-
-func servePprof(ctx context.Context, addr string) error {
-	if addr == "" {
-		return nil
-	}
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("serving pprof on %s: %w", addr, err)
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(l) }()
-	go func() { <-ctx.Done(); _ = srv.Close() }()
-	return nil
-}
-
 // logToFile sends klog output to path so the terminal stays quiet.
 func logToFile(path string, verbosity int) error {
 	if _, err := plane.PrepareDataDir(filepath.Dir(path)); err != nil {
@@ -198,7 +91,7 @@ func NewOrdinalDebug() *cobra.Command {
 	var verbosity int
 	cmd := &cobra.Command{Use: "bench-ordinal-controller", Hidden: true, Args: cobra.NoArgs,
 		Short: "Run `ordinal controller` with pprof and verbose logs (diagnosis)"}
-	cfg := contenderFlags(cmd.Flags())
+	cfg := contender.Flags(cmd.Flags())
 	cmd.Flags().StringVar(&pprofAddr, "pprof-address", "", "serve net/http/pprof here (empty: off)")
 	cmd.Flags().IntVar(&verbosity, "log-level", 0, "klog verbosity")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -207,7 +100,7 @@ func NewOrdinalDebug() *cobra.Command {
 		if err := fs.Set("v", fmt.Sprint(verbosity)); err != nil {
 			return err
 		}
-		if err := servePprof(cmd.Context(), pprofAddr); err != nil {
+		if err := contender.ServePprof(cmd.Context(), pprofAddr); err != nil {
 			return err
 		}
 		return controllercmd.Run(cmd.Context(), *cfg)

@@ -34,6 +34,7 @@ func TestBenchRunsParallelScaleUpEndToEndForOrdinalAndFloor(t *testing.T) {
 	cfg.PlaneReadyDelay = 100 * time.Millisecond
 	cfg.StepTimeout = time.Minute
 	cfg.Binary, cfg.Env = os.Args[0], []string{execMainEnv + "=1"}
+	cfg.Commands = bench.SelfCommands(os.Args[0])
 	cfg.WorkDir = t.TempDir()
 	cfg.Progress = testWriter{t}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

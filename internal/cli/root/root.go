@@ -1,12 +1,7 @@
 package root
 
 import (
-	"context"
-	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -22,16 +17,7 @@ import (
 // package exit). The first SIGINT or SIGTERM cancels the command's context
 // so it can shut down cleanly; a second one exits at once.
 func Main(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signalContext()
-	defer stop()
-	cmd := New(stdout, stderr)
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(ctx)
-	if err == nil {
-		return exit.OK
-	}
-	fmt.Fprintf(stderr, "%s: %v\n", cmd.Name(), err)
-	return exit.Code(err)
+	return exit.Run(New(stdout, stderr), args, stdout, stderr)
 }
 
 // New returns the root command.
@@ -51,17 +37,4 @@ func New(stdout, stderr io.Writer) *cobra.Command {
 	benchcmd.Register(cmd)
 	cmd.AddCommand(rollout.New())
 	return cmd
-}
-
-func signalContext() (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ch
-		cancel()
-		<-ch
-		os.Exit(exit.Interrupted)
-	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
 }

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The controller's image carries this binary alone; it must never link
+// Kubernetes' server code or the embedded control plane, which would
+// multiply its size, start-up work and memory (the ordinal binary with the
+// plane is about five times larger).
+func TestTheControllerBinaryLinksNoServerCode(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 100 {
+		t.Fatalf("go list -deps printed %d packages, expected the controller's hundreds: %q", len(deps), out)
+	}
+	for _, pkg := range deps {
+		for _, banned := range []string{"k8s.io/kubernetes/", "k8s.io/apiserver/", "go.etcd.io/etcd/server", "sigs.k8s.io/kwok/",
+			"github.com/ordinal-sh/ordinal/internal/plane", "github.com/ordinal-sh/ordinal/internal/bench"} {
+			if strings.HasPrefix(pkg, banned) {
+				t.Errorf("ordinal-controller links %s", pkg)
+			}
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package planner
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TrimPod returns a new pod holding only the fields Compute reads, and the
+// metadata that ownership and selection need: name, namespace, UID,
+// resourceVersion, creation and deletion times and grace, labels and owner
+// references; hostname and subdomain; the volumes that mount claims; the
+// phase; and the Ready condition's status and transition time. Compute
+// gives the same plan for the trimmed pod as for the whole one (a property
+// test checks it), so a controller may cache only this. The trimmed pod
+// shares maps and slices with pod and must never be written back whole.
+func TrimPod(pod *corev1.Pod) *corev1.Pod {
+	out := &corev1.Pod{ObjectMeta: trimMeta(&pod.ObjectMeta)}
+	out.Spec.Hostname, out.Spec.Subdomain = pod.Spec.Hostname, pod.Spec.Subdomain
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			out.Spec.Volumes = append(out.Spec.Volumes, corev1.Volume{Name: v.Name,
+				VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: v.PersistentVolumeClaim}})
+		}
+	}
+	out.Status.Phase = pod.Status.Phase
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			out.Status.Conditions = []corev1.PodCondition{{Type: c.Type, Status: c.Status, LastTransitionTime: c.LastTransitionTime}}
+			break
+		}
+	}
+	return out
+}
+
+// TrimClaim returns a new claim holding only what Compute reads (its
+// metadata as TrimPod keeps it, and its phase), on the same terms as
+// TrimPod.
+func TrimClaim(claim *corev1.PersistentVolumeClaim) *corev1.PersistentVolumeClaim {
+	out := &corev1.PersistentVolumeClaim{ObjectMeta: trimMeta(&claim.ObjectMeta)}
+	out.Status.Phase = claim.Status.Phase
+	return out
+}
+
+func trimMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
+		CreationTimestamp: m.CreationTimestamp, DeletionTimestamp: m.DeletionTimestamp,
+		DeletionGracePeriodSeconds: m.DeletionGracePeriodSeconds,
+		Labels:                     m.Labels, OwnerReferences: m.OwnerReferences,
+	}
+}
