@@ -29,7 +29,6 @@ const ownerIndex = "controllerUID"
 type Controller struct {
 	client   kubernetes.Interface
 	sets     appslisters.StatefulSetLister
-	pods     corelisters.PodLister
 	claims   corelisters.PersistentVolumeClaimLister
 	revs     appslisters.ControllerRevisionLister
 	podIdx   cache.Indexer
@@ -78,7 +77,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, b
 	events.StartRecordingToSink(&yieldingSink{EventSink: &typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")}, busy: busy})
 	recorder := events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "ordinal-statefulset-controller"})
 	c := &Controller{
-		client: client, sets: setInf.Lister(), pods: podInf.Lister(), claims: claimInf.Lister(), revs: revInf.Lister(),
+		client: client, sets: setInf.Lister(), claims: claimInf.Lister(), revs: revInf.Lister(),
 		podIdx: podInf.Informer().GetIndexer(), revIdx: revInf.Informer().GetIndexer(),
 		synced: []cache.InformerSynced{setInf.Informer().HasSynced, podInf.Informer().HasSynced, claimInf.Informer().HasSynced, revInf.Informer().HasSynced},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
@@ -144,7 +143,7 @@ func (c *Controller) processNext(ctx context.Context) bool {
 func indexByOwner(obj any) ([]string, error) {
 	var refs []string
 	switch o := obj.(type) {
-	case *corev1.Pod:
+	case *podRecord:
 		refs = controllerUID(o.OwnerReferences)
 	case *appsv1.ControllerRevision:
 		refs = controllerUID(o.OwnerReferences)

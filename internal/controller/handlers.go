@@ -48,7 +48,7 @@ func (c *Controller) enqueueSet(obj any) {
 }
 
 func (c *Controller) podUpdated(old, cur any) {
-	o, n := old.(*corev1.Pod), cur.(*corev1.Pod)
+	o, n := old.(*podRecord), cur.(*podRecord)
 	if o.ResourceVersion == n.ResourceVersion {
 		return
 	}
@@ -61,7 +61,7 @@ func (c *Controller) podUpdated(old, cur any) {
 // podDeleted tells the expectations that the cache saw the pod go, before
 // its owner is woken.
 func (c *Controller) podDeleted(obj any) {
-	pod, ok := unwrap[*corev1.Pod](obj)
+	pod, ok := unwrap[*podRecord](obj)
 	if !ok {
 		return
 	}
@@ -83,7 +83,7 @@ func (c *Controller) podDeleted(obj any) {
 // podChanged wakes the pod's owner, or, for an orphan, every set that
 // could adopt it.
 func (c *Controller) podChanged(obj any) {
-	pod, ok := unwrap[*corev1.Pod](obj)
+	pod, ok := unwrap[*podRecord](obj)
 	if !ok {
 		return
 	}

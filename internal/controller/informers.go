@@ -12,8 +12,9 @@ import (
 // stripForCache keeps in the informer cache only what the controller reads.
 // Sets and revisions lose their managed fields. Pods and claims, which a
 // cluster has thousands of, are replaced by new objects holding only what
-// the planner, ownership and the event handlers read (planner.TrimPod,
-// planner.TrimClaim), so nothing else they carried stays reachable.
+// the planner, ownership and the event handlers read, so nothing else they
+// carried stays reachable: a pod becomes a podRecord (planner.TrimPod's
+// fields), a claim planner.TrimClaim's claim.
 //
 // Contract: no code path writes a cached pod or claim back with an update;
 // every pod and claim write is a create from the template or a merge patch
@@ -21,7 +22,7 @@ import (
 func stripForCache(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *corev1.Pod:
-		return planner.TrimPod(o), nil
+		return newPodRecord(o), nil
 	case *corev1.PersistentVolumeClaim:
 		return planner.TrimClaim(o), nil
 	case *appsv1.StatefulSet, *appsv1.ControllerRevision:

@@ -123,12 +123,8 @@ func (c *Controller) ownedRevisions(ctx context.Context, set *appsv1.StatefulSet
 }
 
 func (c *Controller) ownedPods(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector) ([]*corev1.Pod, error) {
-	matching, err := c.pods.Pods(set.Namespace).List(selector)
-	if err != nil {
-		return nil, err
-	}
-	candidates := unionByUID(matching, byOwner[*corev1.Pod](c.podIdx, set))
-	return claimPods(ctx, c.client, set, selector, candidates)
+	records := unionByUID(podsIn(c.podIdx, set.Namespace, selector), byOwner[*podRecord](c.podIdx, set))
+	return claimPods(ctx, c.client, set, selector, podsOf(records))
 }
 
 // claimsFor looks up, by name, the claims of every ordinal in range and of
@@ -178,8 +174,11 @@ func (c *Controller) truncate(ctx context.Context, set *appsv1.StatefulSet, revs
 
 func (c *Controller) cachedPod(ns string) func(string) (*corev1.Pod, bool) {
 	return func(name string) (*corev1.Pod, bool) {
-		p, err := c.pods.Pods(ns).Get(name)
-		return p, err == nil
+		r, ok := podByName(c.podIdx, ns, name)
+		if !ok {
+			return nil, false
+		}
+		return r.pod(), true
 	}
 }
 
