@@ -175,6 +175,13 @@ func readWindow(ctx context.Context, h *harness, proc, plane *process, statsFile
 
 // measure runs the measured steps (or the idle window) between two readings.
 func measure(ctx context.Context, cfg Config, sc scenario, h *harness, proc, plane *process, statsFile string, r *Result) error {
+	if sc.idle > 0 {
+		began := time.Now()
+		if err := waitForQuietEvents(ctx, h); err != nil {
+			return err
+		}
+		r.QuietWaitSeconds = time.Since(began).Seconds()
+	}
 	start, err := readWindow(ctx, h, proc, plane, statsFile)
 	if err != nil {
 		return err
@@ -300,6 +307,44 @@ func warmUp(ctx context.Context, c kubernetes.Interface, alive func() error) err
 		return fmt.Errorf("warm-up: the contender did not bring up probe-0: %w", err)
 	}
 	return nil
+}
+
+// quietPoll and quietLimit shape waitForQuietEvents.
+const (
+	quietPoll  = 5 * time.Second
+	quietLimit = 10 * time.Minute
+)
+
+// waitForQuietEvents waits until the contender's event count stops growing
+// for one poll. A controller's event recorder writes its backlog (one event
+// per pod created, written one at a time) for a while after the pods are
+// up; an idle window that began before would measure that backlog, not
+// the controller at rest.
+func waitForQuietEvents(ctx context.Context, h *harness) error {
+	last := int64(-1)
+	deadline := time.Now().Add(quietLimit)
+	for {
+		events, err := controllerEvents(ctx, h.client, h.namespace)
+		if err != nil {
+			return err
+		}
+		n := int64(0)
+		for _, c := range events {
+			n += c
+		}
+		if n == last {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the contender still writes events after %s (%d so far)", quietLimit, n)
+		}
+		last = n
+		select {
+		case <-time.After(quietPoll):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // controllerEvents returns, per event name, how many times a StatefulSet
