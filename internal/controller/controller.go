@@ -3,10 +3,12 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
@@ -24,6 +26,11 @@ import (
 // ownerIndex indexes pods and revisions by their controller's UID, so a
 // sync finds owned objects that no longer match the selector.
 const ownerIndex = "controllerUID"
+
+// orphanIndex indexes pods without a controller by the set their name
+// belongs to (<set>-<ordinal>): the only orphans a set may adopt. With the
+// owner index, a sync reads its own pods without scanning the namespace.
+const orphanIndex = "orphanOf"
 
 // Controller reconciles apps/v1 StatefulSets.
 type Controller struct {
@@ -68,10 +75,11 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, b
 	podInf := factory.Core().V1().Pods()
 	claimInf := factory.Core().V1().PersistentVolumeClaims()
 	revInf := factory.Apps().V1().ControllerRevisions()
-	for _, inf := range []cache.SharedIndexInformer{podInf.Informer(), revInf.Informer()} {
-		if err := inf.AddIndexers(cache.Indexers{ownerIndex: indexByOwner}); err != nil {
-			return nil, fmt.Errorf("adding owner index: %w", err)
-		}
+	if err := podInf.Informer().AddIndexers(cache.Indexers{ownerIndex: indexByOwner, orphanIndex: indexOrphanByParent}); err != nil {
+		return nil, fmt.Errorf("adding pod indexes: %w", err)
+	}
+	if err := revInf.Informer().AddIndexers(cache.Indexers{ownerIndex: indexByOwner}); err != nil {
+		return nil, fmt.Errorf("adding revision index: %w", err)
 	}
 	events := record.NewBroadcaster(record.WithContext(context.Background()))
 	events.StartRecordingToSink(&yieldingSink{EventSink: &typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")}, busy: busy})
@@ -138,6 +146,30 @@ func (c *Controller) processNext(ctx context.Context) bool {
 		}
 	}
 	return true
+}
+
+// indexOrphanByParent keys a pod without a controller by namespace and the
+// set name its own name carries.
+func indexOrphanByParent(obj any) ([]string, error) {
+	r, ok := obj.(*podRecord)
+	if !ok || metav1.GetControllerOfNoCopy(r) != nil {
+		return nil, nil
+	}
+	parent, ok := parentName(r.Name)
+	if !ok {
+		return nil, nil
+	}
+	return []string{r.Namespace + "/" + parent}, nil
+}
+
+// parentName splits a pod name <set>-<ordinal> as upstream does: the set
+// name is everything before the last dash, which is followed by digits only.
+func parentName(pod string) (string, bool) {
+	i := strings.LastIndexByte(pod, '-')
+	if i < 0 || !isDigits(pod[i+1:]) {
+		return "", false
+	}
+	return pod[:i], true
 }
 
 func indexByOwner(obj any) ([]string, error) {

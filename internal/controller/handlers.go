@@ -123,24 +123,40 @@ func (c *Controller) setsMatching(namespace string, podLabels map[string]string)
 }
 
 // claimChanged wakes the set a claim belongs to by name,
-// <template>-<set>-<ordinal>.
+// <template>-<set>-<ordinal>. Template and set names may hold dashes, so
+// each split of <template>-<set> is looked up by set name: a few cache
+// reads per claim event, however many sets the namespace has.
 func (c *Controller) claimChanged(obj any) {
 	claim, ok := unwrap[*corev1.PersistentVolumeClaim](obj)
 	if !ok {
 		return
 	}
-	sets, err := c.sets.StatefulSets(claim.Namespace).List(labels.Everything())
-	if err != nil {
+	prefix, ok := parentName(claim.Name)
+	if !ok {
 		return
 	}
-	for _, set := range sets {
+	for i := strings.IndexByte(prefix, '-'); i >= 0; i = nextDash(prefix, i) {
+		template, setName := prefix[:i], prefix[i+1:]
+		set, err := c.sets.StatefulSets(claim.Namespace).Get(setName)
+		if err != nil {
+			continue
+		}
 		for _, t := range set.Spec.VolumeClaimTemplates {
-			prefix := t.Name + "-" + set.Name + "-"
-			if strings.HasPrefix(claim.Name, prefix) && isDigits(claim.Name[len(prefix):]) {
+			if t.Name == template {
 				c.enqueueSet(set)
+				break
 			}
 		}
 	}
+}
+
+// nextDash returns the index of the first dash in s after index i, or -1.
+func nextDash(s string, i int) int {
+	j := strings.IndexByte(s[i+1:], '-')
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
 }
 
 // unwrap returns obj as a T, looking inside a delete tombstone.

@@ -3,7 +3,6 @@ package controller
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
@@ -72,21 +71,6 @@ var (
 	_ runtime.Object = (*podRecord)(nil)
 	_ metav1.Object  = (*podRecord)(nil)
 )
-
-// podsIn returns the cached pods of namespace that selector matches.
-func podsIn(idx cache.Indexer, namespace string, selector labels.Selector) []*podRecord {
-	objs, err := idx.ByIndex(cache.NamespaceIndex, namespace)
-	if err != nil {
-		return nil
-	}
-	var out []*podRecord
-	for _, o := range objs {
-		if r, ok := o.(*podRecord); ok && selector.Matches(labels.Set(r.Labels)) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
 
 // podByName returns the cached pod namespace/name.
 func podByName(idx cache.Indexer, namespace, name string) (*podRecord, bool) {

@@ -1,14 +1,18 @@
 package controller
 
 import (
+	"sort"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
+	appslisters "k8s.io/client-go/listers/apps/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
@@ -52,24 +56,71 @@ func TestPodRecordRoundTripsTrimPod(t *testing.T) {
 	}
 }
 
-func TestPodsInListsTheNamespacesMatchingRecords(t *testing.T) {
-	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	add := func(ns, name, app string) {
-		if err := idx.Add(&podRecord{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": app}}}); err != nil {
+func TestOrphansAreIndexedByTheSetTheirNameBelongsTo(t *testing.T) {
+	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{orphanIndex: indexOrphanByParent})
+	owned := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "web", UID: "u", Controller: ptr.To(true)}}
+	for _, r := range []*podRecord{
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "web-0"}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "my-web-12"}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "web-1", OwnerReferences: owned}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "web-x"}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "web-"}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "b", Name: "web-2"}},
+	} {
+		if err := idx.Add(r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	add("a", "web-0", "web")
-	add("a", "db-0", "db")
-	add("b", "web-0", "web")
-	got := podsIn(idx, "a", labels.SelectorFromSet(labels.Set{"app": "web"}))
-	if len(got) != 1 || got[0].Namespace != "a" || got[0].Name != "web-0" {
-		t.Errorf("podsIn(a, app=web) = %v, want only a/web-0", got)
+	names := func(key string) []string {
+		var out []string
+		for _, r := range byIndex[*podRecord](idx, orphanIndex, key) {
+			out = append(out, r.Namespace+"/"+r.Name)
+		}
+		sort.Strings(out)
+		return out
 	}
-	if r, ok := podByName(idx, "b", "web-0"); !ok || r.Namespace != "b" {
-		t.Errorf("podByName(b, web-0) = %v, %v", r, ok)
+	for key, want := range map[string][]string{"a/web": {"a/web-0"}, "a/my-web": {"a/my-web-12"}, "b/web": {"b/web-2"}, "a/my": nil} {
+		if got := names(key); !cmp.Equal(got, want) {
+			t.Errorf("orphans of %s: %v, want %v", key, got, want)
+		}
 	}
-	if _, ok := podByName(idx, "b", "db-0"); ok {
-		t.Error("podByName found b/db-0, which is not cached")
+	if r, ok := podByName(idx, "b", "web-2"); !ok || r.Namespace != "b" {
+		t.Errorf("podByName(b, web-2) = %v, %v", r, ok)
+	}
+	if _, ok := podByName(idx, "b", "web-0"); ok {
+		t.Error("podByName found b/web-0, which is not cached")
+	}
+}
+
+func TestAClaimEventWakesTheSetItsNameBelongsTo(t *testing.T) {
+	sets := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for _, s := range []*appsv1.StatefulSet{
+		testgen.StatefulSet("web", testgen.ClaimTemplates("data")),
+		testgen.StatefulSet("my-web", testgen.ClaimTemplates("www-data")),
+		testgen.StatefulSet("db", testgen.ClaimTemplates("logs")),
+	} {
+		if err := sets.Add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ns := testgen.StatefulSet("web").Namespace
+	for claim, want := range map[string][]string{
+		"data-web-3":        {ns + "/web"},
+		"www-data-my-web-0": {ns + "/my-web"},
+		"data-db-1":         nil, // db has no template "data"
+		"logs-db-x":         nil,
+		"other":             nil,
+	} {
+		c := &Controller{sets: appslisters.NewStatefulSetLister(sets), queue: workqueue.NewTypedRateLimitingQueue[string](workqueue.DefaultTypedControllerRateLimiter[string]())}
+		c.claimChanged(&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: claim}})
+		var got []string
+		for c.queue.Len() > 0 {
+			k, _ := c.queue.Get()
+			got = append(got, k)
+			c.queue.Done(k)
+		}
+		if !cmp.Equal(got, want) {
+			t.Errorf("claim %s woke %v, want %v", claim, got, want)
+		}
 	}
 }

@@ -123,7 +123,9 @@ func (c *Controller) ownedRevisions(ctx context.Context, set *appsv1.StatefulSet
 }
 
 func (c *Controller) ownedPods(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector) ([]*corev1.Pod, error) {
-	records := unionByUID(podsIn(c.podIdx, set.Namespace, selector), byOwner[*podRecord](c.podIdx, set))
+	// Candidates are the set's own pods and the orphans named like them, the
+	// only ones claimPods may keep or adopt; no namespace scan.
+	records := unionByUID(byOwner[*podRecord](c.podIdx, set), byIndex[*podRecord](c.podIdx, orphanIndex, set.Namespace+"/"+set.Name))
 	return claimPods(ctx, c.client, set, selector, podsOf(records))
 }
 
@@ -183,7 +185,12 @@ func (c *Controller) cachedPod(ns string) func(string) (*corev1.Pod, bool) {
 }
 
 func byOwner[T any](idx cache.Indexer, set *appsv1.StatefulSet) []T {
-	objs, err := idx.ByIndex(ownerIndex, string(set.UID))
+	return byIndex[T](idx, ownerIndex, string(set.UID))
+}
+
+// byIndex returns the objects of type T under key in the named index.
+func byIndex[T any](idx cache.Indexer, index, key string) []T {
+	objs, err := idx.ByIndex(index, key)
 	if err != nil {
 		return nil
 	}
