@@ -14,14 +14,19 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
+// propertyRuns is how many generated inputs a property test checks: 3000,
+// or 300 with -short.
+func propertyRuns() uint64 {
+	if testing.Short() {
+		return 300
+	}
+	return 3000
+}
+
 // TestPlanInvariants checks properties every plan must have over many
 // generated inputs; a failure prints the seed that reproduces it.
 func TestPlanInvariants(t *testing.T) {
-	runs := 3000
-	if testing.Short() {
-		runs = 300
-	}
-	for seed := range uint64(runs) {
+	for seed := range propertyRuns() {
 		g := generate(prng{rand.New(rand.NewPCG(seed, 42))})
 		before := deepCopyInput(g.in)
 		plan := planner.Compute(g.in)

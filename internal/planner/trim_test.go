@@ -18,11 +18,7 @@ import (
 // conditions, container states, annotations, other volumes, node and IPs,
 // finalizers, a claim's spec).
 func TestPlansAreTheSameFromTrimmedPodsAndClaims(t *testing.T) {
-	runs := 3000
-	if testing.Short() {
-		runs = 300
-	}
-	for seed := range uint64(runs) {
+	for seed := range propertyRuns() {
 		g := generate(prng{rand.New(rand.NewPCG(seed, 7))})
 		whole := deepCopyInput(g.in)
 		for _, p := range whole.Pods {
