@@ -19,6 +19,9 @@ type Machine struct {
 	LoadEnd   string
 	Started   time.Time
 	Finished  time.Time
+	// From names the saved results a report was rendered from; the
+	// machine and load of the run itself are then not known.
+	From string
 }
 
 // DescribeMachine reads nproc, the CPU model and memory from /proc.
@@ -56,10 +59,16 @@ func procField(path, key string) string {
 // WriteReport writes a Markdown report: machine, command, table and a link
 // to the chart.
 func WriteReport(w io.Writer, m Machine, command, svgName string, results []Result) error {
-	fmt.Fprintf(w, "## Run of %s\n\n", m.Started.UTC().Format("2006-01-02 15:04 MST"))
-	fmt.Fprintf(w, "- machine: %d CPUs (`nproc`), %s, memory %s\n", m.CPUs, m.CPUModel, m.MemTotal)
-	fmt.Fprintf(w, "- load average (1, 5, 15 min): %s at start, %s at end; took %s\n",
-		m.LoadStart, m.LoadEnd, m.Finished.Sub(m.Started).Round(time.Second))
+	if m.From != "" {
+		fmt.Fprintf(w, "## Results from %s\n\n", m.From)
+		fmt.Fprintf(w, "- rendered %s; the run's machine and load are not in the saved results\n",
+			m.Started.UTC().Format("2006-01-02 15:04 MST"))
+	} else {
+		fmt.Fprintf(w, "## Run of %s\n\n", m.Started.UTC().Format("2006-01-02 15:04 MST"))
+		fmt.Fprintf(w, "- machine: %d CPUs (`nproc`), %s, memory %s\n", m.CPUs, m.CPUModel, m.MemTotal)
+		fmt.Fprintf(w, "- load average (1, 5, 15 min): %s at start, %s at end; took %s\n",
+			m.LoadStart, m.LoadEnd, m.Finished.Sub(m.Started).Round(time.Second))
+	}
 	fmt.Fprintf(w, "- command: `%s`\n\n", command)
 	if err := WriteTable(w, results); err != nil {
 		return err

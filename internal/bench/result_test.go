@@ -184,3 +184,33 @@ func TestJSONRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+func TestAReportFromSavedResultsDoesNotClaimTheRendererAsTheMachine(t *testing.T) {
+	started := time.Date(2026, 11, 22, 21, 0, 0, 0, time.UTC)
+	measured := Machine{CPUs: 2, CPUModel: "AMD EPYC", MemTotal: "24684092 kB", LoadStart: "0.50 0.40 0.30",
+		LoadEnd: "1.00 0.80 0.60", Started: started, Finished: started.Add(90 * time.Second)}
+	var live bytes.Buffer
+	if err := WriteReport(&live, measured, "ordinal bench", "", sampleResults()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Run of 2026-11-22 21:00 UTC", "- machine: 2 CPUs (`nproc`), AMD EPYC, memory 24684092 kB",
+		"0.50 0.40 0.30 at start, 1.00 0.80 0.60 at end; took 1m30s"} {
+		if !strings.Contains(live.String(), want) {
+			t.Errorf("report of a run lacks %q:\n%s", want, live.String())
+		}
+	}
+	rendered := measured
+	rendered.From = "saved.json"
+	var saved bytes.Buffer
+	if err := WriteReport(&saved, rendered, "ordinal bench --from-json saved.json", "", sampleResults()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(saved.String(), "## Results from saved.json") {
+		t.Errorf("report from saved results does not name them:\n%s", saved.String())
+	}
+	for _, wrong := range []string{"AMD EPYC", "load average", "took"} {
+		if strings.Contains(saved.String(), wrong) {
+			t.Errorf("report from saved results claims %q of the machine rendering it:\n%s", wrong, saved.String())
+		}
+	}
+}

@@ -90,6 +90,7 @@ func (o *options) run(ctx context.Context, cmd *cobra.Command) error {
 	var err error
 	if o.fromJSON != "" {
 		results, err = readResults(o.fromJSON)
+		m.From = o.fromJSON
 	} else {
 		results, err = o.bench(ctx, cmd.ErrOrStderr(), stdout)
 	}
