@@ -110,8 +110,10 @@ func countsOnly(a, b appsv1.StatefulSetStatus) bool {
 
 // yieldingSink delays each event, by at most maxEventYield, while the
 // client's requests queue for tokens, so events fill the rate limiter's
-// idle moments instead of pushing pod writes back. Events are still all
-// written, in order.
+// idle moments instead of pushing pod writes back. Events are written in
+// order; while the client stays saturated they go out at about one per
+// maxEventYield, and once the recorder's queue (client-go keeps 1000) is
+// full it drops new ones, as it does whenever a sink falls behind.
 type yieldingSink struct {
 	record.EventSink
 	busy func() bool
