@@ -103,7 +103,7 @@ func startPlane(ctx context.Context, cfg Config, dir string) (*process, string, 
 	case <-up:
 		return p, filepath.Join(dir, "plane", "kubeconfig"), nil
 	case <-p.done:
-		return nil, "", fmt.Errorf("plane exited before it was up (%v); see %s", p.err, p.log.Name())
+		return nil, "", fmt.Errorf("plane exited before it was up (%v): %s; see %s", p.err, lastLines(p.log.Name(), 3), p.log.Name())
 	case <-time.After(4 * time.Minute):
 		p.stop(syscall.SIGKILL, time.Second)
 		return nil, "", errors.New("plane not up after 4m")
@@ -111,4 +111,23 @@ func startPlane(ctx context.Context, cfg Config, dir string) (*process, string, 
 		p.stop(syscall.SIGINT, 30*time.Second)
 		return nil, "", ctx.Err()
 	}
+}
+
+// lastLines returns the last n non-empty lines of the file at path, joined
+// by " | ", so a failure keeps its reason after the run's directory is gone.
+func lastLines(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "no log: " + err.Error()
+	}
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return "empty log"
+	}
+	return strings.Join(lines[max(0, len(lines)-n):], " | ")
 }
