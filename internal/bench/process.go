@@ -54,7 +54,7 @@ func startProcess(name, binary string, args, env []string, logPath string, stdou
 func (p *process) alive() error {
 	select {
 	case <-p.done:
-		return fmt.Errorf("%s exited early (%v); see %s", p.name, p.err, p.log.Name())
+		return fmt.Errorf("%s exited early (%v): %s; see %s", p.name, p.err, lastLines(p.log.Name(), 3), p.log.Name())
 	default:
 		return nil
 	}

@@ -29,6 +29,24 @@ func TestAPlaneThatExitsEarlyReportsTheEndOfItsLog(t *testing.T) {
 	}
 }
 
+// The same for a contender that dies during a run.
+func TestAContenderThatExitsSaysWhyItExited(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fake-controller")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho 'forbidden: cannot list pods' >&2\nexit 2\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := startProcess("ordinal", fake, nil, nil, filepath.Join(dir, "ordinal.log"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.done
+	err = p.alive()
+	if err == nil || !strings.Contains(err.Error(), "ordinal exited early (exit status 2): forbidden: cannot list pods; see ") {
+		t.Errorf("alive() = %v, want the exit and the log's last line", err)
+	}
+}
+
 func TestLastLinesSkipsBlankLinesAndKeepsTheEnd(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "log")
 	if err := os.WriteFile(path, []byte("a\n\nb\nc\n\n"), 0o600); err != nil {
