@@ -8,7 +8,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
@@ -152,14 +151,14 @@ func (c *Controller) processNext(ctx context.Context) bool {
 // set name its own name carries.
 func indexOrphanByParent(obj any) ([]string, error) {
 	r, ok := obj.(*podRecord)
-	if !ok || metav1.GetControllerOfNoCopy(r) != nil {
+	if !ok || r.controllerRef() != nil {
 		return nil, nil
 	}
-	parent, ok := parentName(r.Name)
+	parent, ok := parentName(r.Name())
 	if !ok {
 		return nil, nil
 	}
-	return []string{r.Namespace + "/" + parent}, nil
+	return []string{r.Namespace() + "/" + parent}, nil
 }
 
 // parentName splits a pod name <set>-<ordinal> as upstream does: the set
@@ -176,7 +175,9 @@ func indexByOwner(obj any) ([]string, error) {
 	var refs []string
 	switch o := obj.(type) {
 	case *podRecord:
-		refs = controllerUID(o.OwnerReferences)
+		if ref := o.controllerRef(); ref != nil {
+			refs = []string{string(ref.UID)}
+		}
 	case *appsv1.ControllerRevision:
 		refs = controllerUID(o.OwnerReferences)
 	}

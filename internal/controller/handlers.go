@@ -49,11 +49,11 @@ func (c *Controller) enqueueSet(obj any) {
 
 func (c *Controller) podUpdated(old, cur any) {
 	o, n := old.(*podRecord), cur.(*podRecord)
-	if o.ResourceVersion == n.ResourceVersion {
+	if o.ResourceVersion() == n.ResourceVersion() {
 		return
 	}
-	if oref, nref := metav1.GetControllerOfNoCopy(o), metav1.GetControllerOfNoCopy(n); oref != nil && (nref == nil || oref.UID != nref.UID) {
-		c.enqueueOwner(o.Namespace, oref)
+	if oref, nref := o.controllerRef(), n.controllerRef(); oref != nil && (nref == nil || oref.UID != nref.UID) {
+		c.enqueueOwner(o.Namespace(), oref)
 	}
 	c.podChanged(n)
 }
@@ -65,16 +65,16 @@ func (c *Controller) podDeleted(obj any) {
 	if !ok {
 		return
 	}
-	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
-		c.exp.observedDeletion(pod.Namespace+"/"+ref.Name, pod.Name, pod.UID)
+	if ref := pod.controllerRef(); ref != nil {
+		c.exp.observedDeletion(pod.Namespace()+"/"+ref.Name, pod.Name(), pod.GetUID())
 		if ref.Kind == setKind.Kind && ref.APIVersion == setKind.GroupVersion().String() {
 			return
 		}
 	}
 	// A pod of someone else's that held one of a set's pod names: the set
 	// may have been waiting for the name (see nameTaken).
-	if m := podNamePattern.FindStringSubmatch(pod.Name); m != nil {
-		if set, err := c.sets.StatefulSets(pod.Namespace).Get(m[1]); err == nil {
+	if m := podNamePattern.FindStringSubmatch(pod.Name()); m != nil {
+		if set, err := c.sets.StatefulSets(pod.Namespace()).Get(m[1]); err == nil {
 			c.enqueueSet(set)
 		}
 	}
@@ -87,11 +87,11 @@ func (c *Controller) podChanged(obj any) {
 	if !ok {
 		return
 	}
-	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
-		c.enqueueOwner(pod.Namespace, ref)
+	if ref := pod.controllerRef(); ref != nil {
+		c.enqueueOwner(pod.Namespace(), ref)
 		return
 	}
-	for _, set := range c.setsMatching(pod.Namespace, pod.Labels) {
+	for _, set := range c.setsMatching(pod.Namespace(), pod.labelMap()) {
 		c.enqueueSet(set)
 	}
 }

@@ -1,6 +1,9 @@
 package controller
 
 import (
+	"encoding/json"
+	"fmt"
+	"runtime"
 	"sort"
 	"testing"
 	"time"
@@ -9,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -29,14 +33,27 @@ func recordTestPods() map[string]*corev1.Pod {
 	withExtras.Status.Conditions = append([]corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}},
 		withExtras.Status.Conditions...)
 	withExtras.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", RestartCount: 3}}
+	odd := testgen.Pod(set, 1, testgen.Ready(now), testgen.PodLabel("alias", "web-1"), testgen.PodLabel("empty", ""))
+	odd.OwnerReferences = append([]metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "cm", UID: "cm-uid"},
+		{APIVersion: "v1", Kind: "Secret", Name: "s", UID: "s-uid", Controller: ptr.To(false), BlockOwnerDeletion: ptr.To(false)}},
+		odd.OwnerReferences...)
+	odd.DeletionGracePeriodSeconds = ptr.To[int64](30)
+	odd.Spec.Hostname = "other-host"
+	bare := testgen.Pod(set, 2, testgen.NoVolumes())
+	bare.Labels, bare.OwnerReferences = map[string]string{}, []metav1.OwnerReference{}
+	nameless := testgen.Pod(set, 0)
+	nameless.Labels, nameless.OwnerReferences, nameless.Spec.Hostname = nil, nil, ""
 	return map[string]*corev1.Pod{
-		"ready":                      testgen.Pod(set, 0, testgen.Ready(now)),
-		"not ready":                  testgen.Pod(set, 1, testgen.NotReady(now)),
-		"pending without conditions": testgen.Pod(set, 1, testgen.Pending()),
-		"terminating":                testgen.Pod(set, 0, testgen.Ready(now), testgen.Terminating(now)),
-		"no volumes, no phase":       testgen.Pod(set, 0, testgen.NoVolumes(), testgen.NoPhase()),
-		"extra volumes and statuses": withExtras,
-		"failed, foreign-named":      testgen.Pod(set, 0, testgen.Failed(), testgen.Named("web-x")),
+		"several owners, labels valued as the name and empty": odd,
+		"empty label map and owner list":                      bare,
+		"no labels, owners or hostname":                       nameless,
+		"ready":                                               testgen.Pod(set, 0, testgen.Ready(now)),
+		"not ready":                                           testgen.Pod(set, 1, testgen.NotReady(now)),
+		"pending without conditions":                          testgen.Pod(set, 1, testgen.Pending()),
+		"terminating":                                         testgen.Pod(set, 0, testgen.Ready(now), testgen.Terminating(now)),
+		"no volumes, no phase":                                testgen.Pod(set, 0, testgen.NoVolumes(), testgen.NoPhase()),
+		"extra volumes and statuses":                          withExtras,
+		"failed, foreign-named":                               testgen.Pod(set, 0, testgen.Failed(), testgen.Named("web-x")),
 	}
 }
 
@@ -52,6 +69,26 @@ func TestPodRecordRoundTripsTrimPod(t *testing.T) {
 			if diff := cmp.Diff(rec.pod(), cp.pod()); diff != "" {
 				t.Errorf("DeepCopyObject differs (-want +got):\n%s", diff)
 			}
+			if diff := cmp.Diff(&rec.pod().ObjectMeta, rec.GetObjectMeta()); diff != "" {
+				t.Errorf("GetObjectMeta differs from pod() (-want +got):\n%s", diff)
+			}
+			if got, want := rec.controllerRef(), metav1.GetControllerOf(pod); !cmp.Equal(got, want) {
+				t.Errorf("controllerRef() = %v, want %v", got, want)
+			}
+			// The copy shares nothing the original would see changed.
+			want := rec.pod()
+			for i := range cp.labels {
+				cp.labels[i] = labelPair{key: intern("changed"), value: intern("changed")}
+			}
+			if cp.deletionGrace != nil {
+				*cp.deletionGrace = 99
+			}
+			for i := range cp.claimVolumes {
+				cp.claimVolumes[i].PersistentVolumeClaim.ClaimName = "changed"
+			}
+			if diff := cmp.Diff(want, rec.pod()); diff != "" {
+				t.Errorf("changing the copy changed the record (-before +after):\n%s", diff)
+			}
 		})
 	}
 }
@@ -59,22 +96,22 @@ func TestPodRecordRoundTripsTrimPod(t *testing.T) {
 func TestOrphansAreIndexedByTheSetTheirNameBelongsTo(t *testing.T) {
 	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{orphanIndex: indexOrphanByParent})
 	owned := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "web", UID: "u", Controller: ptr.To(true)}}
-	for _, r := range []*podRecord{
-		{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "web-0"}},
-		{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "my-web-12"}},
-		{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "web-1", OwnerReferences: owned}},
-		{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "web-x"}},
-		{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "web-"}},
-		{ObjectMeta: metav1.ObjectMeta{Namespace: "b", Name: "web-2"}},
+	for _, m := range []metav1.ObjectMeta{
+		{Namespace: "a", Name: "web-0"},
+		{Namespace: "a", Name: "my-web-12"},
+		{Namespace: "a", Name: "web-1", OwnerReferences: owned},
+		{Namespace: "a", Name: "web-x"},
+		{Namespace: "a", Name: "web-"},
+		{Namespace: "b", Name: "web-2"},
 	} {
-		if err := idx.Add(r); err != nil {
+		if err := idx.Add(newPodRecord(&corev1.Pod{ObjectMeta: m})); err != nil {
 			t.Fatal(err)
 		}
 	}
 	names := func(key string) []string {
 		var out []string
 		for _, r := range byIndex[*podRecord](idx, orphanIndex, key) {
-			out = append(out, r.Namespace+"/"+r.Name)
+			out = append(out, r.Namespace()+"/"+r.Name())
 		}
 		sort.Strings(out)
 		return out
@@ -84,7 +121,7 @@ func TestOrphansAreIndexedByTheSetTheirNameBelongsTo(t *testing.T) {
 			t.Errorf("orphans of %s: %v, want %v", key, got, want)
 		}
 	}
-	if r, ok := podByName(idx, "b", "web-2"); !ok || r.Namespace != "b" {
+	if r, ok := podByName(idx, "b", "web-2"); !ok || r.Namespace() != "b" {
 		t.Errorf("podByName(b, web-2) = %v, %v", r, ok)
 	}
 	if _, ok := podByName(idx, "b", "web-0"); ok {
@@ -122,5 +159,78 @@ func TestAClaimEventWakesTheSetItsNameBelongsTo(t *testing.T) {
 		if !cmp.Equal(got, want) {
 			t.Errorf("claim %s woke %v, want %v", claim, got, want)
 		}
+	}
+}
+
+// The pods are most of what the controller keeps; a record must stay small.
+// A set's pod as the API returns it (four labels, a controller reference,
+// no claims) is measured, with the cache's key and indexes. The bound is
+// about a third of what a trimmed corev1.Pod took (about 2 000 bytes).
+func TestAPodRecordInTheCacheTakesUnder700Bytes(t *testing.T) {
+	const sets, perSet = 200, 10
+	pods := make([]*corev1.Pod, 0, sets*perSet)
+	for s := range sets {
+		set := testgen.StatefulSet(fmt.Sprintf("s%04d", s), testgen.Replicas(perSet))
+		set.UID = types.UID(fmt.Sprintf("00000000-0000-0000-0000-%012d", s))
+		for i := range int32(perSet) {
+			p := testgen.Pod(set, i, testgen.NoVolumes(), testgen.Ready(time.Unix(1000, 0)))
+			p.UID = types.UID(fmt.Sprintf("10000000-0000-0000-0000-%012d", s*perSet+int(i)))
+			p.ResourceVersion = fmt.Sprint(100000 + s*perSet + int(i))
+			pods = append(pods, clonePod(p))
+		}
+	}
+	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{
+		cache.NamespaceIndex: cache.MetaNamespaceIndexFunc, ownerIndex: indexByOwner, orphanIndex: indexOrphanByParent})
+	for i, p := range pods {
+		rec, _ := stripForCache(p)
+		if err := idx.Add(rec); err != nil {
+			t.Fatal(err)
+		}
+		pods[i] = nil // as the informer drops the decoded pod
+	}
+	pods = nil
+	with := heapInUse()
+	runtime.KeepAlive(idx)
+	idx = nil
+	perPod := float64(with-heapInUse()) / (sets * perSet)
+	t.Logf("%.0f bytes per cached pod", perPod)
+	if perPod > 700 {
+		t.Errorf("a cached pod takes %.0f bytes, want at most 700", perPod)
+	}
+}
+
+// clonePod gives every string and map of p its own memory, as a pod
+// decoded from the API has, so nothing is shared by accident.
+func clonePod(p *corev1.Pod) *corev1.Pod {
+	data, err := json.Marshal(p)
+	if err != nil {
+		panic(err)
+	}
+	out := &corev1.Pod{}
+	if err := json.Unmarshal(data, out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
+func heapInUse() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// A sync turns every record of its set back into a pod.
+func BenchmarkPodsOfAThousandRecords(b *testing.B) {
+	set := testgen.StatefulSet("web", testgen.Replicas(1000), testgen.ClaimTemplates("data"))
+	records := make([]*podRecord, 1000)
+	for i := range records {
+		rec, _ := stripForCache(clonePod(testgen.Pod(set, int32(i), testgen.Ready(time.Unix(1000, 0)))))
+		records[i] = rec.(*podRecord)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		podsOf(records)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -203,7 +204,7 @@ func byIndex[T any](idx cache.Indexer, index, key string) []T {
 	return out
 }
 
-func unionByUID[T metav1.Object](a, b []T) []T {
+func unionByUID[T interface{ GetUID() types.UID }](a, b []T) []T {
 	seen := make(map[string]bool, len(a))
 	out := make([]T, 0, len(a)+len(b))
 	for _, list := range [][]T{a, b} {
