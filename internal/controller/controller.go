@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	appslisters "k8s.io/client-go/listers/apps/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -35,7 +34,7 @@ const orphanIndex = "orphanOf"
 type Controller struct {
 	client   kubernetes.Interface
 	sets     appslisters.StatefulSetLister
-	claims   corelisters.PersistentVolumeClaimLister
+	claimIdx cache.Indexer
 	revs     appslisters.ControllerRevisionLister
 	podIdx   cache.Indexer
 	revIdx   cache.Indexer
@@ -84,7 +83,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, b
 	events.StartRecordingToSink(&yieldingSink{EventSink: &typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")}, busy: busy})
 	recorder := events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "ordinal-statefulset-controller"})
 	c := &Controller{
-		client: client, sets: setInf.Lister(), claims: claimInf.Lister(), revs: revInf.Lister(),
+		client: client, sets: setInf.Lister(), claimIdx: claimInf.Informer().GetIndexer(), revs: revInf.Lister(),
 		podIdx: podInf.Informer().GetIndexer(), revIdx: revInf.Informer().GetIndexer(),
 		synced: []cache.InformerSynced{setInf.Informer().HasSynced, podInf.Informer().HasSynced, claimInf.Informer().HasSynced, revInf.Informer().HasSynced},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),

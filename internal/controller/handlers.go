@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
@@ -127,17 +126,17 @@ func (c *Controller) setsMatching(namespace string, podLabels map[string]string)
 // each split of <template>-<set> is looked up by set name: a few cache
 // reads per claim event, however many sets the namespace has.
 func (c *Controller) claimChanged(obj any) {
-	claim, ok := unwrap[*corev1.PersistentVolumeClaim](obj)
+	claim, ok := unwrap[*claimRecord](obj)
 	if !ok {
 		return
 	}
-	prefix, ok := parentName(claim.Name)
+	prefix, ok := parentName(claim.Name())
 	if !ok {
 		return
 	}
 	for i := strings.IndexByte(prefix, '-'); i >= 0; i = nextDash(prefix, i) {
 		template, setName := prefix[:i], prefix[i+1:]
-		set, err := c.sets.StatefulSets(claim.Namespace).Get(setName)
+		set, err := c.sets.StatefulSets(claim.Namespace()).Get(setName)
 		if err != nil {
 			continue
 		}

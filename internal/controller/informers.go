@@ -5,8 +5,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/cache"
-
-	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // stripForCache keeps in the informer cache only what the controller reads.
@@ -14,7 +12,7 @@ import (
 // cluster has thousands of, are replaced by new objects holding only what
 // the planner, ownership and the event handlers read, so nothing else they
 // carried stays reachable: a pod becomes a podRecord (planner.TrimPod's
-// fields), a claim planner.TrimClaim's claim.
+// fields), a claim a claimRecord (planner.TrimClaim's).
 //
 // Contract: no code path writes a cached pod or claim back with an update;
 // every pod and claim write is a create from the template or a merge patch
@@ -24,7 +22,7 @@ func stripForCache(obj any) (any, error) {
 	case *corev1.Pod:
 		return newPodRecord(o), nil
 	case *corev1.PersistentVolumeClaim:
-		return planner.TrimClaim(o), nil
+		return newClaimRecord(o), nil
 	case *appsv1.StatefulSet, *appsv1.ControllerRevision:
 		if acc, err := meta.Accessor(obj); err == nil {
 			acc.SetManagedFields(nil)

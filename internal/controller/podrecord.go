@@ -116,3 +116,60 @@ func podsOf(records []*podRecord) []*corev1.Pod {
 	}
 	return out
 }
+
+// claimRecord is what the claim informer caches for each claim:
+// planner.TrimClaim's fields with compact metadata, as for pods.
+type claimRecord struct {
+	compactMeta
+	phase unique.Handle[string]
+}
+
+func newClaimRecord(c *corev1.PersistentVolumeClaim) *claimRecord {
+	t := planner.TrimClaim(c)
+	return &claimRecord{compactMeta: newCompactMeta(&t.ObjectMeta), phase: intern(string(t.Status.Phase))}
+}
+
+// claim returns a new claim equal to planner.TrimClaim of the recorded one.
+func (r *claimRecord) claim() *corev1.PersistentVolumeClaim {
+	c := &corev1.PersistentVolumeClaim{ObjectMeta: r.objectMeta()}
+	c.Status.Phase = corev1.PersistentVolumeClaimPhase(value(r.phase))
+	return c
+}
+
+// Name and Namespace are the claim's.
+func (r *claimRecord) Name() string      { return r.name }
+func (r *claimRecord) Namespace() string { return value(r.namespace) }
+
+// GetObjectMeta lets meta.Accessor read a record, as for pods.
+func (r *claimRecord) GetObjectMeta() metav1.Object {
+	m := r.objectMeta()
+	return &m
+}
+
+// GetObjectKind implements runtime.Object; cached objects carry no kind.
+func (r *claimRecord) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
+
+// DeepCopyObject implements runtime.Object.
+func (r *claimRecord) DeepCopyObject() runtime.Object {
+	out := *r
+	out.compactMeta = r.compactMeta.deepCopy()
+	return &out
+}
+
+var (
+	_ runtime.Object            = (*claimRecord)(nil)
+	_ metav1.ObjectMetaAccessor = (*claimRecord)(nil)
+)
+
+// claimByName returns the cached claim namespace/name.
+func claimByName(idx cache.Indexer, namespace, name string) (*corev1.PersistentVolumeClaim, bool) {
+	obj, ok, err := idx.GetByKey(namespace + "/" + name)
+	if err != nil || !ok {
+		return nil, false
+	}
+	r, ok := obj.(*claimRecord)
+	if !ok {
+		return nil, false
+	}
+	return r.claim(), true
+}

@@ -149,7 +149,7 @@ func TestAClaimEventWakesTheSetItsNameBelongsTo(t *testing.T) {
 		"other":             nil,
 	} {
 		c := &Controller{sets: appslisters.NewStatefulSetLister(sets), queue: workqueue.NewTypedRateLimitingQueue[string](workqueue.DefaultTypedControllerRateLimiter[string]())}
-		c.claimChanged(&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: claim}})
+		c.claimChanged(newClaimRecord(&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: claim}}))
 		var got []string
 		for c.queue.Len() > 0 {
 			k, _ := c.queue.Get()
@@ -232,5 +232,44 @@ func BenchmarkPodsOfAThousandRecords(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		podsOf(records)
+	}
+}
+
+// The planner must see the same claim through the cache as TrimClaim gives.
+func TestClaimRecordRoundTripsTrimClaim(t *testing.T) {
+	set := testgen.StatefulSet("web", testgen.Replicas(3), testgen.ClaimTemplates("data"))
+	pod := testgen.Pod(set, 1)
+	bound := testgen.Claim(set, "data", 0)
+	bound.Status.Phase = corev1.ClaimBound
+	bound.Annotations = map[string]string{"pv.kubernetes.io/bind-completed": "yes"}
+	bound.Spec.VolumeName = "pv-1"
+	for name, claim := range map[string]*corev1.PersistentVolumeClaim{
+		"bound, with extras":  bound,
+		"owned by the set":    testgen.Claim(set, "data", 1, testgen.OwnedBySet(set)),
+		"owned by its pod":    testgen.Claim(set, "data", 1, testgen.OwnedByPod(pod)),
+		"being deleted":       testgen.Claim(set, "data", 2, testgen.ClaimDeleting(time.Unix(1000, 0))),
+		"foreign controller":  testgen.Claim(set, "data", 2, testgen.OwnerRef(testgen.ControllerRef("v1", "ConfigMap", "cm", "cm-uid"))),
+		"no labels or owners": {ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "data-web-0"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rec, err := stripForCache(claim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rec.(*claimRecord)
+			if diff := cmp.Diff(planner.TrimClaim(claim), r.claim()); diff != "" {
+				t.Errorf("record.claim() differs from TrimClaim (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(r.claim(), r.DeepCopyObject().(*claimRecord).claim()); diff != "" {
+				t.Errorf("DeepCopyObject differs (-want +got):\n%s", diff)
+			}
+			idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+			if err := idx.Add(rec); err != nil {
+				t.Fatal(err)
+			}
+			if got, ok := claimByName(idx, claim.Namespace, claim.Name); !ok || !cmp.Equal(got, r.claim()) {
+				t.Errorf("claimByName(%s, %s) = %v, %v", claim.Namespace, claim.Name, got, ok)
+			}
+		})
 	}
 }

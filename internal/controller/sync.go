@@ -154,11 +154,10 @@ func (c *Controller) claimsFor(set *appsv1.StatefulSet, pods []*corev1.Pod) map[
 			ordinals[o] = true
 		}
 	}
-	lister := c.claims.PersistentVolumeClaims(set.Namespace)
 	for o := range ordinals {
 		for i := range set.Spec.VolumeClaimTemplates {
 			name := planner.ClaimName(set.Spec.VolumeClaimTemplates[i].Name, set.Name, o)
-			if claim, err := lister.Get(name); err == nil {
+			if claim, ok := claimByName(c.claimIdx, set.Namespace, name); ok {
 				out[name] = claim
 			}
 		}
