@@ -4,6 +4,7 @@ import (
 	"unique"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -73,6 +74,23 @@ func (c *compactMeta) objectMeta() metav1.ObjectMeta {
 		CreationTimestamp: c.created, DeletionTimestamp: c.deleted, DeletionGracePeriodSeconds: c.deletionGrace,
 		Labels: c.labelMap(), OwnerReferences: c.ownerRefs()}
 }
+
+// Name, Namespace, UID and ResourceVersion are the object's.
+func (c *compactMeta) Name() string            { return c.name }
+func (c *compactMeta) Namespace() string       { return value(c.namespace) }
+func (c *compactMeta) GetUID() types.UID       { return c.uid }
+func (c *compactMeta) ResourceVersion() string { return c.resourceVersion }
+
+// GetObjectMeta lets meta.Accessor, and so the cache's key and index
+// functions, read a record: it returns new metadata each call.
+func (c *compactMeta) GetObjectMeta() metav1.Object {
+	m := c.objectMeta()
+	return &m
+}
+
+// GetObjectKind implements runtime.Object for the records; cached objects
+// carry no kind.
+func (c *compactMeta) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
 
 func (c *compactMeta) labelMap() map[string]string {
 	if c.labels == nil {

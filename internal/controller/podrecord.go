@@ -6,8 +6,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ordinal-sh/ordinal/internal/planner"
@@ -60,22 +58,6 @@ func (r *podRecord) pod() *corev1.Pod {
 	}
 	return p
 }
-
-// Name, Namespace, UID and ResourceVersion are the pod's.
-func (r *podRecord) Name() string            { return r.name }
-func (r *podRecord) Namespace() string       { return value(r.namespace) }
-func (r *podRecord) GetUID() types.UID       { return r.uid }
-func (r *podRecord) ResourceVersion() string { return r.resourceVersion }
-
-// GetObjectMeta lets meta.Accessor, and so the cache's key and index
-// functions, read a record: it returns new metadata each call.
-func (r *podRecord) GetObjectMeta() metav1.Object {
-	m := r.objectMeta()
-	return &m
-}
-
-// GetObjectKind implements runtime.Object; cached objects carry no kind.
-func (r *podRecord) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
 
 // DeepCopyObject implements runtime.Object.
 func (r *podRecord) DeepCopyObject() runtime.Object {
@@ -135,19 +117,6 @@ func (r *claimRecord) claim() *corev1.PersistentVolumeClaim {
 	c.Status.Phase = corev1.PersistentVolumeClaimPhase(value(r.phase))
 	return c
 }
-
-// Name and Namespace are the claim's.
-func (r *claimRecord) Name() string      { return r.name }
-func (r *claimRecord) Namespace() string { return value(r.namespace) }
-
-// GetObjectMeta lets meta.Accessor read a record, as for pods.
-func (r *claimRecord) GetObjectMeta() metav1.Object {
-	m := r.objectMeta()
-	return &m
-}
-
-// GetObjectKind implements runtime.Object; cached objects carry no kind.
-func (r *claimRecord) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
 
 // DeepCopyObject implements runtime.Object.
 func (r *claimRecord) DeepCopyObject() runtime.Object {
