@@ -132,7 +132,7 @@ func note(r Result) string {
 	if r.APIWriteErrors > 0 {
 		parts = append(parts, fmt.Sprintf("%d failed writes", r.APIWriteErrors))
 	}
-	if r.QuietWaitSeconds >= 1 {
+	if r.Scenario == ScenarioSteady && r.QuietWaitSeconds >= 1 {
 		parts = append(parts, fmt.Sprintf("idle after %.0fs of event backlog", r.QuietWaitSeconds))
 	}
 	if r.SelfCountedWrites != nil && *r.SelfCountedWrites != r.APIWrites {

@@ -51,9 +51,9 @@ type Result struct {
 	ReactionP50Ms   *float64 `json:"reaction_p50_ms,omitempty"`
 	ReactionP99Ms   *float64 `json:"reaction_p99_ms,omitempty"`
 	ReactionSamples int      `json:"reaction_samples,omitempty"`
-	// QuietWaitSeconds is how long an idle scenario waited, after its
-	// setup, for the contender's event backlog to be written before its
-	// idle window began.
+	// QuietWaitSeconds is how long the run waited, after its setup, for
+	// the contender to come to rest (no counted write or event for one
+	// poll) before the measured window began.
 	QuietWaitSeconds float64 `json:"quiet_wait_seconds,omitempty"`
 	// SelfCountedWrites is the floor's own count of its writes, a check on
 	// the API-server count.

@@ -175,9 +175,9 @@ func readWindow(ctx context.Context, h *harness, proc, plane *process, statsFile
 
 // measure runs the measured steps (or the idle window) between two readings.
 func measure(ctx context.Context, cfg Config, sc scenario, h *harness, proc, plane *process, statsFile string, r *Result) error {
-	if sc.idle > 0 {
+	if len(sc.setup) > 0 {
 		began := time.Now()
-		if err := waitForQuietEvents(ctx, h); err != nil {
+		if err := waitForRest(ctx, h, restPoll(sc, r.QPS, r.Burst)); err != nil {
 			return err
 		}
 		r.QuietWaitSeconds = time.Since(began).Seconds()
@@ -309,42 +309,77 @@ func warmUp(ctx context.Context, c kubernetes.Interface, alive func() error) err
 	return nil
 }
 
-// quietPoll and quietLimit shape waitForQuietEvents.
+// quietPoll, restMinPoll and quietLimit shape waitForRest.
 const (
-	quietPoll  = 5 * time.Second
-	quietLimit = 10 * time.Minute
+	quietPoll   = 5 * time.Second
+	restMinPoll = 2 * time.Second
+	quietLimit  = 10 * time.Minute
 )
 
-// waitForQuietEvents waits until the contender's event count stops growing
-// for one poll. A controller's event recorder writes its backlog (one event
-// per pod created, written one at a time) for a while after the pods are
-// up; an idle window that began before would measure that backlog, not
-// the controller at rest.
-func waitForQuietEvents(ctx context.Context, h *harness) error {
+// restPoll is how long the contender must make no write for waitForRest:
+// for an idle scenario quietPoll, since a recorder's backlog may trickle
+// out one event every few seconds; else long enough for the client's token
+// bucket to refill from empty (burst/qps), and at least restMinPoll.
+func restPoll(sc scenario, qps float64, burst int) time.Duration {
+	if sc.idle > 0 {
+		return quietPoll
+	}
+	poll := restMinPoll
+	if qps > 0 {
+		poll = max(poll, time.Duration(float64(burst)/qps*float64(time.Second))+500*time.Millisecond)
+	}
+	return poll
+}
+
+// waitForRest waits, after a scenario's setup, until the contender has
+// written nothing the run counts (pods, claims, revisions, set status,
+// events) for one poll. A controller's recorder writes its backlog (one
+// event per pod created) for a while after the pods are up, and status
+// changes may be held back while the client is saturated; a measured step
+// that began meanwhile would start with the contender's token bucket part
+// spent on the setup, and an idle window would measure that backlog
+// instead of the controller at rest.
+func waitForRest(ctx context.Context, h *harness, poll time.Duration) error {
 	last := int64(-1)
 	deadline := time.Now().Add(quietLimit)
 	for {
-		events, err := controllerEvents(ctx, h.client, h.namespace)
+		n, err := restCounter(ctx, h)
 		if err != nil {
 			return err
-		}
-		n := int64(0)
-		for _, c := range events {
-			n += c
 		}
 		if n == last {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the contender still writes events after %s (%d so far)", quietLimit, n)
+			return fmt.Errorf("the contender still writes after %s (%d writes and events so far)", quietLimit, n)
 		}
 		last = n
 		select {
-		case <-time.After(quietPoll):
+		case <-time.After(poll):
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
+}
+
+// restCounter sums the counted API writes and the contender's events.
+func restCounter(ctx context.Context, h *harness) (int64, error) {
+	events, err := controllerEvents(ctx, h.client, h.namespace)
+	if err != nil {
+		return 0, err
+	}
+	writes, err := scrapeWrites(ctx, h.client)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, c := range events {
+		n += c
+	}
+	for _, c := range writes {
+		n += c
+	}
+	return n, nil
 }
 
 // controllerEvents returns, per event name, how many times a StatefulSet

@@ -68,6 +68,48 @@ func TestBenchRunsParallelScaleUpEndToEndForOrdinalAndFloor(t *testing.T) {
 	}
 }
 
+// A scenario with a setup step: the measured window begins only once the
+// contender has come to rest, so it holds the rollout's writes and none of
+// the setup's (the claims, the status and events of the first pods).
+func TestBenchMeasuresARolloutFromRestAfterItsSetup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	cfg := bench.NewConfig()
+	cfg.Scenarios = []string{bench.ScenarioMaxUnavailable}
+	cfg.Contenders = []string{bench.ContenderOrdinal}
+	cfg.Limits = []bench.Limit{{QPS: 20, Burst: 30}}
+	cfg.Sizes.Replicas = 4
+	cfg.Nodes = 1
+	cfg.PlaneReadyDelay = 100 * time.Millisecond
+	cfg.StepTimeout = time.Minute
+	cfg.Binary, cfg.Env = os.Args[0], []string{execMainEnv + "=1"}
+	cfg.Commands = bench.SelfCommands(os.Args[0])
+	cfg.WorkDir = t.TempDir()
+	cfg.Progress = testWriter{t}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	results, err := bench.Run(ctx, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 1 || results[0].Error != "" {
+		t.Fatalf("results %+v, want one without an error", results)
+	}
+	r := results[0]
+	t.Logf("%+v", r)
+	// At 20/30 a poll is 2 s, and resting takes two readings a poll apart.
+	if r.QuietWaitSeconds < 2 {
+		t.Errorf("waited %.1f s for rest after the setup, want at least one 2 s poll", r.QuietWaitSeconds)
+	}
+	if r.WritesBy["DELETE pods"] != 4 || r.WritesBy["POST pods"] != 4 || r.WritesBy["POST controllerrevisions"] != 1 {
+		t.Errorf("writes %v, want the rollout's 4 pod deletes, 4 creates and 1 revision", r.WritesBy)
+	}
+	if n := r.WritesBy["POST persistentvolumeclaims"]; n != 0 {
+		t.Errorf("%d claim creates in the window, want none: the claims are the setup's", n)
+	}
+}
+
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) {
