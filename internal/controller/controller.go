@@ -47,6 +47,7 @@ type Controller struct {
 	history    History
 	status     StatusWriter
 	busy       func() bool
+	statusHold time.Duration
 	deferred   statusDeferrals
 	exp        *expectations
 	warned     *warningMemory
@@ -63,9 +64,10 @@ func NewInformerFactory(client kubernetes.Interface, namespace string) informers
 
 // New wires the controller to the factory's informers. Start the factory
 // after New and before Run. busy (may be nil) reports that the client's
-// requests queue for rate-limiter tokens: count-only status changes and
-// events then wait a little, so pod and claim writes go first.
-func New(client kubernetes.Interface, factory informers.SharedInformerFactory, busy func() bool) (*Controller, error) {
+// requests queue for rate-limiter tokens: count-only status changes (for
+// up to statusHold) and events then wait, so pod and claim writes go
+// first.
+func New(client kubernetes.Interface, factory informers.SharedInformerFactory, busy func() bool, statusHold time.Duration) (*Controller, error) {
 	if busy == nil {
 		busy = func() bool { return false }
 	}
@@ -89,7 +91,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, b
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "statefulset"}),
 		recorder: recorder, events: events,
-		history: &apiHistory{client: client}, status: newAPIStatus(client), busy: busy,
+		history: &apiHistory{client: client}, status: newAPIStatus(client), busy: busy, statusHold: statusHold,
 		exp: newExpectations(time.Now), warned: newWarningMemory(), now: time.Now,
 	}
 	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp}

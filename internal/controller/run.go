@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -26,6 +27,10 @@ type Options struct {
 	// limiter tokens (Limiter.Busy); the controller then defers writes
 	// that can wait.
 	Busy func() bool
+	// StatusHold is how long a count-only status change may wait while
+	// Busy (DefaultStatusHold is the commands' default); below the 1 s
+	// debounce every status change waits for, it means that debounce.
+	StatusHold time.Duration
 }
 
 // Run builds the informers and the controller and runs it until ctx ends.
@@ -34,7 +39,10 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) error {
 		return fmt.Errorf("workers must be at least 1, got %d", opts.Workers)
 	}
 	factory := NewInformerFactory(client, opts.Namespace)
-	c, err := New(client, factory, opts.Busy)
+	if opts.StatusHold < 0 {
+		return fmt.Errorf("status hold must not be negative, got %s", opts.StatusHold)
+	}
+	c, err := New(client, factory, opts.Busy, opts.StatusHold)
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	c.reportWarnings(key, set, plan.Warnings)
 	requeue := plan.RequeueAfter
 	var statusErr error
-	bound := statusBound(c.busy(), plan.Status, int32Value(set.Spec.Replicas))
+	bound := statusBound(c.busy(), c.statusHold, plan.Status, int32Value(set.Spec.Replicas))
 	if left, held := c.deferred.hold(key, c.status.Stored(set).Status, plan.Status, c.now(), bound); held {
 		logger.V(4).Info("Deferring a count-only status change", "for", left)
 		left = max(left, 50*time.Millisecond)

@@ -9,10 +9,17 @@ import (
 	"k8s.io/client-go/tools/record"
 )
 
+// DefaultStatusHold is how long, by default, a count-only status change
+// of a set may wait while the client's requests queue for rate-limiter
+// tokens (Options.StatusHold). Under that load every status write delays
+// a pod write by one token: in many-sets 100 × 5 at QPS 20 holding for
+// 30 s instead of 3 s took 1093 status writes down to 578 and the run
+// from 232.7 s to 206.4 s. Status that says a set is complete, a new
+// observedGeneration, revision or collision count is still written at
+// once, and so are all changes while the client has tokens to spare.
+const DefaultStatusHold = 30 * time.Second
+
 const (
-	// maxStatusDeferral bounds how long a set's status may lag its pods
-	// because the rate limiter is saturated.
-	maxStatusDeferral = 3 * time.Second
 	// statusDebounce bounds how long a count-only status change of a set
 	// that has not reached its target waits, so that a burst of pod
 	// changes (pods turning Ready one after another) becomes one write.
@@ -71,15 +78,15 @@ func (d *statusDeferrals) hold(key string, stored, want appsv1.StatefulSetStatus
 }
 
 // statusBound is how long a count-only status change may wait: not at
-// all when it says the set is complete; else up to maxStatusDeferral while
-// the client's requests queue for tokens, and up to statusDebounce
-// otherwise.
-func statusBound(busy bool, want appsv1.StatefulSetStatus, replicas int32) time.Duration {
+// all when it says the set is complete; else up to hold (never less than
+// statusDebounce) while the client's requests queue for tokens, and up to
+// statusDebounce otherwise.
+func statusBound(busy bool, hold time.Duration, want appsv1.StatefulSetStatus, replicas int32) time.Duration {
 	switch {
 	case complete(want, replicas):
 		return 0
 	case busy:
-		return maxStatusDeferral
+		return max(hold, statusDebounce)
 	}
 	return statusDebounce
 }

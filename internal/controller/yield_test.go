@@ -73,14 +73,20 @@ func TestStatusBounds(t *testing.T) {
 		{"finished, limiter busy: write at once", true, done, 0},
 		{"rolling", false, rolling, statusDebounce},
 		{"a pod not ready yet", false, starting, statusDebounce},
-		{"rolling, limiter busy", true, rolling, maxStatusDeferral},
+		{"rolling, limiter busy", true, rolling, DefaultStatusHold},
 	} {
-		if got := statusBound(tc.busy, tc.st, 3); got != tc.want {
+		if got := statusBound(tc.busy, DefaultStatusHold, tc.st, 3); got != tc.want {
 			t.Errorf("%s: bound %s, want %s", tc.name, got, tc.want)
 		}
 	}
-	if got := statusBound(false, done, 4); got != statusDebounce {
+	if got := statusBound(false, DefaultStatusHold, done, 4); got != statusDebounce {
 		t.Errorf("a status short of a scale-up to 4 is complete (bound %s)", got)
+	}
+	if got := statusBound(true, 0, rolling, 3); got != statusDebounce {
+		t.Errorf("a hold of 0 under load: bound %s, want the debounce %s", got, statusDebounce)
+	}
+	if got := statusBound(true, 5*time.Second, done, 3); got != 0 {
+		t.Errorf("a complete status under load with a hold of 5s: bound %s, want 0", got)
 	}
 }
 

@@ -280,7 +280,7 @@ func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 		return fmt.Errorf("StatefulSet controller client: %w", err)
 	}
 	run := func(ctx context.Context) error {
-		return controller.Run(ctx, client, controller.Options{Workers: 5, Busy: limiter.Busy})
+		return controller.Run(ctx, client, controller.Options{Workers: 5, Busy: limiter.Busy, StatusHold: controller.DefaultStatusHold})
 	}
 	p.goClient("ordinal StatefulSet controller", run, ctx)
 	return nil

@@ -33,6 +33,7 @@ type Config struct {
 	QPS            float32
 	Burst          int
 	Workers        int
+	StatusHold     time.Duration
 	Namespace      string
 	LeaderElect    bool
 	LeaseNamespace string
@@ -47,7 +48,7 @@ type Config struct {
 // NewConfig returns the defaults: kube-controller-manager's client limits
 // (QPS 20, burst 30) and worker count (5).
 func NewConfig() Config {
-	return Config{QPS: 20, Burst: 30, Workers: 5, LeaderElect: true, LeaseNamespace: "kube-system",
+	return Config{QPS: 20, Burst: 30, Workers: 5, StatusHold: controller.DefaultStatusHold, LeaderElect: true, LeaseNamespace: "kube-system",
 		LeaseName: "ordinal-statefulset-controller", MetricsAddress: "127.0.0.1:8080"}
 }
 
@@ -57,6 +58,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.Float32Var(&c.QPS, "qps", c.QPS, "API requests per second")
 	fs.IntVar(&c.Burst, "burst", c.Burst, "API request burst")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "StatefulSets synced concurrently")
+	fs.DurationVar(&c.StatusHold, "status-hold-under-load", c.StatusHold,
+		"while requests queue for --qps tokens, how long a set's replica counts may wait to be written (0: 1s, as without load); completion, observedGeneration and revisions are written at once")
 	fs.StringVar(&c.Namespace, "namespace", c.Namespace, "only manage StatefulSets in this namespace (default: all)")
 	fs.BoolVar(&c.LeaderElect, "leader-elect", c.LeaderElect, "run only while holding the Lease, so several replicas can run")
 	fs.StringVar(&c.LeaseNamespace, "leader-elect-namespace", c.LeaseNamespace, "namespace of the Lease")
@@ -76,6 +79,9 @@ func (c *Config) Validate() error {
 	}
 	if c.FaultRate < 0 || c.FaultRate > 1 {
 		errs = append(errs, fmt.Errorf("--fault-rate must be within [0, 1], got %g", c.FaultRate))
+	}
+	if c.StatusHold < 0 {
+		errs = append(errs, fmt.Errorf("--status-hold-under-load must not be negative, got %s", c.StatusHold))
 	}
 	if c.Workers < 1 {
 		errs = append(errs, fmt.Errorf("--workers must be at least 1, got %d", c.Workers))
@@ -142,7 +148,7 @@ func Run(ctx context.Context, cfg Config) error {
 			return err
 		}
 	}
-	opts := controller.Options{Workers: cfg.Workers, Namespace: cfg.Namespace, Busy: limiter.Busy}
+	opts := controller.Options{Workers: cfg.Workers, Namespace: cfg.Namespace, Busy: limiter.Busy, StatusHold: cfg.StatusHold}
 	if !cfg.LeaderElect {
 		close(ready)
 		return controller.Run(ctx, client, opts)

@@ -7,6 +7,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ordinal-sh/ordinal/internal/controller"
 )
 
 func get(t *testing.T, url string) (int, string) {
@@ -65,5 +70,38 @@ func TestTheMetricsAddressServesHealthReadinessAndMetrics(t *testing.T) {
 	err = serveMetrics(ctx, addr, ready)
 	if err == nil || !strings.Contains(err.Error(), "serving metrics on "+addr) || !strings.Contains(err.Error(), "address already in use") {
 		t.Errorf("serving on a busy port: %v, want an error naming %s and the busy address", err, addr)
+	}
+}
+
+func TestFlagsParseAndBadValuesAreRefusedByName(t *testing.T) {
+	cfg := NewConfig()
+	fs := pflag.NewFlagSet("controller", pflag.ContinueOnError)
+	cfg.AddFlags(fs)
+	if err := fs.Parse([]string{"--status-hold-under-load=5s", "--workers=3"}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.StatusHold != 5*time.Second || cfg.Workers != 3 {
+		t.Fatalf("parsed status hold %s and workers %d, want 5s and 3", cfg.StatusHold, cfg.Workers)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("valid flags refused: %v", err)
+	}
+	if NewConfig().StatusHold != controller.DefaultStatusHold {
+		t.Errorf("default status hold %s, want %s", NewConfig().StatusHold, controller.DefaultStatusHold)
+	}
+	for flag, want := range map[string]string{
+		"--status-hold-under-load=-1s": "--status-hold-under-load must not be negative",
+		"--workers=0":                  "--workers must be at least 1",
+		"--qps=-1":                     "--qps and --burst must not be negative",
+	} {
+		cfg := NewConfig()
+		fs := pflag.NewFlagSet("controller", pflag.ContinueOnError)
+		cfg.AddFlags(fs)
+		if err := fs.Parse([]string{flag}); err != nil {
+			t.Fatal(err)
+		}
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want one saying %q", flag, err, want)
+		}
 	}
 }
