@@ -25,21 +25,7 @@ func TestBenchRunsParallelScaleUpEndToEndForOrdinalAndFloor(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts two control planes")
 	}
-	cfg := bench.NewConfig()
-	cfg.Scenarios = []string{bench.ScenarioParallelScaleUp}
-	cfg.Contenders = []string{bench.ContenderOrdinal, bench.ContenderFloor}
-	cfg.Limits = []bench.Limit{{QPS: 20, Burst: 30}}
-	cfg.Sizes.Replicas = 5
-	cfg.Nodes = 1
-	cfg.PlaneReadyDelay = 100 * time.Millisecond
-	cfg.StepTimeout = time.Minute
-	cfg.Binary, cfg.Env = os.Args[0], []string{execMainEnv + "=1"}
-	cfg.Commands = bench.SelfCommands(os.Args[0])
-	cfg.WorkDir = t.TempDir()
-	cfg.Progress = testWriter{t}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	results, err := bench.Run(ctx, cfg, nil)
+	results, err := runSelf(t, bench.ScenarioParallelScaleUp, 5, bench.ContenderOrdinal, bench.ContenderFloor)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,21 +61,7 @@ func TestBenchMeasuresARolloutFromRestAfterItsSetup(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane")
 	}
-	cfg := bench.NewConfig()
-	cfg.Scenarios = []string{bench.ScenarioMaxUnavailable}
-	cfg.Contenders = []string{bench.ContenderOrdinal}
-	cfg.Limits = []bench.Limit{{QPS: 20, Burst: 30}}
-	cfg.Sizes.Replicas = 4
-	cfg.Nodes = 1
-	cfg.PlaneReadyDelay = 100 * time.Millisecond
-	cfg.StepTimeout = time.Minute
-	cfg.Binary, cfg.Env = os.Args[0], []string{execMainEnv + "=1"}
-	cfg.Commands = bench.SelfCommands(os.Args[0])
-	cfg.WorkDir = t.TempDir()
-	cfg.Progress = testWriter{t}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	results, err := bench.Run(ctx, cfg, nil)
+	results, err := runSelf(t, bench.ScenarioMaxUnavailable, 4, bench.ContenderOrdinal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +80,27 @@ func TestBenchMeasuresARolloutFromRestAfterItsSetup(t *testing.T) {
 	if n := r.WritesBy["POST persistentvolumeclaims"]; n != 0 {
 		t.Errorf("%d claim creates in the window, want none: the claims are the setup's", n)
 	}
+}
+
+// runSelf runs one scenario at QPS 20/30 on one simulated node, with this
+// test binary as the plane and the contenders.
+func runSelf(t *testing.T, scenario string, replicas int32, contenders ...string) ([]bench.Result, error) {
+	t.Helper()
+	cfg := bench.NewConfig()
+	cfg.Scenarios = []string{scenario}
+	cfg.Contenders = contenders
+	cfg.Limits = []bench.Limit{{QPS: 20, Burst: 30}}
+	cfg.Sizes.Replicas = replicas
+	cfg.Nodes = 1
+	cfg.PlaneReadyDelay = 100 * time.Millisecond
+	cfg.StepTimeout = time.Minute
+	cfg.Binary, cfg.Env = os.Args[0], []string{execMainEnv + "=1"}
+	cfg.Commands = bench.SelfCommands(os.Args[0])
+	cfg.WorkDir = t.TempDir()
+	cfg.Progress = testWriter{t}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	return bench.Run(ctx, cfg, nil)
 }
 
 type testWriter struct{ t *testing.T }
