@@ -16,8 +16,9 @@ import (
 // its metadata compacted (compactMeta): 655 bytes for a set's pod with the
 // cache's own key and indexes, against 1279 when the record held a whole
 // metav1.ObjectMeta (TestAPodRecordInTheCacheTakesUnder700Bytes). With
-// thousands of pods the pods are most of the controller's memory. A sync turns the records of one set back into pods with pod();
-// the planner never sees a difference (TestPodRecordRoundTripsTrimPod).
+// thousands of pods the pods are most of the controller's memory. A sync
+// turns the records of one set back into pods with pod(); the planner
+// never sees a difference (TestPodRecordRoundTripsTrimPod).
 type podRecord struct {
 	compactMeta
 	hostname     string // the name's string when equal to it

@@ -38,10 +38,10 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) error {
 	if opts.Workers < 1 {
 		return fmt.Errorf("workers must be at least 1, got %d", opts.Workers)
 	}
-	factory := NewInformerFactory(client, opts.Namespace)
 	if opts.StatusHold < 0 {
 		return fmt.Errorf("status hold must not be negative, got %s", opts.StatusHold)
 	}
+	factory := NewInformerFactory(client, opts.Namespace)
 	c, err := New(client, factory, opts.Busy, opts.StatusHold)
 	if err != nil {
 		return err
