@@ -23,7 +23,7 @@ func newWarningMemory() *warningMemory { return &warningMemory{last: map[string]
 func (w *warningMemory) changed(key string, warnings []planner.Warning) bool {
 	parts := make([]string, 0, len(warnings))
 	for _, x := range warnings {
-		parts = append(parts, x.Reason+"|"+x.Object+"|"+x.Message)
+		parts = append(parts, x.Reason+"|"+x.Object+"|"+x.Message+"|"+x.Event)
 	}
 	sort.Strings(parts)
 	sig := strings.Join(parts, "\n")
@@ -47,6 +47,10 @@ func (c *Controller) reportWarnings(key string, set *appsv1.StatefulSet, warning
 		return
 	}
 	for _, x := range warnings {
+		if x.Event != "" {
+			c.recorder.Event(set, corev1.EventTypeWarning, x.Reason, x.Event)
+			continue
+		}
 		c.recorder.Eventf(set, corev1.EventTypeWarning, x.Reason, "%s: %s", x.Object, x.Message)
 	}
 }
