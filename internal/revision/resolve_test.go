@@ -96,16 +96,13 @@ func TestResolveCollisions(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("the candidate is named with the collision count from status", func(t *testing.T) {
-		want, _ := revision.ForCollision(set, 1, 2)
-		if res.Update.Name != want.Name || res.CollisionCount != 2 {
-			t.Errorf("candidate %s (count %d), want %s (count 2)", res.Update.Name, res.CollisionCount, want.Name)
+		want := revision.Name(set.Name, revision.Hash(res.Update.Data.Raw, ptr.To[int32](2)))
+		if res.Update.Name != want || res.CollisionCount != 2 {
+			t.Errorf("candidate %s (count %d), want %s (count 2)", res.Update.Name, res.CollisionCount, want)
 		}
 	})
 	t.Run("after a collision the stored revision replaces both current and update", func(t *testing.T) {
-		retry, err := revision.ForCollision(set, res.Update.Revision, res.CollisionCount+1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		retry := revision.ForCollision(set.Name, res.Update, res.CollisionCount+1)
 		stored := res.WithUpdate(retry)
 		if stored.Update != retry || stored.Current != retry || retry.Name == res.Update.Name {
 			t.Errorf("WithUpdate() = current %s update %s, want both %s", stored.Current.Name, stored.Update.Name, retry.Name)
@@ -122,11 +119,11 @@ func TestResolveCollisions(t *testing.T) {
 
 func retryOf(t *testing.T, set *appsv1.StatefulSet) *appsv1.ControllerRevision {
 	t.Helper()
-	rev, err := revision.ForCollision(set, 1, 3)
+	first, err := revision.New(set, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rev
+	return revision.ForCollision(set.Name, first, 3)
 }
 
 func TestSort(t *testing.T) {

@@ -108,14 +108,16 @@ func New(set *appsv1.StatefulSet, revisionNumber int64, collisionCount *int32) (
 	}, nil
 }
 
-// ForCollision builds the revision to try after a create failed with
-// AlreadyExists against a revision with different data: the caller bumps the
-// collision count (and later records it in status.collisionCount, which
-// never decreases) and retries with the new name. Unlike upstream, whose
-// retry keeps the first attempt's hash label, the hash label here always
-// matches the name; nothing reads that label back for equality.
-func ForCollision(set *appsv1.StatefulSet, revisionNumber int64, collisionCount int32) (*appsv1.ControllerRevision, error) {
-	return New(set, revisionNumber, &collisionCount)
+// ForCollision builds the revision to try after a create of first failed
+// with AlreadyExists against a revision with different data: the same
+// revision renamed with the hash of its data and the bumped collision
+// count (which the caller later records in status.collisionCount, never
+// decreasing). Everything else stays first's, the hash label included, as
+// upstream's history keeps the label of the first attempt.
+func ForCollision(setName string, first *appsv1.ControllerRevision, collisionCount int32) *appsv1.ControllerRevision {
+	retry := first.DeepCopy()
+	retry.Name = Name(setName, Hash(first.Data.Raw, &collisionCount))
+	return retry
 }
 
 // Apply returns a copy of set whose spec.template is the one recorded in
