@@ -82,6 +82,13 @@ func TestLeadingZeroNames(t *testing.T) {
 			t.Errorf("events %q/%q, want upstream's SuccessfulUpdate/FailedUpdate", a.EventReason, a.FailEvent)
 		}
 	})
+	t.Run("its failing repair stops the sync: no later pass runs, so the rolling update does not replace it", func(t *testing.T) {
+		r := rollout(testgen.Replicas(3))
+		plan := planner.Compute(r.input(with(r.pods(0, 2), r.pod(1, testgen.Named("web-01")))))
+		if diff := cmp.Diff([]string{"replicas: UpdatePod web-1"}, r.summary(plan)); diff != "" {
+			t.Errorf("steps mismatch (-want +got):\n%s", diff)
+		}
+	})
 	t.Run("beside web-1 it is ignored, and said so", func(t *testing.T) {
 		plan := planner.Compute(f.input(with(f.pods(0, 1, 2), f.pod(1, testgen.Named("web-01")))))
 		if len(plan.Steps) != 0 {

@@ -204,6 +204,10 @@ func (p *planner) repair(s slot, withRetention bool) outcome {
 	out.actions = append(out.actions, fix.actions...)
 	if !identityOK {
 		out.actions = append(out.actions, p.repairIdentity(s))
+		// The repair of a name with leading zeros goes to the canonical
+		// name, which no pod has (one that had it would hold the ordinal):
+		// it fails every time, and like upstream the sync stops there.
+		out.halt = out.halt || s.pod.Name != PodName(p.set.Name, s.ordinal)
 	}
 	if n := len(out.actions); n > 0 && (!identityOK || len(fix.actions) > 0) {
 		out.actions[n-1].EventReason = EventSuccessfulUpdate
