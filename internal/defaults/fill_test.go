@@ -121,7 +121,6 @@ func fillEphemeralContainer(ctr *corev1.EphemeralContainerCommon, c randfill.Con
 	ctr.Image = randomImage(c)
 }
 
-
 // typicalImages are references as manifests write them, one of each kind
 // the pull policy default tells apart.
 var typicalImages = []string{"nginx", "nginx:latest", "nginx:1.25", "registry.k8s.io/pause:3.10",
