@@ -33,12 +33,15 @@ const milli = resource.Scale(-3)
 
 // roundUp rounds every quantity in list up to a whole milli-unit (1.0001
 // becomes 1.001), as the API server does with every resource list it
-// defaults. The map holds copies, so each value is written back: rounding
-// may change a quantity's representation (and drop its cached text) even
-// when its value stays the same.
+// defaults. The map holds copies, so a changed value is written back;
+// rounding may change a quantity's representation (and drop its cached
+// text) even when its value stays the same, which counts as a change.
 func roundUp(list corev1.ResourceList) {
 	for name, q := range list {
+		before := q
 		q.RoundUp(milli)
-		list[name] = q
+		if q != before {
+			list[name] = q
+		}
 	}
 }

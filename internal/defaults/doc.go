@@ -66,7 +66,10 @@
 // StatefulSet. StatefulSetSemanticRevisionComparison (on in 1.36) is the
 // gate under which upstream's controller defaults restored revisions.
 //
-// Everything is idempotent, allocates only for fields it fills, and accepts
-// nil pointers anywhere. The package imports only k8s.io/api,
-// k8s.io/apimachinery and k8s.io/utils, never k8s.io/kubernetes.
+// Defaulting is idempotent and accepts a nil pointer anywhere. A set that
+// is already defaulted (one read from the API server, or a template
+// restored from a revision it wrote) costs a walk and no allocation. The
+// package imports only k8s.io/api, k8s.io/apimachinery and k8s.io/utils,
+// never k8s.io/kubernetes; its tests check that, and compare it with the
+// API server's own defaulting.
 package defaults

@@ -130,12 +130,13 @@ var typicalImages = []string{"nginx", "nginx:latest", "nginx:1.25", "registry.k8
 // Parts of assembled image references, each with its likely mistakes.
 var (
 	imageHosts = []string{"", "", "docker.io/", "index.docker.io/", "localhost/", "localhost:5000/",
-		"registry.k8s.io/", "Registry.Example/", "[::1]:5000/", "my_host.io/", "-bad.io/", "10.0.0.1:80/"}
+		"registry.k8s.io/", "Registry.Example/", "[::1]:5000/", "my_host.io/", "-bad.io/", "10.0.0.1:80/",
+		"Team/", "localhost:http/", "registry.io:/", "[::1]/", "[]:80/", "[::g]/", "[::1]x/", "host:80:90/", "a..b/"}
 	imagePaths = []string{"nginx", "nginx", "library/nginx", "team/app/web", "a__b", "a--b", "a_b.c",
 		"a___b", "Nginx", "", "x/", "/x", "nginx ", strings.Repeat("n", 247), strings.Repeat("n", 248)}
 	imageTags = []string{"", "", "", "", ":latest", ":latest", ":latest", ":1.25", ":LATEST", ":latest-1",
 		":", ":-x", ":" + strings.Repeat("t", 128), ":" + strings.Repeat("t", 129)}
-	imageDigests = []string{"", "", "", "", "", "", "@sha256:" + hex(64), "@sha256:" + hex(63),
+	imageDigests = []string{"", "", "", "", "", "", "@sha256:" + hex(64), "@sha256:" + hex(63), "@sha256:" + hex(65),
 		"@sha256:" + strings.ToUpper(hex(64)), "@sha384:" + hex(96), "@sha512:" + hex(128), "@md5:" + hex(32),
 		"@sha256:" + hex(31), "@SHA256:" + hex(64)}
 )

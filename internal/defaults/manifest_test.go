@@ -56,7 +56,7 @@ func TestDefaultsGiveTheRevisionTheAPIServerStores(t *testing.T) {
 }
 
 // statefulSetDocument returns the StatefulSet document of a YAML stream.
-func statefulSetDocument(t *testing.T, path string) []byte {
+func statefulSetDocument(t testing.TB, path string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {

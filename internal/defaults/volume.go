@@ -9,7 +9,7 @@ import (
 // and each source type gets its own defaults.
 func volume(v *corev1.Volume) {
 	src := &v.VolumeSource
-	if ptr.AllPtrFieldsNil(src) {
+	if !hasSource(src) {
 		src.EmptyDir = &corev1.EmptyDirVolumeSource{}
 	}
 	if src.Image != nil && src.Image.PullPolicy == "" {
@@ -23,6 +23,15 @@ func volume(v *corev1.Volume) {
 	if src.Ephemeral != nil && src.Ephemeral.VolumeClaimTemplate != nil {
 		claimSpec(&src.Ephemeral.VolumeClaimTemplate.Spec)
 	}
+}
+
+// hasSource reports whether src sets any source. The common sources are
+// looked at first, so that the reflective look at all of them (which stays
+// right when the API adds a source) runs only for the rare volume that has
+// none of these.
+func hasSource(src *corev1.VolumeSource) bool {
+	return src.EmptyDir != nil || src.ConfigMap != nil || src.Secret != nil || src.PersistentVolumeClaim != nil ||
+		src.Projected != nil || src.HostPath != nil || src.DownwardAPI != nil || !ptr.AllPtrFieldsNil(src)
 }
 
 // fileSources defaults the sources that project API objects into files:
