@@ -48,7 +48,9 @@ var containerCases = []containerCase{
 			c.Ports = []corev1.ContainerPort{{ContainerPort: 80, Protocol: corev1.ProtocolTCP}, {ContainerPort: 53, Protocol: corev1.ProtocolUDP}}
 		}},
 	{"an env field reference is to v1 and a file key reference is required",
-		func(c *corev1.Container) { c.Env = []corev1.EnvVar{fieldEnv(""), fileKeyEnv(nil), {Name: "PLAIN", Value: "x"}} },
+		func(c *corev1.Container) {
+			c.Env = []corev1.EnvVar{fieldEnv(""), fileKeyEnv(nil), {Name: "PLAIN", Value: "x"}}
+		},
 		func(c *corev1.Container) {
 			c.Env = []corev1.EnvVar{fieldEnv("v1"), fileKeyEnv(ptr.To(false)), {Name: "PLAIN", Value: "x"}}
 		}},

@@ -8,8 +8,12 @@
 // revision written before a defaulted field existed is still recognised as
 // the same template. A custom resource that embeds a StatefulSet spec is not
 // defaulted by the API server at all; defaulting it here gives the same
-// bytes, hence the same revision hash, as the same manifest applied as a
-// StatefulSet.
+// defaulted fields, hence the same revision bytes and hash, as the same
+// manifest applied as a StatefulSet. One difference remains that is not a
+// default: the API server's round trip through its internal version also
+// copies spec.template.spec.serviceAccountName into the deprecated
+// serviceAccount field (and sets apiVersion and kind on claim templates),
+// which this package does not do.
 //
 // The rules, by part of the object (a default applies only where the field
 // is empty or nil):
