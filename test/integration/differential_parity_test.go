@@ -349,3 +349,37 @@ func noRollingUpdateBlock() setOption {
 		s.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}
 	}
 }
+
+// A revision written without the API server's defaults (by another tool,
+// or before a default existed) is adopted and recognised as the set's
+// template: upstream defaults the restored template before comparing, so
+// the set's pods run that revision and no second one is made.
+func TestDifferentialUndefaultedRevisionIsReused(t *testing.T) {
+	t.Parallel()
+	builtin, ordinal, ok := differential(t, false, func(r *run) {
+		t, ns := r.t, r.ns
+		set := webSet(ns, replicas(2))
+		bare := set.DeepCopy()
+		bare.Spec.Template.Spec.DNSPolicy, bare.Spec.Template.Spec.SchedulerName = "", ""
+		data, err := revision.Patch(bare)
+		if err != nil {
+			t.Fatal(err)
+		}
+		imported := &appsv1.ControllerRevision{
+			ObjectMeta: metav1.ObjectMeta{Name: "web-imported", Namespace: ns, Labels: map[string]string{"app": "nginx"}},
+			Data:       runtime.RawExtension{Raw: data},
+			Revision:   1,
+		}
+		if _, err := client.AppsV1().ControllerRevisions(ns).Create(context.Background(), imported, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got := waitSet(t, ns, time.Minute, "2 ready replicas", settled)
+		if got.Status.UpdateRevision != "web-imported" {
+			t.Errorf("update revision %s, want the imported web-imported", got.Status.UpdateRevision)
+		}
+		r.step()
+	})
+	if ok {
+		compareOutcomes(t, builtin, ordinal)
+	}
+}
