@@ -359,9 +359,9 @@ func TestDifferentialUndefaultedRevisionIsReused(t *testing.T) {
 	builtin, ordinal, ok := differential(t, false, func(r *run) {
 		t, ns := r.t, r.ns
 		set := webSet(ns, replicas(2))
-		bare := set.DeepCopy()
-		bare.Spec.Template.Spec.DNSPolicy, bare.Spec.Template.Spec.SchedulerName = "", ""
-		data, err := revision.Patch(bare)
+		// The manifest as written, before the API server defaults it: no
+		// dnsPolicy, restartPolicy, imagePullPolicy, … in the revision.
+		data, err := revision.Patch(set)
 		if err != nil {
 			t.Fatal(err)
 		}
