@@ -42,17 +42,20 @@ func hasEvent(t *testing.T, ns, reason, text string) {
 }
 
 // A Parallel set whose claims run into a ResourceQuota: upstream works pod
-// by pod, so the pods whose claims were admitted run, and the one whose
-// claim was refused gets both Warnings.
+// by pod in slow-start batches (web-0; web-1 and web-2; web-3), so the pods
+// whose claims were admitted run, and the one whose claim was refused gets
+// both Warnings. The quota (3 claims) falls at a batch boundary, so which
+// pod is refused does not depend on which of two concurrent requests the
+// API server admits first.
 func TestDifferentialParallelClaimQuota(t *testing.T) {
 	t.Parallel()
 	builtin, ordinal, ok := differential(t, true, func(r *run) {
 		t, ns := r.t, r.ns
-		createQuota(t, ns, corev1.ResourceList{corev1.ResourcePersistentVolumeClaims: resource.MustParse("2")})
+		createQuota(t, ns, corev1.ResourceList{corev1.ResourcePersistentVolumeClaims: resource.MustParse("3")})
 		createSet(t, webSet(ns, replicas(4), parallel(), withClaims()))
-		hasEvent(t, ns, "FailedCreate", "Create Pod web-2 in StatefulSet web failed error: failed to create PVC www-web-2")
-		waitFor(t, time.Minute, "web-0 and web-1 ready", func() (bool, error) {
-			for _, name := range []string{"web-0", "web-1"} {
+		hasEvent(t, ns, "FailedCreate", "Create Pod web-3 in StatefulSet web failed error: failed to create PVC www-web-3")
+		waitFor(t, time.Minute, "web-0, web-1 and web-2 ready", func() (bool, error) {
+			for _, name := range []string{"web-0", "web-1", "web-2"} {
 				if p, ok := getPod(t, ns, name); !ok || !isReady(p) {
 					return false, fmt.Errorf("pods %s", describePods(listPods(t, ns)))
 				}
@@ -315,6 +318,7 @@ func heldClaim(t *testing.T, ns, name string) *corev1.PersistentVolumeClaim {
 	if err != nil {
 		t.Fatal(err)
 	}
+	externalDelete(ns, created.UID)
 	if err := client.CoreV1().PersistentVolumeClaims(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -373,6 +377,7 @@ func TestDifferentialUndefaultedRevisionIsReused(t *testing.T) {
 		if _, err := client.AppsV1().ControllerRevisions(ns).Create(context.Background(), imported, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		createSet(t, set)
 		got := waitSet(t, ns, time.Minute, "2 ready replicas", settled)
 		if got.Status.UpdateRevision != "web-imported" {
 			t.Errorf("update revision %s, want the imported web-imported", got.Status.UpdateRevision)
