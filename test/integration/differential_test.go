@@ -66,7 +66,10 @@ func (r *run) outcome(sortSteps bool) outcome {
 	return out
 }
 
-const hashLabel = "controller.kubernetes.io/hash"
+const (
+	hashLabel      = "controller.kubernetes.io/hash"
+	combinedPrefix = "(combined from similar events): "
+)
 
 // setEvents returns the distinct events recorded on the namespace's
 // StatefulSets, sorted, once two reads a second apart agree: both
@@ -83,6 +86,12 @@ func setEvents(t *testing.T, ns string) []string {
 		got := []string{}
 		for _, e := range list.Items {
 			line := e.Type + " " + e.Reason + ": " + e.Message
+			// Past ten similar events in ten minutes, client-go's recorder
+			// folds the next ones into one event carrying the latest
+			// message, whichever that was when it folded.
+			if strings.HasPrefix(e.Message, combinedPrefix) {
+				line = e.Type + " " + e.Reason + ": " + combinedPrefix + "…"
+			}
 			if e.InvolvedObject.Kind == "StatefulSet" && !seen[line] {
 				seen[line] = true
 				got = append(got, line)
