@@ -1,4 +1,4 @@
-package defaults
+package defaults_test
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"k8s.io/kubernetes/pkg/features"
 	"sigs.k8s.io/yaml"
 
+	"github.com/ordinal-sh/ordinal/internal/defaults"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 )
 
@@ -37,12 +38,12 @@ func TestDefaultsGiveTheRevisionTheAPIServerStores(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.MaxUnavailableStatefulSet, false)
 	for _, path := range manifests {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			manifest := statefulSetDocument(t, path)
+			manifest := defaults.StatefulSetDocument(t, path)
 			in := &appsv1.StatefulSet{}
 			if err := yaml.UnmarshalStrict(manifest, in); err != nil {
 				t.Fatalf("decoding %s: %v", path, err)
 			}
-			ours := revisionData(t, defaulted(t, in, Options{}))
+			ours := revisionData(t, schemeChecked(t, in))
 			stored := revisionData(t, storedByAPIServer(t, manifest))
 			if !bytes.Equal(ours, stored) {
 				t.Errorf("revision data differs from the stored set's (-stored +ours):\n%s", cmp.Diff(string(stored), string(ours)))
@@ -53,22 +54,6 @@ func TestDefaultsGiveTheRevisionTheAPIServerStores(t *testing.T) {
 			golden(t, strings.TrimSuffix(filepath.Base(path), ".yaml")+".revision.json", ours)
 		})
 	}
-}
-
-// statefulSetDocument returns the StatefulSet document of a YAML stream.
-func statefulSetDocument(t testing.TB, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, doc := range strings.Split(string(data), "\n---\n") {
-		if strings.Contains(doc, "\nkind: StatefulSet\n") {
-			return []byte(doc)
-		}
-	}
-	t.Fatalf("%s has no StatefulSet", path)
-	return nil
 }
 
 // storedByAPIServer decodes manifest as the API server does a create
@@ -122,4 +107,18 @@ func golden(t *testing.T, name string, got []byte) {
 	if diff := cmp.Diff(string(bytes.TrimSuffix(want, []byte("\n"))), string(got)); diff != "" {
 		t.Errorf("%s differs (-want +got; run with -update to accept):\n%s", path, diff)
 	}
+}
+
+// schemeChecked returns in defaulted by the package, after checking that
+// the scheme's defaulting gives the same object.
+func schemeChecked(t *testing.T, in *appsv1.StatefulSet) *appsv1.StatefulSet {
+	t.Helper()
+	got := in.DeepCopy()
+	defaults.StatefulSet(got, defaults.Options{})
+	want := in.DeepCopy()
+	legacyscheme.Scheme.Default(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("StatefulSet differs from the scheme's defaults (-scheme +ours):\n%s", diff)
+	}
+	return got
 }
