@@ -70,9 +70,7 @@ func (h *apiHistory) create(ctx context.Context, set *appsv1.StatefulSet, res re
 			return res.WithUpdate(existing), nil
 		}
 		collisions++
-		if candidate, err = revision.ForCollision(set, candidate.Revision, collisions); err != nil {
-			return res, err
-		}
+		candidate = revision.ForCollision(set.Name, candidate, collisions)
 	}
 	return res, fmt.Errorf("creating a revision for %s: %d name collisions in a row", set.Name, maxCollisions)
 }

@@ -16,7 +16,7 @@ import (
 //
 // Contract: no code path writes a cached pod or claim back with an update;
 // every pod and claim write is a create from the template or a merge patch
-// of the fields it changes (see executor.go, ownership.go).
+// of the fields it changes (see podcontrol.go, ownership.go).
 func stripForCache(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *corev1.Pod:

@@ -71,6 +71,11 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	requeue := plan.RequeueAfter
 	var statusErr error
 	bound := statusBound(c.busy(), c.statusHold, plan.Status, int32Value(set.Spec.Replicas))
+	if applyErr != nil {
+		// A failed sync is retried on the queue's backoff, which soon
+		// outlasts any hold: its status, like upstream's, goes out now.
+		bound = 0
+	}
 	if left, held := c.deferred.hold(key, c.status.Stored(set).Status, plan.Status, c.now(), bound); held {
 		logger.V(4).Info("Deferring a count-only status change", "for", left)
 		left = max(left, 50*time.Millisecond)

@@ -1,9 +1,8 @@
 package controller
 
 import (
-	"sort"
-	"strings"
 	"sync"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -11,42 +10,63 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
-// warningMemory remembers which warnings a set was last given, so an odd
-// object produces one Warning event when it appears, not one per sync.
+// warningQuiet is how long a warning must have been absent from a set's
+// plans before it is reported again. An OrderedReady plan stops at the
+// first unhealthy pod, so a warning about a later pod comes and goes from
+// sync to sync while nothing changed; a problem that was fixed and comes
+// back after this long is news again.
+const warningQuiet = 10 * time.Minute
+
+// warningMemory remembers, per set, when each warning was last planned, so
+// an odd object produces one Warning event while it lasts, not one per
+// sync.
 type warningMemory struct {
 	mu   sync.Mutex
-	last map[string]string
+	seen map[string]map[string]time.Time // set key → warning → last planned
 }
 
-func newWarningMemory() *warningMemory { return &warningMemory{last: map[string]string{}} }
+func newWarningMemory() *warningMemory {
+	return &warningMemory{seen: map[string]map[string]time.Time{}}
+}
 
-func (w *warningMemory) changed(key string, warnings []planner.Warning) bool {
-	parts := make([]string, 0, len(warnings))
-	for _, x := range warnings {
-		parts = append(parts, x.Reason+"|"+x.Object+"|"+x.Message)
-	}
-	sort.Strings(parts)
-	sig := strings.Join(parts, "\n")
+// fresh returns the warnings to report now: those not planned for the set
+// within warningQuiet. It records all of them as planned at now.
+func (w *warningMemory) fresh(key string, warnings []planner.Warning, now time.Time) []planner.Warning {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.last[key] == sig {
-		return false
+	seen := w.seen[key]
+	if seen == nil {
+		seen = map[string]time.Time{}
+		w.seen[key] = seen
 	}
-	w.last[key] = sig
-	return true
+	var out []planner.Warning
+	for _, x := range warnings {
+		sig := x.Reason + "|" + x.Object + "|" + x.Message + "|" + x.Event
+		if last, ok := seen[sig]; !ok || now.Sub(last) > warningQuiet {
+			out = append(out, x)
+		}
+		seen[sig] = now
+	}
+	for sig, last := range seen {
+		if now.Sub(last) > warningQuiet {
+			delete(seen, sig)
+		}
+	}
+	return out
 }
 
 func (w *warningMemory) forget(key string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	delete(w.last, key)
+	delete(w.seen, key)
 }
 
 func (c *Controller) reportWarnings(key string, set *appsv1.StatefulSet, warnings []planner.Warning) {
-	if !c.warned.changed(key, warnings) {
-		return
-	}
-	for _, x := range warnings {
+	for _, x := range c.warned.fresh(key, warnings, c.now()) {
+		if x.Event != "" {
+			c.recorder.Event(set, corev1.EventTypeWarning, x.Reason, x.Event)
+			continue
+		}
 		c.recorder.Eventf(set, corev1.EventTypeWarning, x.Reason, "%s: %s", x.Object, x.Message)
 	}
 }

@@ -48,10 +48,12 @@ type planner struct {
 //  2. if the set is being deleted, only compute status;
 //  3. the replica pass: replace finished pods, create missing ones, repair
 //     identity, storage and claim retention (OrderedReady stops at the first
-//     pod that is not healthy);
+//     pod that is not healthy; Parallel works pod by pod in slow-start
+//     batches and stops after a batch in which a pod fails);
 //  4. claim retention for condemned pods, then the scale-down pass
 //     (OrderedReady deletes one pod, highest ordinal first);
-//  5. the rolling update, unless the strategy is OnDelete;
+//  5. the rolling update, unless the strategy is OnDelete (or a type this
+//     controller does not know, which is reported);
 //  6. the status, with currentRevision promoted once the update is complete.
 func Compute(in Input) Plan {
 	if in.Set == nil {
@@ -63,6 +65,7 @@ func Compute(in Input) Plan {
 	if p.resolveRevisions() {
 		p.fillHoles()
 		p.checkNames()
+		p.checkStrategy()
 		p.run()
 	}
 	p.plan.Status = p.status()
@@ -78,11 +81,26 @@ func (p *planner) run() {
 	if !p.condemnedPass() {
 		return
 	}
-	if p.set.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
+	switch p.set.Spec.UpdateStrategy.Type {
+	case appsv1.OnDeleteStatefulSetStrategyType:
 		p.onDeleteWaits()
-		return
+	case appsv1.RollingUpdateStatefulSetStrategyType, "":
+		p.rollingUpdate()
 	}
-	p.rollingUpdate()
+}
+
+// checkStrategy warns about an update strategy type a newer API server
+// admits and this controller does not know (1.37's alpha Recreate).
+// Upstream 1.36 would run its rolling update on such a set, which is not
+// what the set asked for; here its pods are not replaced for updates,
+// while scaling and status go on.
+func (p *planner) checkStrategy() {
+	switch t := p.set.Spec.UpdateStrategy.Type; t {
+	case appsv1.RollingUpdateStatefulSetStrategyType, appsv1.OnDeleteStatefulSetStrategyType, "":
+	default:
+		p.warn(ReasonUnknownUpdateStrategy, "StatefulSet/"+p.set.Name, fmt.Sprintf(
+			"updateStrategy.type %q is not one this controller implements (RollingUpdate, OnDelete); pods are not replaced for updates, while scaling and status go on", t))
+	}
 }
 
 // resolveRevisions applies the current and update revisions to the set. A
@@ -133,12 +151,28 @@ func (p *planner) sortPods() {
 			continue
 		}
 		if i := int64(ord) - int64(p.start); i >= 0 && i < int64(count) {
-			p.replicas[i] = slot{ordinal: ord, pod: pod}
+			p.place(&p.replicas[i], slot{ordinal: ord, pod: pod})
 		} else {
 			p.condemned = append(p.condemned, slot{ordinal: ord, pod: pod})
 		}
 	}
 	slices.SortFunc(p.condemned, func(a, b slot) int { return cmp.Compare(b.ordinal, a.ordinal) })
+}
+
+// place puts s in the ordinal's place. Two pods can claim one ordinal
+// only when one name has leading zeros ("web-01" and "web-1"); upstream
+// keeps whichever its cache lists last, so which one it keeps is a matter
+// of chance, and here the pod with the canonical name keeps the place.
+// The other is ignored, as upstream ignores it.
+func (p *planner) place(at *slot, s slot) {
+	if at.pod != nil && at.pod.Name == PodName(p.set.Name, at.ordinal) {
+		p.warn(ReasonDuplicatePod, "Pod/"+s.pod.Name, fmt.Sprintf("the name also reads as ordinal %d, which %s holds; the pod is ignored", s.ordinal, at.pod.Name))
+		return
+	}
+	if at.pod != nil {
+		p.warn(ReasonDuplicatePod, "Pod/"+at.pod.Name, fmt.Sprintf("the name also reads as ordinal %d, which %s holds; the pod is ignored", s.ordinal, s.pod.Name))
+	}
+	*at = s
 }
 
 // admit returns the ordinal of a pod the plan reasons about, and warns
@@ -183,10 +217,8 @@ func (p *planner) recreateAtCurrent(ord int32) bool {
 	if strategy.RollingUpdate == nil {
 		// Upstream's quirk keeps ordinals below status.currentReplicas at
 		// the current revision so a one-at-a-time update reaches them in
-		// order. Under Parallel there is no order to keep, and the rolling
-		// update would delete such a pod as soon as it is created and not
-		// yet available, again and again: there it gets the update revision.
-		return p.monotonic && strategy.Type == appsv1.RollingUpdateStatefulSetStrategyType &&
+		// order, under Parallel too.
+		return strategy.Type == appsv1.RollingUpdateStatefulSetStrategyType &&
 			int64(ord) < int64(p.start)+int64(p.set.Status.CurrentReplicas)
 	}
 	return int64(ord) < int64(p.start)+int64(partition(p.set))
@@ -212,12 +244,6 @@ func (p *planner) checkNames() {
 
 func (p *planner) warn(reason, object, message string) {
 	p.plan.Warnings = append(p.plan.Warnings, Warning{Reason: reason, Object: object, Message: message})
-}
-
-func (p *planner) addStep(name string, burst bool, actions []Action) {
-	if len(actions) > 0 {
-		p.plan.Steps = append(p.plan.Steps, Step{Name: name, Actions: actions, Burst: burst})
-	}
 }
 
 // replicaCount is spec.replicas, 1 when unset (the API default) and never

@@ -10,11 +10,15 @@ import (
 // any of them is deleted, so that under whenScaled Delete the claim is owned
 // by the pod when the pod goes and the garbage collector removes both.
 func (p *planner) retentionPass() {
-	var actions []Action
+	units := make([][]Action, 0, len(p.condemned))
 	for _, s := range p.condemned {
-		actions = append(actions, p.retentionUpdates(s, true)...)
+		fix := p.retentionUpdates(s, true, "")
+		if len(fix.actions) > 0 {
+			p.conflicts(fix)
+		}
+		units = append(units, fix.actions)
 	}
-	p.addStep(StepClaimRetention, !p.monotonic, actions)
+	p.addUnits(StepClaimRetention, units)
 }
 
 // condemnedPass deletes pods outside the ordinal range and reports whether
@@ -28,13 +32,13 @@ func (p *planner) condemnedPass() bool {
 		return true
 	}
 	if !p.monotonic {
-		var actions []Action
-		for _, s := range p.condemned {
+		units := make([][]Action, len(p.condemned))
+		for i, s := range p.condemned {
 			if !isTerminating(s.pod) {
-				actions = append(actions, p.scaleDown(s))
+				units[i] = []Action{p.scaleDown(s)}
 			}
 		}
-		p.addStep(StepScaleDown, true, actions)
+		p.addUnits(StepScaleDown, units)
 		return true
 	}
 	s, minReady, now := p.condemned[0], p.set.Spec.MinReadySeconds, p.in.Now
@@ -48,7 +52,7 @@ func (p *planner) condemnedPass() bool {
 			fmt.Sprintf("OrderedReady scale-down deletes %s only once it is Running, Ready and Available, because a lower pod is also unavailable", s.pod.Name),
 			fmt.Sprintf("Fix %s or delete it by hand.", s.pod.Name)))
 	default:
-		p.addStep(StepScaleDown, false, []Action{p.scaleDown(s)})
+		p.addStep(StepScaleDown, []Action{p.scaleDown(s)})
 	}
 	return false
 }
@@ -56,7 +60,7 @@ func (p *planner) condemnedPass() bool {
 func (p *planner) scaleDown(s slot) Action {
 	p.deleted[s.ordinal] = true
 	return Action{
-		Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete,
+		Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete, FailEvent: EventFailedDelete,
 		Reason: fmt.Sprintf("scale down: %s is outside ordinals %s", s.pod.Name, p.rangeWords()),
 	}
 }

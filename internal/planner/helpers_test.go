@@ -68,16 +68,23 @@ func (f fixture) updated(ord int32, opts ...testgen.PodOption) *corev1.Pod {
 }
 
 // summary renders a plan's steps one action per line, e.g.
-// "replicas: CreatePod web-3 at update" or "scale down*: DeletePod web-4"
-// (a star marks a Burst step), so table tests read like the plan itself.
+// "replicas: CreatePod web-3 at update" or "scale down*2: DeletePod web-4"
+// (a star marks a Burst step, followed by the action's slow-start batch),
+// so table tests read like the plan itself.
 func (f fixture) summary(plan planner.Plan) []string {
 	var lines []string
 	for _, step := range plan.Steps {
-		name := step.Name
-		if step.Burst {
-			name += "*"
+		batchOf := make([]int, len(step.Actions))
+		for b, i := 0, 0; b < len(step.Batches); b++ {
+			for n := 0; n < step.Batches[b] && i < len(batchOf); n, i = n+1, i+1 {
+				batchOf[i] = b + 1
+			}
 		}
-		for _, a := range step.Actions {
+		for i, a := range step.Actions {
+			name := step.Name
+			if step.Burst {
+				name += fmt.Sprintf("*%d", batchOf[i])
+			}
 			lines = append(lines, fmt.Sprintf("%s: %s %s", name, a.Kind, f.object(a)))
 		}
 	}
@@ -90,6 +97,8 @@ func (f fixture) object(a planner.Action) string {
 		return a.Pod.Name + " at " + f.alias(a.Pod.Labels[appsv1.StatefulSetRevisionLabel])
 	case planner.CreateClaim:
 		return a.Claim.Name
+	case planner.Fail:
+		return a.Pod.Name + ": " + a.Error
 	case planner.UpdateClaim:
 		var owners []string
 		for _, ref := range a.Claim.OwnerReferences {

@@ -27,18 +27,18 @@ func ClaimName(template, setName string, ordinal int32) string {
 	return template + "-" + PodName(setName, ordinal)
 }
 
-// ParseOrdinal returns the ordinal of a pod of the named set. It accepts only
-// the canonical form PodName produces. Upstream also accepts leading zeros
-// ("web-01"), but such a pod can never match its identity (its name is not
-// web-1), so upstream would try to rename it on every sync; here it is
-// reported as an odd object instead.
+// ParseOrdinal returns the ordinal of a pod of the named set, read as
+// upstream reads it: the name is the set's name, a dash and decimal digits
+// that fit an int32. Like upstream it accepts leading zeros: "web-01" is
+// ordinal 1 of set web, and takes that ordinal's place although its name is
+// not web-1 (its identity can then never be repaired; see repairIdentity).
 func ParseOrdinal(setName, podName string) (int32, bool) {
 	digits, ok := strings.CutPrefix(podName, setName+"-")
-	if !ok || digits == "" {
+	if !ok || digits == "" || strings.TrimLeft(digits, "0123456789") != "" {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(digits, 10, 32)
-	if err != nil || n < 0 || strconv.FormatInt(n, 10) != digits {
+	if err != nil {
 		return 0, false
 	}
 	return int32(n), true
@@ -135,11 +135,13 @@ func NewClaim(set *appsv1.StatefulSet, tmpl *corev1.PersistentVolumeClaim, ordin
 	return claim
 }
 
-// identityMatches is upstream's check: right namespace and pod-name label.
-// Like upstream it ignores the pod-index label, hostname and subdomain, so a
-// pod missing only its pod-index label is left alone.
-func identityMatches(set *appsv1.StatefulSet, pod *corev1.Pod) bool {
-	return pod.Namespace == set.Namespace && pod.Labels[appsv1.StatefulSetPodNameLabel] == pod.Name
+// identityMatches is upstream's check: the canonical name of its ordinal,
+// the right namespace and pod-name label. Like upstream it ignores the
+// pod-index label, hostname and subdomain, so a pod missing only its
+// pod-index label is left alone.
+func identityMatches(set *appsv1.StatefulSet, pod *corev1.Pod, ordinal int32) bool {
+	return pod.Name == PodName(set.Name, ordinal) && pod.Namespace == set.Namespace &&
+		pod.Labels[appsv1.StatefulSetPodNameLabel] == pod.Name
 }
 
 // storageMatches reports whether every volumeClaimTemplate has a volume of

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -22,14 +23,16 @@ type outcome struct {
 // reports whether the later passes may run. OrderedReady processes pods in
 // ordinal order and stops at the first one that is not healthy, so at most
 // one pod is created per sync and never before its predecessors are
-// Running, Ready and Available. Parallel processes every pod and waits for
-// none.
+// Running, Ready and Available. Parallel processes every pod, each pod's
+// actions in order (its claims before it), pods side by side in slow-start
+// batches, and waits for none; like upstream it stops after a batch in
+// which a pod failed.
 func (p *planner) replicaPass() bool {
-	var actions []Action
+	units := make([][]Action, 0, len(p.replicas))
 	exited := false
 	for _, s := range p.replicas {
 		out := p.processReplica(s)
-		actions = append(actions, out.actions...)
+		units = append(units, out.actions)
 		if out.wait != nil {
 			p.plan.Waits = append(p.plan.Waits, *out.wait)
 		}
@@ -39,29 +42,8 @@ func (p *planner) replicaPass() bool {
 			break
 		}
 	}
-	p.addReplicaSteps(actions)
+	p.addUnits(StepReplicas, units)
 	return !exited && !p.halted
-}
-
-// addReplicaSteps orders the pass's actions into steps. OrderedReady keeps
-// one sequential step, because what happens to one pod depends on the pods
-// before it. Parallel groups actions by kind so each group can burst, and so
-// a pod's claims exist before the pod and its retention references are set
-// after it.
-func (p *planner) addReplicaSteps(actions []Action) {
-	if p.monotonic {
-		p.addStep(StepReplicas, false, actions)
-		return
-	}
-	byKind := map[Kind][]Action{}
-	for _, a := range actions {
-		byKind[a.Kind] = append(byKind[a.Kind], a)
-	}
-	p.addStep(StepDeleteFailed, true, byKind[DeletePod])
-	p.addStep(StepCreateClaims, true, byKind[CreateClaim])
-	p.addStep(StepCreatePods, true, byKind[CreatePod])
-	p.addStep(StepUpdateClaims, true, byKind[UpdateClaim])
-	p.addStep(StepUpdatePods, true, byKind[UpdatePod])
 }
 
 // processReplica decides for one pod in the range, in upstream's order:
@@ -112,46 +94,54 @@ func (p *planner) replaceFinished(s slot) outcome {
 	}
 	p.deleted[s.ordinal] = true
 	out.actions = []Action{{
-		Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete,
+		Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete, FailEvent: EventFailedDelete,
 		Reason: fmt.Sprintf("%s is %s: delete it so that it is recreated", s.pod.Name, s.pod.Status.Phase),
 	}}
 	return out
 }
 
 // createReplica creates a missing pod after its missing claims, then sets
-// the retention references of claims that already existed.
+// the retention references of claims that already existed, as upstream's
+// CreateStatefulPod does; a failure at any point is a FailedCreate, except
+// the retention fix, which upstream reports as FailedUpdate.
 func (p *planner) createReplica(s slot) outcome {
 	if claim, stale := claimIsStale(p.set, s.pod, s.ordinal, p.in.Claims); stale {
 		return outcome{exit: true, wait: p.waitOn(s,
 			fmt.Sprintf("whenScaled Delete: claim %s still belongs to an earlier %s and must be garbage-collected before %s is created", claim, s.pod.Name, s.pod.Name),
 			fmt.Sprintf("Check what holds claim %s (finalizers, the garbage collector).", claim))}
 	}
-	creates, blocked := p.claimCreates(s)
+	creates, blocked := p.claimCreates(s, EventFailedCreate)
 	if blocked != "" {
-		return p.claimBlocked(s, creates, blocked)
+		return p.claimBlocked(s, creates, blocked, EventFailedCreate)
 	}
 	create := Action{
-		Kind: CreatePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulCreate,
+		Kind: CreatePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulCreate, FailEvent: EventFailedCreate,
 		Reason: fmt.Sprintf("%s is missing: create it at revision %s", s.pod.Name, podRevision(s.pod)),
 	}
+	fix := p.retentionUpdates(s, false, EventFailedUpdate)
+	p.conflicts(fix)
 	actions := append(creates, create)
-	return outcome{exit: true, actions: append(actions, p.retentionUpdates(s, false)...)}
+	return outcome{exit: true, actions: append(actions, fix.actions...)}
 }
 
 // restoreClaims recreates claims deleted from under a Pending pod, which
-// would otherwise stay Pending forever, and re-applies retention.
+// would otherwise stay Pending forever, and re-applies retention. Upstream
+// reports a claim that cannot be created only as a claim event here.
 func (p *planner) restoreClaims(s slot) outcome {
-	creates, blocked := p.claimCreates(s)
+	creates, blocked := p.claimCreates(s, "")
 	if blocked != "" {
-		return p.claimBlocked(s, creates, blocked)
+		return p.claimBlocked(s, creates, blocked, "")
 	}
-	return outcome{actions: append(creates, p.retentionUpdates(s, false)...)}
+	fix := p.retentionUpdates(s, false, EventFailedUpdate)
+	p.conflicts(fix)
+	return outcome{actions: append(creates, fix.actions...)}
 }
 
 // claimCreates returns the claims the pod needs that do not exist, in
 // template order, and the name of a claim that blocks the pod because it is
-// being deleted.
-func (p *planner) claimCreates(s slot) (creates []Action, blocked string) {
+// being deleted. failEvent is what the pod's unit records if one of them
+// cannot be created.
+func (p *planner) claimCreates(s slot, failEvent string) (creates []Action, blocked string) {
 	for i := range p.set.Spec.VolumeClaimTemplates {
 		tmpl := &p.set.Spec.VolumeClaimTemplates[i]
 		name := ClaimName(tmpl.Name, p.set.Name, s.ordinal)
@@ -159,7 +149,8 @@ func (p *planner) claimCreates(s slot) (creates []Action, blocked string) {
 		case claim == nil:
 			creates = append(creates, Action{
 				Kind: CreateClaim, Ordinal: s.ordinal, Claim: NewClaim(p.set, tmpl, s.ordinal),
-				EventReason: EventSuccessfulCreate, Reason: fmt.Sprintf("claim %s for %s is missing", name, s.pod.Name),
+				EventReason: EventSuccessfulCreate, FailEvent: failEvent,
+				Reason: fmt.Sprintf("claim %s for %s is missing", name, s.pod.Name),
 			})
 		case claim.DeletionTimestamp != nil && blocked == "":
 			blocked = name
@@ -168,73 +159,94 @@ func (p *planner) claimCreates(s slot) (creates []Action, blocked string) {
 	return creates, blocked
 }
 
-// claimBlocked is upstream's "pvc is being deleted" error: the pod is not
-// created (or its claims not restored), and nothing after it runs.
-func (p *planner) claimBlocked(s slot, creates []Action, claim string) outcome {
-	return outcome{actions: creates, exit: true, halt: true, wait: p.waitOn(s,
+// claimBlocked is upstream's "pvc is being deleted" error: the other
+// missing claims are still created, the pod is not created (or its claims
+// not restored), the sync fails, and nothing after the pod runs.
+func (p *planner) claimBlocked(s slot, creates []Action, claim, failEvent string) outcome {
+	fail := Action{
+		Kind: Fail, Ordinal: s.ordinal, Pod: s.pod, FailEvent: failEvent, Error: fmt.Sprintf("pvc %s is being deleted", claim),
+		Reason: fmt.Sprintf("claim %s of %s is being deleted: the sync fails until it is gone", claim, s.pod.Name),
+	}
+	return outcome{actions: append(creates, fail), exit: true, halt: true, wait: p.waitOn(s,
 		fmt.Sprintf("claim %s is being deleted; %s cannot use it until it is gone and recreated", claim, s.pod.Name),
 		fmt.Sprintf("A claim stays Terminating while a pod uses it (pvc-protection); delete the pod using %s or remove what holds it.", claim))}
 }
 
-// repair brings an observed pod's identity labels and claim volumes back in
-// line and fixes its claims' retention references. A pod update is issued
-// only when the pod itself changes; upstream also sends a no-op pod update
-// when only claims needed fixing.
+// repair is upstream's UpdateStatefulPod for a pod whose identity labels,
+// storage or claim retention do not match the set: missing claims are
+// created, retention references fixed and the identity labels written,
+// reported as one pod update. Volumes are never written: the API server
+// rejects any change to a pod's volumes, and upstream's attempt fails the
+// sync on every pass and blocks every later pod; the mismatch is reported
+// as a Warning instead and the pod keeps running until it is recreated.
 func (p *planner) repair(s slot, withRetention bool) outcome {
 	var out outcome
-	identityOK := identityMatches(p.set, s.pod)
+	identityOK := identityMatches(p.set, s.pod, s.ordinal)
 	storageOK := storageMatches(p.set, s.pod, s.ordinal)
 	if !storageOK {
-		creates, blocked := p.claimCreates(s)
+		p.warn(ReasonStorageMismatch, "Pod/"+s.pod.Name, fmt.Sprintf(
+			"the pod does not mount the claims of the set's volumeClaimTemplates (%s); pod volumes cannot change, so it keeps running without them until it is recreated: delete the pod to recreate it with them",
+			strings.Join(templateNames(p.set), ", ")))
+		creates, blocked := p.claimCreates(s, EventFailedUpdate)
 		if blocked != "" {
-			return p.claimBlocked(s, creates, blocked)
+			return p.claimBlocked(s, creates, blocked, EventFailedUpdate)
 		}
 		out.actions = creates
 	}
+	var fix claimFix
 	if withRetention {
-		out.actions = append(out.actions, p.retentionUpdates(s, false)...)
+		fix = p.retentionUpdates(s, false, EventFailedUpdate)
 	}
-	if identityOK && storageOK {
+	if identityOK && storageOK && len(fix.actions) == 0 {
 		return out
 	}
-	out.actions = append(out.actions, p.repairPod(s, identityOK, storageOK))
+	p.conflicts(fix)
+	out.actions = append(out.actions, fix.actions...)
+	if !identityOK {
+		out.actions = append(out.actions, p.repairIdentity(s))
+		// The repair of a name with leading zeros goes to the canonical
+		// name, which no pod has (one that had it would hold the ordinal):
+		// it fails every time, and like upstream the sync stops there.
+		out.halt = out.halt || s.pod.Name != PodName(p.set.Name, s.ordinal)
+	}
+	if n := len(out.actions); n > 0 && (!identityOK || len(fix.actions) > 0) {
+		out.actions[n-1].EventReason = EventSuccessfulUpdate
+	}
 	return out
 }
 
-func (p *planner) repairPod(s slot, identityOK, storageOK bool) Action {
+// repairIdentity writes the pod's identity labels. For a pod whose name is
+// not the canonical one of its ordinal ("web-01"), upstream renames the
+// copy it writes, so the write goes to web-1 and fails; so does this one.
+func (p *planner) repairIdentity(s slot) Action {
 	fixed := s.pod.DeepCopy()
-	reason := fmt.Sprintf("%s identity labels do not match the set", s.pod.Name)
 	setIdentity(p.set, fixed, s.ordinal)
-	if !storageOK {
-		setStorage(p.set, fixed, s.ordinal)
-		reason = fmt.Sprintf("%s volumes do not mount its claims", s.pod.Name)
-		p.warn(ReasonStorageMismatch, "Pod/"+s.pod.Name,
-			"the pod's volumes do not mount the claims of the set's volumeClaimTemplates; the API server rejects changes to pod volumes, so delete the pod to recreate it")
-	}
-	if !identityOK && !storageOK {
-		reason = fmt.Sprintf("%s identity labels and volumes do not match the set", s.pod.Name)
-	}
-	return Action{Kind: UpdatePod, Ordinal: s.ordinal, Pod: fixed, EventReason: EventSuccessfulUpdate, Reason: reason}
+	return Action{Kind: UpdatePod, Ordinal: s.ordinal, Pod: fixed, FailEvent: EventFailedUpdate,
+		Reason: fmt.Sprintf("%s identity labels do not match the set", s.pod.Name)}
+}
+
+// claimFix is what bringing a pod's claims in line with the retention
+// policy takes, and the claims another controller owns.
+type claimFix struct {
+	actions []Action
+	foreign []string
 }
 
 // retentionUpdates returns claim updates that make the pod's existing
-// claims' owner references match the retention policy.
-func (p *planner) retentionUpdates(s slot, condemned bool) []Action {
+// claims' owner references match the retention policy; failEvent is what
+// the pod's unit records if one fails.
+func (p *planner) retentionUpdates(s slot, condemned bool, failEvent string) claimFix {
 	o := owners{set: p.set, pod: s.pod, condemned: condemned}
-	var actions []Action
+	var fix claimFix
 	for _, tmpl := range p.set.Spec.VolumeClaimTemplates {
 		name := ClaimName(tmpl.Name, p.set.Name, s.ordinal)
 		claim := p.in.Claims[name]
 		if claim == nil {
 			continue
 		}
-		// Warn whenever the policy cannot apply, not only when our own
-		// references must be scrubbed (upstream's only case): the user
-		// asked for deletion and will not get it for this claim.
 		foreign := o.foreignController(claim)
 		if foreign {
-			p.warn(ReasonConflictingController, "PersistentVolumeClaim/"+name,
-				"the claim has a conflicting controller owner reference; the retention policy is ignored for it")
+			fix.foreign = append(fix.foreign, name)
 		}
 		if o.claimUpToDate(claim) {
 			continue
@@ -243,9 +255,31 @@ func (p *planner) retentionUpdates(s slot, condemned bool) []Action {
 		if foreign {
 			reason = fmt.Sprintf("claim %s is controlled by another owner: remove this set's owner references", name)
 		}
-		actions = append(actions, Action{Kind: UpdateClaim, Ordinal: s.ordinal, Claim: o.fixedClaim(claim), Reason: reason})
+		fix.actions = append(fix.actions, Action{Kind: UpdateClaim, Ordinal: s.ordinal, Claim: o.fixedClaim(claim), FailEvent: failEvent, Reason: reason})
 	}
-	return actions
+	return fix
+}
+
+// conflicts reports the claims of fix that another controller owns, in
+// upstream's words, where upstream's retention update reports them: when a
+// pod is created, while it is Pending, and when its claims or identity are
+// repaired.
+func (p *planner) conflicts(fix claimFix) {
+	for _, name := range fix.foreign {
+		p.plan.Warnings = append(p.plan.Warnings, Warning{
+			Reason: ReasonConflictingController, Object: "PersistentVolumeClaim/" + name,
+			Message: "the claim has a conflicting controller owner reference; the retention policy is ignored for it",
+			Event:   fmt.Sprintf("PersistentVolumeClaim %s has a conflicting OwnerReference that acts as a manging controller, the retention policy is ignored for this claim", name),
+		})
+	}
+}
+
+func templateNames(set *appsv1.StatefulSet) []string {
+	names := make([]string, 0, len(set.Spec.VolumeClaimTemplates))
+	for _, t := range set.Spec.VolumeClaimTemplates {
+		names = append(names, t.Name)
+	}
+	return names
 }
 
 func policyWords(set *appsv1.StatefulSet) string {

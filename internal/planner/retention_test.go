@@ -89,15 +89,27 @@ func TestRetentionDetails(t *testing.T) {
 			t.Errorf("warnings mismatch (-want +got):\n%s", diff)
 		}
 	})
-	t.Run("a foreign controller is reported even when there is nothing to scrub", func(t *testing.T) {
+	t.Run("a foreign controller is reported in upstream's words when the pod is created", func(t *testing.T) {
 		f := scaledDown(del, retain)
 		claim := testgen.Claim(f.set, "data", 0, testgen.OwnerRef(testgen.ControllerRef("example.com/v1", "Backup", "nightly", "uid-backup")))
-		plan := planner.Compute(f.input(f.pods(0), claim))
+		plan := planner.Compute(f.input(nil, claim))
 		if diff := cmp.Diff([]string{"ConflictingController PersistentVolumeClaim/data-web-0"}, warningReasons(plan)); diff != "" {
 			t.Errorf("warnings mismatch (-want +got):\n%s", diff)
 		}
-		if len(plan.Steps) != 0 {
-			t.Errorf("want no actions, got %+v", plan.Steps)
+		want := "PersistentVolumeClaim data-web-0 has a conflicting OwnerReference that acts as a manging controller, the retention policy is ignored for this claim"
+		if len(plan.Warnings) == 1 && plan.Warnings[0].Event != want {
+			t.Errorf("event text %q, want upstream's %q", plan.Warnings[0].Event, want)
+		}
+		if diff := cmp.Diff([]string{"replicas: CreatePod web-0 at current"}, f.summary(plan)); diff != "" {
+			t.Errorf("steps mismatch (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("a foreign controller on a running pod's claim with nothing to scrub is not reported, as upstream does not", func(t *testing.T) {
+		f := scaledDown(del, retain)
+		claim := testgen.Claim(f.set, "data", 0, testgen.OwnerRef(testgen.ControllerRef("example.com/v1", "Backup", "nightly", "uid-backup")))
+		plan := planner.Compute(f.input(f.pods(0), claim))
+		if len(plan.Warnings) != 0 || len(plan.Steps) != 0 {
+			t.Errorf("want no warnings and no actions, got %+v and %+v", plan.Warnings, plan.Steps)
 		}
 	})
 	t.Run("the observed claim is never modified", func(t *testing.T) {
@@ -117,6 +129,7 @@ func TestClaimsGatePods(t *testing.T) {
 	oldPod := testgen.OwnerRef(testgen.ControllerRef("v1", "Pod", "web-1", "uid-earlier-web-1"))
 	par := scaledDown(retain, retain, testgen.Replicas(3), testgen.Parallel())
 	two := steady(testgen.Replicas(1), testgen.ClaimTemplates("data", "logs"), testgen.Retention(del, retain))
+	twoPar := steady(testgen.Replicas(1), testgen.ClaimTemplates("data", "logs"), testgen.Parallel())
 	runScenarios(t, []scenario{{
 		name: "under whenScaled Delete a claim still owned by an earlier pod blocks its creation", f: stale,
 		pods: stale.pods(0), claims: []*corev1.PersistentVolumeClaim{testgen.Claim(stale.set, "data", 1, oldPod)},
@@ -126,16 +139,31 @@ func TestClaimsGatePods(t *testing.T) {
 		pods: kept.pods(0), claims: []*corev1.PersistentVolumeClaim{testgen.Claim(kept.set, "data", 1, oldPod)},
 		steps: []string{"replicas: CreatePod web-1 at current"},
 	}, {
-		name: "a claim being deleted blocks its pod and every later pass", f: kept,
+		name: "a claim being deleted fails its pod's create and every later pass", f: kept,
 		pods:   kept.pods(0, 2),
 		claims: []*corev1.PersistentVolumeClaim{testgen.Claim(kept.set, "data", 1, testgen.ClaimDeleting(now))},
+		steps:  []string{"replicas: Fail web-1: pvc data-web-1 is being deleted"},
 		waits:  []string{"web-1: Missing"},
 	}, {
-		name: "under Parallel a claim being deleted blocks only its own pod, and scale-down waits", f: par,
+		name: "under Parallel a claim being deleted fails its pod; its batch still runs, later batches and scale-down do not", f: par,
 		pods:   par.pods(0, 3),
 		claims: []*corev1.PersistentVolumeClaim{testgen.Claim(par.set, "data", 1, testgen.ClaimDeleting(now))},
-		steps:  []string{"create claims*: CreateClaim data-web-2", "create pods*: CreatePod web-2 at current"},
-		waits:  []string{"web-1: Missing"},
+		steps: []string{
+			"replicas*2: Fail web-1: pvc data-web-1 is being deleted",
+			"replicas*2: CreateClaim data-web-2", "replicas*2: CreatePod web-2 at current",
+		},
+		waits: []string{"web-1: Missing"},
+	}, {
+		name: "under Parallel a claim being deleted under the first pod stops every other pod", f: par,
+		pods:   par.pods(3),
+		claims: []*corev1.PersistentVolumeClaim{testgen.Claim(par.set, "data", 0, testgen.ClaimDeleting(now))},
+		steps:  []string{"replicas*1: Fail web-0: pvc data-web-0 is being deleted"},
+		waits:  []string{"web-0: Missing"},
+	}, {
+		name: "a claim being deleted does not keep the pod's other missing claims from being created", f: twoPar,
+		claims: []*corev1.PersistentVolumeClaim{testgen.Claim(twoPar.set, "data", 0, testgen.ClaimDeleting(now))},
+		steps:  []string{"replicas*1: CreateClaim logs-web-0", "replicas*1: Fail web-0: pvc data-web-0 is being deleted"},
+		waits:  []string{"web-0: Missing"},
 	}, {
 		name: "a pending pod gets back a claim deleted from under it", f: kept,
 		pods:  []*corev1.Pod{kept.pod(0, testgen.Pending())},

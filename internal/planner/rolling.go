@@ -3,12 +3,19 @@ package planner
 import (
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
+
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // rollingUpdate deletes old-revision pods at or above the partition, highest
 // ordinal first; the replica pass of a later sync recreates them at the
-// update revision. There is one algorithm for every maxUnavailable:
+// update revision. A set whose rollingUpdate block has no maxUnavailable
+// was admitted by an API server with the MaxUnavailableStatefulSet gate
+// off, and gets upstream's update for that gate (legacyRollingUpdate);
+// every other set gets the budgeted update, with maxUnavailable 1 when it
+// has no rollingUpdate block, as upstream does with the gate on. The
+// budgeted update is one algorithm for every maxUnavailable:
 //  1. old-revision pods that are already unavailable are deleted first and
 //     cost nothing, since deleting them makes nothing less available (the
 //     fix for upstream #137409, where such a pod used up the budget and the
@@ -21,6 +28,10 @@ import (
 // healthy, so step 1 finds nothing and maxUnavailable 1 gives upstream's
 // one pod at a time, highest ordinal first.
 func (p *planner) rollingUpdate() {
+	if ru := p.set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.MaxUnavailable == nil {
+		p.legacyRollingUpdate()
+		return
+	}
 	maxUnavailable, err := p.maxUnavailable()
 	if err != nil {
 		p.warn(ReasonInvalidMaxUnavailable, "StatefulSet/"+p.set.Name, err.Error()+"; the rolling update does not proceed")
@@ -34,8 +45,9 @@ func (p *planner) rollingUpdate() {
 		}
 	}
 	var actions []Action
+	counted := p.currentCount()
 	for _, s := range p.outdated() {
-		if !IsAvailable(s.pod, minReady, now) {
+		if !IsAvailable(s.pod, minReady, now) && p.comesBackUpdated(s, counted) {
 			actions = append(actions, p.rollingDelete(s, "already "+stateOf(s.pod, minReady, now)))
 		}
 	}
@@ -46,10 +58,65 @@ func (p *planner) rollingUpdate() {
 			budget--
 		}
 	}
-	p.addStep(StepRollingUpdate, false, actions)
+	p.addStep(StepRollingUpdate, actions)
 	if len(actions) == 0 {
 		p.budgetWaits(maxUnavailable, unavailable)
 	}
+}
+
+// legacyRollingUpdate is upstream 1.36's rolling update with the
+// MaxUnavailableStatefulSet gate off: from the highest ordinal down to the
+// partition, the first old-revision pod that is not terminating is deleted,
+// and the update stops there or at the first unavailable pod above it.
+// Pods below the partition are neither replaced nor waited for. A pod this
+// plan already deleted (a Failed one) is the one upstream deletes a second
+// time, in vain; it still leaves currentReplicas.
+func (p *planner) legacyRollingUpdate() {
+	minReady, now := p.set.Spec.MinReadySeconds, p.in.Now
+	for i := len(p.replicas) - 1; i >= 0 && int64(i) >= int64(partition(p.set)); i-- {
+		s := p.replicas[i]
+		if podRevision(s.pod) != p.update && !isTerminating(s.pod) {
+			if p.deleted[s.ordinal] {
+				p.currentDeletes++
+				return
+			}
+			p.addStep(StepRollingUpdate, []Action{p.rollingDelete(s, "")})
+			return
+		}
+		if isUnavailable(s.pod, minReady, now) {
+			if !s.placeholder {
+				p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, fmt.Sprintf(
+					"RollingUpdate (no maxUnavailable): pods are replaced from the highest ordinal down, each once the pods above it are available; %s is not", s.pod.Name),
+					p.budgetHint(s)))
+			}
+			return
+		}
+	}
+}
+
+// comesBackUpdated reports whether deleting the pod in s now brings it
+// back at the update revision. Without a rollingUpdate block a recreated
+// pod's revision follows status.currentReplicas (fillHoles), which every
+// rolling delete lowers by one: pods replaced from the top come back
+// updated, but a lower one deleted out of turn comes back at the current
+// revision, still unavailable, and would be deleted for nothing again and
+// again. Such a pod is not deleted for free; it waits its turn.
+func (p *planner) comesBackUpdated(s slot, counted int32) bool {
+	if p.set.Spec.UpdateStrategy.RollingUpdate != nil {
+		return true
+	}
+	left := int64(counted) - int64(p.currentDeletes) - 1
+	return int64(s.ordinal) >= int64(p.start)+left
+}
+
+// currentCount is status.currentReplicas before this plan's rolling
+// deletes: the pods at the current revision.
+func (p *planner) currentCount() int32 {
+	var st appsv1.StatefulSetStatus
+	for _, pod := range p.observed() {
+		p.count(&st, pod)
+	}
+	return st.CurrentReplicas
 }
 
 // outdated returns the pods the rolling update should replace, highest
@@ -67,19 +134,18 @@ func (p *planner) outdated() []slot {
 }
 
 // rollingDelete deletes an outdated pod. status.currentReplicas drops by
-// one when the pod was at the current revision. Upstream decrements for any
-// old revision, which can drive the count negative when a pod runs a third
-// revision.
+// one for every pod the update deletes, at whatever old revision, as
+// upstream counts it: with a pod at a third revision the count is then
+// lower than the pods at the current revision (status never shows it below
+// zero, where upstream's write would be refused).
 func (p *planner) rollingDelete(s slot, why string) Action {
 	p.deleted[s.ordinal] = true
-	if podRevision(s.pod) == p.current {
-		p.currentDeletes++
-	}
+	p.currentDeletes++
 	reason := fmt.Sprintf("rolling update: %s at %s, update revision %s", s.pod.Name, podRevision(s.pod), p.update)
 	if why != "" {
 		reason = fmt.Sprintf("rolling update: %s at %s is %s; update revision %s", s.pod.Name, podRevision(s.pod), why, p.update)
 	}
-	return Action{Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete, Reason: reason}
+	return Action{Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete, FailEvent: EventFailedDelete, Reason: reason}
 }
 
 // maxUnavailable is rollingUpdate.maxUnavailable scaled to spec.replicas,

@@ -127,42 +127,50 @@ func TestStartOrdinal(t *testing.T) {
 func TestParallelScaling(t *testing.T) {
 	f := steady(testgen.Replicas(3), testgen.Parallel())
 	claims := steady(testgen.Replicas(2), testgen.Parallel(), testgen.ClaimTemplates("data"))
+	big := steady(testgen.Replicas(8), testgen.Parallel())
 	runScenarios(t, []scenario{{
-		name: "every missing pod is created at once",
-		f:    f,
+		name: "every missing pod is created, in slow-start batches of 1, 2, 4 … pods",
+		f:    big,
 		steps: []string{
-			"create pods*: CreatePod web-0 at current",
-			"create pods*: CreatePod web-1 at current",
-			"create pods*: CreatePod web-2 at current",
+			"replicas*1: CreatePod web-0 at current",
+			"replicas*2: CreatePod web-1 at current", "replicas*2: CreatePod web-2 at current",
+			"replicas*3: CreatePod web-3 at current", "replicas*3: CreatePod web-4 at current",
+			"replicas*3: CreatePod web-5 at current", "replicas*3: CreatePod web-6 at current",
+			"replicas*4: CreatePod web-7 at current",
 		},
 	}, {
-		name: "claims are created in a step before their pods",
+		name: "each pod's claims come right before it, in the pod's own batch",
 		f:    claims,
 		steps: []string{
-			"create claims*: CreateClaim data-web-0", "create claims*: CreateClaim data-web-1",
-			"create pods*: CreatePod web-0 at current", "create pods*: CreatePod web-1 at current",
+			"replicas*1: CreateClaim data-web-0", "replicas*1: CreatePod web-0 at current",
+			"replicas*2: CreateClaim data-web-1", "replicas*2: CreatePod web-1 at current",
 		},
+	}, {
+		name:  "pods with nothing to do still count in the batches, as upstream counts them",
+		f:     big,
+		pods:  big.pods(0, 1, 2),
+		steps: []string{"replicas*3: CreatePod web-3 at current", "replicas*3: CreatePod web-4 at current", "replicas*3: CreatePod web-5 at current", "replicas*3: CreatePod web-6 at current", "replicas*4: CreatePod web-7 at current"},
 	}, {
 		name:  "unready pods do not hold back the others",
 		f:     f,
 		pods:  []*corev1.Pod{f.pod(0, testgen.Pending()), f.pod(1, testgen.Terminating(now))},
-		steps: []string{"create pods*: CreatePod web-2 at current"},
+		steps: []string{"replicas*2: CreatePod web-2 at current"},
 	}, {
-		name: "every condemned pod that is not terminating is deleted at once",
+		name: "every condemned pod that is not terminating is deleted, highest ordinal first",
 		f:    f,
 		pods: with(f.pods(0, 1, 2, 3, 5), f.pod(4, testgen.Terminating(now))),
 		steps: []string{
-			"scale down*: DeletePod web-5",
-			"scale down*: DeletePod web-3",
+			"scale down*1: DeletePod web-5",
+			"scale down*2: DeletePod web-3",
 		},
 	}, {
 		name: "failed pods are deleted and the rest proceeds in the same plan",
 		f:    f,
 		pods: with(f.pods(0, 3), f.pod(1, testgen.Failed())),
 		steps: []string{
-			"delete failed pods*: DeletePod web-1",
-			"create pods*: CreatePod web-2 at current",
-			"scale down*: DeletePod web-3",
+			"replicas*2: DeletePod web-1",
+			"replicas*2: CreatePod web-2 at current",
+			"scale down*1: DeletePod web-3",
 		},
 	}})
 }

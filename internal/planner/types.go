@@ -29,12 +29,16 @@ type Input struct {
 
 // Plan is what one sync should do, in order, and why.
 type Plan struct {
-	// Steps run in order. A step whose Burst is false runs its actions one
-	// after another and stops at the first real error; a Burst step runs its
-	// actions concurrently in slow-start batches (1, 2, 4, ... at most 500)
-	// and stops after the first batch with an error. The executor stops
-	// after the first step that had a real error; NotFound on a delete and
-	// AlreadyExists on a claim create are not real errors.
+	// Steps run in order, and the executor stops after the first step that
+	// had a real error (NotFound on a delete and AlreadyExists on a claim
+	// create are not real errors). Within a step, consecutive actions with
+	// the same Ordinal form one pod's unit, which runs in order: its claim
+	// creates all run, and the first other action that fails ends the unit.
+	// A step whose Burst is false runs its units one after another and
+	// stops at the first unit with an error; a Burst step runs them the way
+	// upstream's Parallel policy does, concurrently in the slow-start
+	// batches that Batches describes, and stops after the first batch with
+	// an error.
 	Steps []Step
 	// Status is the status to write. The executor writes it only when it
 	// differs from the set's, keeping status.conditions written by others.
@@ -53,22 +57,23 @@ type Plan struct {
 type Step struct {
 	// Name is one of the Step* constants.
 	Name string
-	// Actions are in the order a sequential executor must run them.
+	// Actions are in the order a sequential executor must run them, one
+	// pod's actions next to each other.
 	Actions []Action
-	// Burst runs the actions concurrently with slow-start batches.
+	// Burst runs the pods' units concurrently in slow-start batches.
 	Burst bool
+	// Batches, for a Burst step, is how many of Actions each batch holds,
+	// in order, zero for a batch of pods with nothing to do (batches after
+	// the last with actions are left out). Upstream counts its batches (1, 2, 4, ... at most 500 pods)
+	// over every pod of the pass, including pods with nothing to do, so
+	// which pods share a batch with a failing one, and still run, depends
+	// on the pods before them; the planner counts the same way.
+	Batches []int
 }
 
-// Step names. OrderedReady plans use StepReplicas for everything the
-// replica pass does, because order matters across pods there; Parallel
-// plans split the pass by kind so each part can burst.
+// Step names, one per pass of the planner.
 const (
 	StepReplicas       = "replicas"
-	StepDeleteFailed   = "delete failed pods"
-	StepCreateClaims   = "create claims"
-	StepCreatePods     = "create pods"
-	StepUpdateClaims   = "update claims"
-	StepUpdatePods     = "update pods"
 	StepClaimRetention = "claim retention"
 	StepScaleDown      = "scale down"
 	StepRollingUpdate  = "rolling update"
@@ -88,6 +93,10 @@ const (
 	UpdatePod Kind = "UpdatePod"
 	// UpdateClaim sets a claim's owner references for the retention policy.
 	UpdateClaim Kind = "UpdateClaim"
+	// Fail writes nothing: it ends the pod's unit with Error, as upstream's
+	// pod control returns an error there (a claim the pod needs is being
+	// deleted), and records FailEvent when it is set.
+	Fail Kind = "Fail"
 )
 
 // Event reasons, as upstream records them on the set.
@@ -95,6 +104,9 @@ const (
 	EventSuccessfulCreate = "SuccessfulCreate"
 	EventSuccessfulDelete = "SuccessfulDelete"
 	EventSuccessfulUpdate = "SuccessfulUpdate"
+	EventFailedCreate     = "FailedCreate"
+	EventFailedUpdate     = "FailedUpdate"
+	EventFailedDelete     = "FailedDelete"
 )
 
 // Action is one API call.
@@ -108,9 +120,20 @@ type Action struct {
 	Claim *corev1.PersistentVolumeClaim
 	// Reason says in plain words why, e.g. "scale up: web-3 missing".
 	Reason string
-	// EventReason is the reason of the Normal event to record on success;
-	// empty means no event, as upstream records none for that call.
+	// EventReason is the reason of the Normal event to record about the
+	// pod at Ordinal once its unit has succeeded; empty means no event, as
+	// upstream records none for that call. It is about the pod whatever
+	// the action's object, as upstream words it: a retention fix of a
+	// running pod's claims is "Update Pod …". A CreateClaim also records
+	// upstream's claim event of its own, on success and on failure.
 	EventReason string
+	// FailEvent is the reason of the Warning to record about the pod when
+	// the action fails, or for a Fail action; empty means none. A unit's
+	// claim creates all run, and their errors, joined, fail the unit at
+	// its next action with that action's FailEvent.
+	FailEvent string
+	// Error is what a Fail action reports, in upstream's words.
+	Error string
 }
 
 // Wait explains one thing the rollout is waiting for.
@@ -137,6 +160,9 @@ type Warning struct {
 	// Object names the object, e.g. "Pod/web-x" or "PersistentVolumeClaim/data-web-0".
 	Object  string
 	Message string
+	// Event, when set, is the event message in upstream's words, for a
+	// warning upstream records too; otherwise the event says "Object: Message".
+	Event string
 }
 
 // Warning reasons.
@@ -151,4 +177,5 @@ const (
 	ReasonInvalidRevision       = "InvalidRevision"
 	ReasonInvalidMaxUnavailable = "InvalidMaxUnavailable"
 	ReasonOrdinalOverflow       = "OrdinalOverflow"
+	ReasonUnknownUpdateStrategy = "UnknownUpdateStrategy"
 )

@@ -1,6 +1,7 @@
 package revision_test
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 	"time"
@@ -96,16 +97,13 @@ func TestResolveCollisions(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("the candidate is named with the collision count from status", func(t *testing.T) {
-		want, _ := revision.ForCollision(set, 1, 2)
-		if res.Update.Name != want.Name || res.CollisionCount != 2 {
-			t.Errorf("candidate %s (count %d), want %s (count 2)", res.Update.Name, res.CollisionCount, want.Name)
+		want := revision.Name(set.Name, revision.Hash(res.Update.Data.Raw, ptr.To[int32](2)))
+		if res.Update.Name != want || res.CollisionCount != 2 {
+			t.Errorf("candidate %s (count %d), want %s (count 2)", res.Update.Name, res.CollisionCount, want)
 		}
 	})
 	t.Run("after a collision the stored revision replaces both current and update", func(t *testing.T) {
-		retry, err := revision.ForCollision(set, res.Update.Revision, res.CollisionCount+1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		retry := revision.ForCollision(set.Name, res.Update, res.CollisionCount+1)
 		stored := res.WithUpdate(retry)
 		if stored.Update != retry || stored.Current != retry || retry.Name == res.Update.Name {
 			t.Errorf("WithUpdate() = current %s update %s, want both %s", stored.Current.Name, stored.Update.Name, retry.Name)
@@ -122,11 +120,11 @@ func TestResolveCollisions(t *testing.T) {
 
 func retryOf(t *testing.T, set *appsv1.StatefulSet) *appsv1.ControllerRevision {
 	t.Helper()
-	rev, err := revision.ForCollision(set, 1, 3)
+	first, err := revision.New(set, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rev
+	return revision.ForCollision(set.Name, first, 3)
 }
 
 func TestSort(t *testing.T) {
@@ -206,5 +204,49 @@ func FuzzPatchAndHash(f *testing.F) {
 		rev.Data.Raw = raw
 		_, _ = revision.Apply(set, rev) // must not panic on arbitrary data
 		_ = revision.SemanticallyEqual(set, rev)
+	})
+}
+
+// A revision whose template lacks defaults the API server has since added
+// (written by an older version, or by a tool that did not default it) is
+// the same template: upstream defaults the restored template before it
+// compares, and nothing rolls.
+func TestResolveDefaultsARestoredTemplate(t *testing.T) {
+	set := testgen.StatefulSet("web", testgen.Image("app:1"))
+	bare := set.DeepCopy()
+	spec := &bare.Spec.Template.Spec
+	spec.DNSPolicy, spec.RestartPolicy, spec.SchedulerName = "", "", ""
+	spec.TerminationGracePeriodSeconds, spec.SecurityContext = nil, nil
+	for i := range spec.Containers {
+		c := &spec.Containers[i]
+		c.ImagePullPolicy, c.TerminationMessagePath, c.TerminationMessagePolicy = "", "", ""
+	}
+	old, err := revision.New(bare, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := revision.New(set, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(old.Data.Raw, live.Data.Raw) {
+		t.Fatal("the scenario needs a revision whose bytes differ from the live set's")
+	}
+	res, err := revision.Resolve(set, []*appsv1.ControllerRevision{old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Update.Name != old.Name || res.Write != revision.WriteNone {
+		t.Errorf("Resolve() = update %s, write %s; want the undefaulted revision %s reused with no write", res.Update.Name, res.Write, old.Name)
+	}
+	t.Run("a real change is still a new revision", func(t *testing.T) {
+		changed := testgen.StatefulSet("web", testgen.Image("app:2"))
+		res, err := revision.Resolve(changed, []*appsv1.ControllerRevision{old})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Write != revision.WriteCreate {
+			t.Errorf("Resolve() write %s, want create", res.Write)
+		}
 	})
 }

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+
+	"github.com/ordinal-sh/ordinal/internal/defaults"
 )
 
 // HashLabel is the label that carries a revision's bare hash (the pod label
@@ -108,14 +110,16 @@ func New(set *appsv1.StatefulSet, revisionNumber int64, collisionCount *int32) (
 	}, nil
 }
 
-// ForCollision builds the revision to try after a create failed with
-// AlreadyExists against a revision with different data: the caller bumps the
-// collision count (and later records it in status.collisionCount, which
-// never decreases) and retries with the new name. Unlike upstream, whose
-// retry keeps the first attempt's hash label, the hash label here always
-// matches the name; nothing reads that label back for equality.
-func ForCollision(set *appsv1.StatefulSet, revisionNumber int64, collisionCount int32) (*appsv1.ControllerRevision, error) {
-	return New(set, revisionNumber, &collisionCount)
+// ForCollision builds the revision to try after a create of first failed
+// with AlreadyExists against a revision with different data: the same
+// revision renamed with the hash of its data and the bumped collision
+// count (which the caller later records in status.collisionCount, never
+// decreasing). Everything else stays first's, the hash label included, as
+// upstream's history keeps the label of the first attempt.
+func ForCollision(setName string, first *appsv1.ControllerRevision, collisionCount int32) *appsv1.ControllerRevision {
+	retry := first.DeepCopy()
+	retry.Name = Name(setName, Hash(first.Data.Raw, &collisionCount))
+	return retry
 }
 
 // Apply returns a copy of set whose spec.template is the one recorded in
@@ -147,11 +151,15 @@ func Equal(a, b *appsv1.ControllerRevision) bool {
 	return bytes.Equal(a.Data.Raw, b.Data.Raw) && apiequality.Semantic.DeepEqual(a.Data.Object, b.Data.Object)
 }
 
-// SemanticallyEqual reports whether restoring rev onto set and re-encoding it
-// gives the same revision data as set itself. This absorbs serialization
-// changes between Kubernetes versions (1.34 stopped writing
-// "creationTimestamp":null), which would otherwise look like a new template
-// and roll every pod (upstream #134773, fixed by #135017).
+// SemanticallyEqual reports whether restoring rev onto set, with the
+// API server's defaults applied to the result, and re-encoding it gives the
+// same revision data as set itself, as upstream's
+// StatefulSetSemanticRevisionComparison (on in 1.36) compares. This absorbs
+// serialization changes between Kubernetes versions (1.34 stopped writing
+// "creationTimestamp":null, upstream #134773, fixed by #135017) and
+// revisions written before a defaulted field existed, or by a tool that
+// did not default the template; without it either would look like a new
+// template and roll every pod.
 func SemanticallyEqual(set *appsv1.StatefulSet, rev *appsv1.ControllerRevision) bool {
 	if rev == nil {
 		return false
@@ -164,6 +172,7 @@ func SemanticallyEqual(set *appsv1.StatefulSet, rev *appsv1.ControllerRevision) 
 	if err != nil {
 		return false
 	}
+	defaults.PodTemplate(&restored.Spec.Template)
 	got, err := Patch(restored)
 	return err == nil && bytes.Equal(got, want)
 }

@@ -204,13 +204,13 @@ func TestNew(t *testing.T) {
 			t.Error("New() aliased the set's maps")
 		}
 	})
-	t.Run("a collision retry keeps the data and changes the name", func(t *testing.T) {
-		retry, err := revision.ForCollision(set, 7, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if retry.Name == want.Name || !bytes.Equal(retry.Data.Raw, data) || retry.Name != "foo-"+retry.Labels[revision.HashLabel] {
+	t.Run("a collision retry keeps the data and the first hash label, and changes the name", func(t *testing.T) {
+		retry := revision.ForCollision(set.Name, got, 1)
+		if retry.Name != "foo-"+revision.Hash(data, ptr.To[int32](1)) || !bytes.Equal(retry.Data.Raw, data) || retry.Labels[revision.HashLabel] != want.Labels[revision.HashLabel] {
 			t.Errorf("ForCollision() = %s (hash label %s), data equal %v", retry.Name, retry.Labels[revision.HashLabel], bytes.Equal(retry.Data.Raw, data))
+		}
+		if retry.Revision != got.Revision {
+			t.Errorf("ForCollision() renumbered the revision to %d", retry.Revision)
 		}
 	})
 }

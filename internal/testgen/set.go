@@ -23,9 +23,10 @@ var Epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 type SetOption func(*appsv1.StatefulSet)
 
 // StatefulSet returns a set named name with every field the API server
-// defaults filled in: one replica, OrderedReady, RollingUpdate with
-// partition 0, history limit 10, Retain/Retain claim retention, and a
-// one-container template labelled app=<name>.
+// defaults filled in, as one with the MaxUnavailableStatefulSet gate on
+// (ordinal up's) does: one replica, OrderedReady, RollingUpdate with
+// partition 0 and maxUnavailable 1, history limit 10, Retain/Retain claim
+// retention, and a one-container template labelled app=<name>.
 func StatefulSet(name string, opts ...SetOption) *appsv1.StatefulSet {
 	labels := map[string]string{"app": name}
 	set := &appsv1.StatefulSet{
@@ -42,7 +43,7 @@ func StatefulSet(name string, opts ...SetOption) *appsv1.StatefulSet {
 			PodManagementPolicy: appsv1.OrderedReadyPodManagement,
 			UpdateStrategy: appsv1.StatefulSetUpdateStrategy{
 				Type:          appsv1.RollingUpdateStatefulSetStrategyType,
-				RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To[int32](0)},
+				RollingUpdate: newRollingUpdate(),
 			},
 			RevisionHistoryLimit: ptr.To[int32](10),
 			PersistentVolumeClaimRetentionPolicy: &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
@@ -120,9 +121,24 @@ func MaxUnavailablePercent(p string) SetOption {
 	return func(s *appsv1.StatefulSet) { rollingUpdate(s).MaxUnavailable = ptr.To(intstr.FromString(p)) }
 }
 
+// GateOff leaves maxUnavailable out of updateStrategy.rollingUpdate, as an
+// API server with the MaxUnavailableStatefulSet gate off (1.36's default)
+// defaults a set.
+func GateOff() SetOption {
+	return func(s *appsv1.StatefulSet) {
+		if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+			ru.MaxUnavailable = nil
+		}
+	}
+}
+
+func newRollingUpdate() *appsv1.RollingUpdateStatefulSetStrategy {
+	return &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To[int32](0), MaxUnavailable: ptr.To(intstr.FromInt32(1))}
+}
+
 func rollingUpdate(s *appsv1.StatefulSet) *appsv1.RollingUpdateStatefulSetStrategy {
 	if s.Spec.UpdateStrategy.RollingUpdate == nil {
-		s.Spec.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To[int32](0)}
+		s.Spec.UpdateStrategy.RollingUpdate = newRollingUpdate()
 	}
 	return s.Spec.UpdateStrategy.RollingUpdate
 }

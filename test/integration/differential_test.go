@@ -35,11 +35,15 @@ type outcome struct {
 	Steps     [][]podEvent // ADDED and DELETED events, step by step
 	Revisions []revisionView
 	Status    appsv1.StatefulSetStatus
+	// Events are the distinct events recorded on the set, "Type Reason:
+	// Message"; which component recorded them, and how often, may differ.
+	Events []string
 }
 
 type revisionView struct {
 	Name     string
 	Revision int64
+	Hash     string // the controller.kubernetes.io/hash label
 	Data     string
 }
 
@@ -55,10 +59,53 @@ func (r *run) outcome(sortSteps bool) outcome {
 		prev = m
 	}
 	for _, rev := range listRevisions(r.t, r.ns) {
-		out.Revisions = append(out.Revisions, revisionView{rev.Name, rev.Revision, string(rev.Data.Raw)})
+		out.Revisions = append(out.Revisions, revisionView{rev.Name, rev.Revision, rev.Labels[hashLabel], string(rev.Data.Raw)})
 	}
 	out.Status = getSet(r.t, r.ns).Status
+	out.Events = setEvents(r.t, r.ns)
 	return out
+}
+
+const (
+	hashLabel      = "controller.kubernetes.io/hash"
+	combinedPrefix = "(combined from similar events): "
+)
+
+// setEvents returns the distinct events recorded on the namespace's
+// StatefulSets, sorted, once two reads a second apart agree: both
+// controllers' recorders write events asynchronously.
+func setEvents(t *testing.T, ns string) []string {
+	t.Helper()
+	var last []string
+	err := wait.PollUntilContextTimeout(context.Background(), time.Second, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		list, err := client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		seen := map[string]bool{}
+		got := []string{}
+		for _, e := range list.Items {
+			line := e.Type + " " + e.Reason + ": " + e.Message
+			// Past ten similar events in ten minutes, client-go's recorder
+			// folds the next ones into one event carrying the latest
+			// message, whichever that was when it folded.
+			if strings.HasPrefix(e.Message, combinedPrefix) {
+				line = e.Type + " " + e.Reason + ": " + combinedPrefix + "…"
+			}
+			if e.InvolvedObject.Kind == "StatefulSet" && !seen[line] {
+				seen[line] = true
+				got = append(got, line)
+			}
+		}
+		slices.Sort(got)
+		stable := last != nil && slices.Equal(got, last)
+		last = got
+		return stable, nil
+	})
+	if err != nil {
+		t.Fatalf("the set's events in %s did not settle within 30s: last read %v", ns, last)
+	}
+	return last
 }
 
 // differential runs scenario twice at once, under upstream's controller and
@@ -94,6 +141,9 @@ func compareOutcomes(t *testing.T, builtin, ordinal outcome) {
 	}
 	if diff := cmp.Diff(builtin.Status, ordinal.Status); diff != "" {
 		t.Errorf("final status differs (-builtin +ordinal):\n%s", diff)
+	}
+	if diff := cmp.Diff(builtin.Events, ordinal.Events); diff != "" {
+		t.Errorf("events differ (-builtin +ordinal):\n%s", diff)
 	}
 }
 

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -28,6 +29,42 @@ func kubectl(t *testing.T, ns string, args ...string) string {
 		t.Fatalf("kubectl %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
 	}
 	return stdout.String()
+}
+
+// kubectlUntilDone runs kubectl, calls then once its output contains
+// marker, and returns the whole output when kubectl has exited.
+func kubectlUntilDone(t *testing.T, ns, marker string, then func(), args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	full := append([]string{"--kubeconfig", planetest.Plane().KubeconfigPath(), "-n", ns}, args...)
+	cmd := exec.CommandContext(ctx, "kubectl", full...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	called := false
+	scanner := bufio.NewScanner(pipe)
+	for scanner.Scan() {
+		out.WriteString(scanner.Text() + "\n")
+		if !called && strings.Contains(scanner.Text(), marker) {
+			called = true
+			then()
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("kubectl %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out.String(), stderr.String())
+	}
+	if !called {
+		t.Fatalf("kubectl %s never printed %q; output:\n%s", strings.Join(args, " "), marker, out.String())
+	}
+	return out.String()
 }
 
 func lastLine(s string) string {
@@ -72,16 +109,14 @@ func historyRows(out string) []string {
 func TestKubectlWalkThrough(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
-	startOrdinal(t, ns)
 	const v8, v9, v10 = imageOld, imageNew, imageNewer
 
+	// The controller starts only once rollout status has said it waits, so
+	// the command is seen waiting however slowly kubectl starts.
 	kubectl(t, ns, "apply", "-f", "../../examples/web.yaml")
-	out := kubectl(t, ns, "rollout", "status", "sts/web", "--timeout=60s")
+	out := kubectlUntilDone(t, ns, "Waiting for", func() { startOrdinal(t, ns) }, "rollout", "status", "sts/web", "--timeout=60s")
 	if got, want := lastLine(out), "partitioned roll out complete: 3 new pods have been updated..."; got != want {
 		t.Fatalf("rollout status ended with %q, want %q; full output:\n%s", got, want, out)
-	}
-	if !strings.Contains(out, "Waiting for") {
-		t.Errorf("rollout status should have waited for the pods; output:\n%s", out)
 	}
 	waitImages(t, ns, map[string]string{"web-0": v8, "web-1": v8, "web-2": v8})
 

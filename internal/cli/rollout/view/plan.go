@@ -110,7 +110,7 @@ func NewPlanReport(set *appsv1.StatefulSet, res revision.Resolution, revisions [
 		r.Waits = append(r.Waits, newWait(w))
 	}
 	for _, w := range plan.Warnings {
-		r.Warnings = append(r.Warnings, Warn(w))
+		r.Warnings = append(r.Warnings, Warn{Reason: w.Reason, Object: w.Object, Message: w.Message})
 	}
 	return r
 }

@@ -1,0 +1,168 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+
+	"github.com/ordinal-sh/ordinal/internal/planner"
+)
+
+// PodControl applies the planner's actions through the API.
+type PodControl interface {
+	// Apply runs the steps in order and stops after the first step with a
+	// real error, which it returns.
+	Apply(ctx context.Context, set *appsv1.StatefulSet, setKey string, steps []planner.Step) error
+}
+
+type apiPodControl struct {
+	client   kubernetes.Interface
+	recorder record.EventRecorder
+	exp      *expectations
+}
+
+var _ PodControl = (*apiPodControl)(nil)
+
+// Apply runs each step's per-pod units: one after another, or for a Burst
+// step in its slow-start batches, and stops after the first step, unit or
+// batch with a real error, as planner.Plan.Steps describes.
+func (c *apiPodControl) Apply(ctx context.Context, set *appsv1.StatefulSet, setKey string, steps []planner.Step) error {
+	for _, step := range steps {
+		run := c.sequential
+		if step.Burst {
+			run = c.burst
+		}
+		if err := run(ctx, set, setKey, step); err != nil {
+			return fmt.Errorf("%s: %w", step.Name, err)
+		}
+	}
+	return nil
+}
+
+func (c *apiPodControl) sequential(ctx context.Context, set *appsv1.StatefulSet, setKey string, step planner.Step) error {
+	for _, unit := range units(step.Actions) {
+		if err := c.unit(ctx, set, setKey, unit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// burst runs the step's batches in order, the units of one batch
+// concurrently; a batch with an error ends the step after all its units
+// have run, so one failing pod never stops its siblings already in flight.
+func (c *apiPodControl) burst(ctx context.Context, set *appsv1.StatefulSet, setKey string, step planner.Step) error {
+	start := 0
+	for _, n := range batchSizes(step) {
+		batch := units(step.Actions[start : start+n])
+		start += n
+		errs := make([]error, len(batch))
+		var wg sync.WaitGroup
+		for i, unit := range batch {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = c.unit(ctx, set, setKey, unit)
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// batchSizes is the step's batches, trusting them only when they add up
+// to its actions; otherwise every action is a batch of its own.
+func batchSizes(step planner.Step) []int {
+	total := 0
+	for _, n := range step.Batches {
+		total += n
+	}
+	if total == len(step.Actions) {
+		return step.Batches
+	}
+	sizes := make([]int, len(step.Actions))
+	for i := range sizes {
+		sizes[i] = 1
+	}
+	return sizes
+}
+
+// units splits actions into runs of consecutive actions on one ordinal.
+func units(actions []planner.Action) [][]planner.Action {
+	var out [][]planner.Action
+	for i, a := range actions {
+		if i == 0 || a.Ordinal != actions[i-1].Ordinal {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], a)
+	}
+	return out
+}
+
+// unit runs one pod's actions in order, as upstream's pod control does for
+// one pod: every claim create runs, and their errors, joined, fail the
+// unit at its next action (or a Fail action's own error joins them); any
+// other failing action ends the unit. The pod's success events are
+// recorded once the whole unit has succeeded, its failure event when it
+// fails; claims record their own events at once.
+func (c *apiPodControl) unit(ctx context.Context, set *appsv1.StatefulSet, setKey string, unit []planner.Action) error {
+	var claimErrs []error
+	claimFail := ""
+	var succeeded []planner.Action
+	for _, a := range unit {
+		if a.Kind == planner.CreateClaim {
+			if err := c.createClaim(ctx, set, a); err != nil {
+				claimErrs, claimFail = append(claimErrs, err), a.FailEvent
+			}
+			continue
+		}
+		if a.Kind == planner.Fail {
+			err := utilerrors.NewAggregate(append(claimErrs, errors.New(a.Error)))
+			c.podEvent(set, a, a.FailEvent, err)
+			return err
+		}
+		if len(claimErrs) > 0 {
+			break
+		}
+		if err := c.do(ctx, set, setKey, a); err != nil {
+			c.podEvent(set, a, a.FailEvent, err)
+			return err
+		}
+		succeeded = append(succeeded, a)
+	}
+	if len(claimErrs) > 0 {
+		err := utilerrors.NewAggregate(claimErrs)
+		c.podEvent(set, unit[len(unit)-1], claimFail, err)
+		return err
+	}
+	for _, a := range succeeded {
+		c.podEvent(set, a, a.EventReason, nil)
+	}
+	return nil
+}
+
+func (c *apiPodControl) do(ctx context.Context, set *appsv1.StatefulSet, setKey string, a planner.Action) error {
+	klog.FromContext(ctx).V(4).Info("Applying action", "statefulset", setKey, "kind", a.Kind, "ordinal", a.Ordinal, "reason", a.Reason)
+	switch a.Kind {
+	case planner.CreatePod:
+		return c.createPod(ctx, set, setKey, a)
+	case planner.DeletePod:
+		return c.deletePod(ctx, setKey, a)
+	case planner.UpdatePod:
+		return c.updatePod(ctx, a)
+	case planner.UpdateClaim:
+		return c.updateClaim(ctx, a)
+	default:
+		return fmt.Errorf("unknown action %q", a.Kind)
+	}
+}
