@@ -79,13 +79,8 @@ type actionRequest struct {
 
 // act runs pause, resume, undo or restart as the server's user.
 func (s *Server) act(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.ReadOnly {
-		writeError(w, readOnly{})
-		return
-	}
-	k, ok := s.store.kind(r.PathValue("kind"))
+	k, ok := s.actionKind(w, r)
 	if !ok {
-		writeError(w, errNotFound{fmt.Sprintf("kind %q", r.PathValue("kind"))})
 		return
 	}
 	var req actionRequest
@@ -113,6 +108,20 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"message": msg})
 }
 
+// actionKind is the kind an action names, unless the server is read-only
+// or the kind unknown, which it answers itself.
+func (s *Server) actionKind(w http.ResponseWriter, r *http.Request) (Kind, bool) {
+	if s.cfg.ReadOnly {
+		writeError(w, readOnly{})
+		return nil, false
+	}
+	k, ok := s.store.kind(r.PathValue("kind"))
+	if !ok {
+		writeError(w, errNotFound{fmt.Sprintf("kind %q", r.PathValue("kind"))})
+	}
+	return k, ok
+}
+
 // operation maps an action's name to its call.
 func operation(name string, req actionRequest, now time.Time) (func(context.Context, Actions) (string, error), error) {
 	switch name {
@@ -134,13 +143,8 @@ func operation(name string, req actionRequest, now time.Time) (func(context.Cont
 // deletePod is the extension point's route: only kinds that implement
 // PodDeleter serve it.
 func (s *Server) deletePod(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.ReadOnly {
-		writeError(w, readOnly{})
-		return
-	}
-	k, ok := s.store.kind(r.PathValue("kind"))
+	k, ok := s.actionKind(w, r)
 	if !ok {
-		writeError(w, errNotFound{fmt.Sprintf("kind %q", r.PathValue("kind"))})
 		return
 	}
 	d, ok := k.(PodDeleter)

@@ -92,7 +92,8 @@ func saveScreenshots(t *testing.T, ctx context.Context, ns string) {
 		return
 	}
 	shoot := func(name string) {
-		run(t, ctx, chromedp.Sleep(300*time.Millisecond)) // let the last update paint
+		eval[bool](t, ctx, `(document.getElementById("toast").className = "") === ""`) // no passing message in the picture
+		run(t, ctx, chromedp.Sleep(300*time.Millisecond))                              // let the last update paint
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatal(err)

@@ -207,7 +207,7 @@ function renderHistory(v, d) {
     el("td", {}, radio("a", r.revision, picked)),
     el("td", {}, radio("b", r.revision, picked)),
     el("td", {}, r.revision),
-    el("td", {class: "mono"}, el("span", {class: "legend"}, el("span", {class: "sw", style: "background:var(--r" + r.colour + ")"})), r.name),
+    el("td", {class: "mono"}, el("span", {class: "sw", style: "background:var(--r" + r.colour + ")"}), r.name),
     el("td", {}, compact(r.ordinals) || "–"),
     el("td", {}, [r.current ? "current" : "", r.update ? "update" : ""].filter(Boolean).join(", ") || "–"),
     el("td", {}, r.changeCause || ""))));
