@@ -82,7 +82,7 @@ const instrument = `(() => {
 const collect = `(() => {
   window.__m.stop = true;
   return {cells: window.__m.cells, frames: window.__m.frames,
-    applies: performance.getEntriesByName("ordinal-apply").map(e => e.duration)};
+    applies: performance.getEntriesByName("ordinal-apply").map(e => ({start: performance.timeOrigin + e.startTime, dur: e.duration}))};
 })()`
 
 // podTimes records when a watch first saw each pod at each revision.
@@ -147,7 +147,22 @@ type measured struct {
 		T   int64  `json:"t"`
 	} `json:"cells"`
 	Frames  []float64 `json:"frames"`
-	Applies []float64 `json:"applies"`
+	Applies []struct {
+		Start float64 `json:"start"` // Unix ms when the page began applying a push
+		Dur   float64 `json:"dur"`
+	} `json:"applies"`
+}
+
+// arrival is when the page began applying the push that changed a cell
+// at domAt: the last push that began before it.
+func (m measured) arrival(domAt int64) (float64, bool) {
+	best, ok := 0.0, false
+	for _, a := range m.Applies {
+		if a.Start <= float64(domAt)+1 && a.Start > best {
+			best, ok = a.Start, true
+		}
+	}
+	return best, ok
 }
 
 func report(t *testing.T, n, m int32, newRev string, rollout time.Duration, raw json.RawMessage, api map[string]int64) {
@@ -156,7 +171,7 @@ func report(t *testing.T, n, m int32, newRev string, rollout time.Duration, raw 
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatal(err)
 	}
-	var latency []float64
+	var latency, toPage, inPage, applies []float64
 	done := map[int]bool{}
 	for _, c := range got.Cells {
 		at, ok := api[fmt.Sprintf("big-%d", c.Ord)]
@@ -165,12 +180,19 @@ func report(t *testing.T, n, m int32, newRev string, rollout time.Duration, raw 
 		}
 		done[c.Ord] = true
 		latency = append(latency, float64(c.T-at))
+		if arrived, ok := got.arrival(c.T); ok {
+			toPage = append(toPage, arrived-float64(at))
+			inPage = append(inPage, float64(c.T)-arrived)
+		}
+	}
+	for _, a := range got.Applies {
+		applies = append(applies, a.Dur)
 	}
 	if len(latency) < int(m) {
 		t.Errorf("matched %d of %d new pods to their cells", len(latency), m)
 	}
-	fmt.Printf("dashboard at %d pods (%d replaced in %s): API->DOM latency ms %s; frame interval ms %s, %d frames over 50 ms; update apply ms %s over %d pushed updates\n",
-		n, m, rollout.Round(100*time.Millisecond), stats(latency), stats(got.Frames), countOver(got.Frames, 50), stats(got.Applies), len(got.Applies))
+	fmt.Printf("dashboard at %d pods (%d replaced in %s):\n  API->DOM latency ms %s\n    API->push reaches the page ms %s\n    applying the push ms %s\n  frame interval ms %s, %d frames over 50 ms\n  update apply ms %s over %d pushes\n",
+		n, m, rollout.Round(100*time.Millisecond), stats(latency), stats(toPage), stats(inPage), stats(got.Frames), countOver(got.Frames, 50), stats(applies), len(applies))
 }
 
 // stats is "p50 X, p99 Y, max Z".

@@ -119,6 +119,8 @@ function setPage(kind, ns, name) {
     claimsCount: el("span", {class: "muted"}),
     events: el("ul", {class: "timeline", id: "events"}),
     cells: new Map(),
+    keys: {},
+    eventsAt: 0,
     last: null,
   };
   const diffButton = el("button", {onclick: () => showDiff(kind, ns, name, v)}, "Diff selected revisions");
@@ -144,21 +146,36 @@ function renderSet(kind, ns, name, v, d) {
   v.error.hidden = true;
   const s = d.summary, st = d.status;
   const colours = new Map(d.revisions.map((r) => [r.name, r.colour]));
-  v.summary.replaceChildren(
-    el("span", {class: "badge " + s.health, id: "health"}, s.health),
-    el("span", {}, st.strategy + ", " + (st.podManagementPolicy || "OrderedReady")),
-    el("span", {id: "counts"}, s.updated + "/" + s.replicas + " updated, " + s.ready + "/" + s.replicas + " ready"),
-    el("span", {class: "muted", id: "message"}, s.failure || s.message));
+  if (changed(v, "summary", [s, st.strategy, st.podManagementPolicy])) {
+    v.summary.replaceChildren(
+      el("span", {class: "badge " + s.health, id: "health"}, s.health),
+      el("span", {}, st.strategy + ", " + (st.podManagementPolicy || "OrderedReady")),
+      el("span", {id: "counts"}, s.updated + "/" + s.replicas + " updated, " + s.ready + "/" + s.replicas + " ready"),
+      el("span", {class: "muted", id: "message"}, s.failure || s.message));
+  }
   renderActions(kind, ns, name, v, d);
-  v.partition.textContent = d.partitionLine || "";
-  v.legend.replaceChildren(...legend(d, st));
+  if (changed(v, "partition", d.partitionLine)) v.partition.textContent = d.partitionLine || "";
+  if (changed(v, "legend", d.revisions)) v.legend.replaceChildren(...legend(d, st));
   renderGrid(v, st, colours);
   const failing = st.pods.filter((c) => c.state === "failing").slice(0, 20);
-  v.failures.replaceChildren(...failing.map((c) => el("li", {}, c.pod + ": " + c.reason)));
-  v.plan.textContent = d.planError ? "cannot plan: " + d.planError : d.plan;
-  renderHistory(v, d);
-  renderClaims(v, d.claims);
-  v.events.replaceChildren(...d.events.map(eventRow));
+  if (changed(v, "failures", failing)) v.failures.replaceChildren(...failing.map((c) => el("li", {}, c.pod + ": " + c.reason)));
+  if (changed(v, "plan", [d.plan, d.planError])) v.plan.textContent = d.planError ? "cannot plan: " + d.planError : d.plan;
+  if (changed(v, "history", d.revisions)) renderHistory(v, d);
+  if (changed(v, "claims", d.claims)) renderClaims(v, d.claims);
+  // Events are redrawn when they change, and every few seconds for their ages.
+  if (changed(v, "events", d.events) || Date.now() - v.eventsAt > 5000) {
+    v.eventsAt = Date.now();
+    v.events.replaceChildren(...d.events.map(eventRow));
+  }
+}
+
+// changed remembers a part's last data and says whether it differs, so
+// an update touches only the parts of the page that changed.
+function changed(v, part, data) {
+  const key = JSON.stringify(data);
+  if (v.keys[part] === key) return false;
+  v.keys[part] = key;
+  return true;
 }
 
 function legend(d, st) {
@@ -267,9 +284,6 @@ async function showDiff(kind, ns, name, v) {
 
 function renderClaims(v, claims) {
   v.claimsCount.textContent = claims.length ? "(" + claims.length + ")" : "(the set has no volume claim templates)";
-  const key = JSON.stringify(claims);
-  if (v.claimsKey === key) return;
-  v.claimsKey = key;
   v.claims.replaceChildren(...claims.map((c) => el("tr", {},
     el("td", {}, c.ordinal), el("td", {class: "mono"}, c.name), el("td", {}, c.phase),
     el("td", {}, c.requested || "–"), el("td", {}, c.capacity || "–"), el("td", {}, c.storageClass || "–"),
