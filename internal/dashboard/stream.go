@@ -36,7 +36,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, topic string) {
 		case <-r.Context().Done():
 			return
 		case payload := <-sub.ch:
-			if _, err := fmt.Fprintf(w, "data: %s\n\n", payload); err != nil {
+			// The id is the send time (Unix ms): the page records it with
+			// each update, so delays split into server and browser.
+			if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", time.Now().UnixMilli(), payload); err != nil {
 				return
 			}
 		case <-tick.C:

@@ -82,7 +82,7 @@ const instrument = `(() => {
 const collect = `(() => {
   window.__m.stop = true;
   return {cells: window.__m.cells, frames: window.__m.frames,
-    applies: performance.getEntriesByName("ordinal-apply").map(e => ({start: performance.timeOrigin + e.startTime, dur: e.duration}))};
+    applies: performance.getEntriesByName("ordinal-apply").map(e => ({start: performance.timeOrigin + e.startTime, dur: e.duration, sent: e.detail}))};
 })()`
 
 // podTimes records when a watch first saw each pod at each revision.
@@ -150,19 +150,19 @@ type measured struct {
 	Applies []struct {
 		Start float64 `json:"start"` // Unix ms when the page began applying a push
 		Dur   float64 `json:"dur"`
+		Sent  float64 `json:"sent"` // Unix ms when the server wrote it
 	} `json:"applies"`
 }
 
-// arrival is when the page began applying the push that changed a cell
-// at domAt: the last push that began before it.
-func (m measured) arrival(domAt int64) (float64, bool) {
-	best, ok := 0.0, false
+// arrival is when the server sent and the page began applying the push
+// that changed a cell at domAt: the last push that began before it.
+func (m measured) arrival(domAt int64) (sent, start float64, ok bool) {
 	for _, a := range m.Applies {
-		if a.Start <= float64(domAt)+1 && a.Start > best {
-			best, ok = a.Start, true
+		if a.Start <= float64(domAt)+1 && a.Start > start {
+			sent, start, ok = a.Sent, a.Start, true
 		}
 	}
-	return best, ok
+	return sent, start, ok
 }
 
 func report(t *testing.T, n, m int32, newRev string, rollout time.Duration, raw json.RawMessage, api map[string]int64) {
@@ -171,7 +171,7 @@ func report(t *testing.T, n, m int32, newRev string, rollout time.Duration, raw 
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatal(err)
 	}
-	var latency, toPage, inPage, applies []float64
+	var latency, toSend, toPage, inPage, applies []float64
 	done := map[int]bool{}
 	for _, c := range got.Cells {
 		at, ok := api[fmt.Sprintf("big-%d", c.Ord)]
@@ -180,8 +180,9 @@ func report(t *testing.T, n, m int32, newRev string, rollout time.Duration, raw 
 		}
 		done[c.Ord] = true
 		latency = append(latency, float64(c.T-at))
-		if arrived, ok := got.arrival(c.T); ok {
-			toPage = append(toPage, arrived-float64(at))
+		if sent, arrived, ok := got.arrival(c.T); ok {
+			toSend = append(toSend, sent-float64(at))
+			toPage = append(toPage, arrived-sent)
 			inPage = append(inPage, float64(c.T)-arrived)
 		}
 	}
@@ -191,8 +192,8 @@ func report(t *testing.T, n, m int32, newRev string, rollout time.Duration, raw 
 	if len(latency) < int(m) {
 		t.Errorf("matched %d of %d new pods to their cells", len(latency), m)
 	}
-	fmt.Printf("dashboard at %d pods (%d replaced in %s):\n  API->DOM latency ms %s\n    API->push reaches the page ms %s\n    applying the push ms %s\n  frame interval ms %s, %d frames over 50 ms\n  update apply ms %s over %d pushes\n",
-		n, m, rollout.Round(100*time.Millisecond), stats(latency), stats(toPage), stats(inPage), stats(got.Frames), countOver(got.Frames, 50), stats(applies), len(applies))
+	fmt.Printf("dashboard at %d pods (%d replaced in %s):\n  API->DOM latency ms %s\n    API->server sends the push ms %s\n    sent->page starts applying it ms %s\n    applying it ms %s\n  frame interval ms %s, %d frames over 50 ms\n  update apply ms %s over %d pushes\n",
+		n, m, rollout.Round(100*time.Millisecond), stats(latency), stats(toSend), stats(toPage), stats(inPage), stats(got.Frames), countOver(got.Frames, 50), stats(applies), len(applies))
 }
 
 // stats is "p50 X, p99 Y, max Z".
