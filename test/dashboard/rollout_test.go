@@ -22,8 +22,8 @@ var screenshots = flag.Bool("update-screenshots", false, "save the pages' screen
 
 // TestARolloutIsWatchedAndPausedFromThePage follows a rollout in the
 // browser: cells change revision as pods are replaced, Pause on the page
-// pauses the set in the API, Resume lets it finish, and the page explains
-// the plan in the words of `ordinal rollout plan`.
+// pauses the set in the API, Resume lets it finish, the page explains the
+// plan in the words of `ordinal rollout plan` and diffs the revisions.
 func TestARolloutIsWatchedAndPausedFromThePage(t *testing.T) {
 	ns := namespace(t)
 	create(t, newSet(ns, "web", 5, true))
@@ -63,6 +63,12 @@ func TestARolloutIsWatchedAndPausedFromThePage(t *testing.T) {
 		`(`+cells+`).every(x => x.state === "Ready" && x.rev === "`+after.Status.UpdateRevision+`")`, cells, 30*time.Second)
 	waitPage(t, ctx, "the complete badge", `document.querySelector("#health")?.textContent === "complete"`, `document.querySelector(".summary")?.textContent`, 30*time.Second)
 	comparePlan(t, ctx, ns)
+
+	// The history picks the last two revisions; their diff is the image.
+	run(t, ctx, chromedp.Click(chromedp.CSS("#diff-button")))
+	waitPage(t, ctx, "the diff of revisions 1 and 2",
+		`(t => t.includes(`+strconv.Quote("-  - image: "+imageOld)+`) && t.includes(`+strconv.Quote("+  - image: "+imageNew)+`))(document.querySelector("#diff").textContent)`,
+		`document.querySelector("#diff").textContent`, 30*time.Second)
 }
 
 // comparePlan checks that the page's explanation is `ordinal rollout

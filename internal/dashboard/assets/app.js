@@ -124,7 +124,7 @@ function setPage(kind, ns, name) {
     eventsAt: 0,
     last: null,
   };
-  const diffButton = el("button", {onclick: () => showDiff(kind, ns, name, v)}, "Diff selected revisions");
+  const diffButton = el("button", {id: "diff-button", onclick: () => showDiff(kind, ns, name, v)}, "Diff selected revisions");
   main.replaceChildren(v.title, v.summary, v.actions, v.error,
     el("section", {class: "card"}, el("h2", {}, "Pods by ordinal"), v.partition, v.legend, v.grid, v.failures),
     el("div", {class: "cols"},
