@@ -8,6 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ldflags=$(hack/ldflags.sh)
+echo "== chromium (for the dashboard's browser tests)"
+hack/ensure-chromium.sh
 echo "== gofmt"
 unformatted=$(gofmt -l cmd internal test)
 if [ -n "$unformatted" ]; then echo "not gofmt-ed:"; echo "$unformatted"; exit 1; fi

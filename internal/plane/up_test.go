@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +29,8 @@ type upProcess struct {
 	cmd    *exec.Cmd
 	stderr *bytes.Buffer
 	lines  chan string
+	// dashboard is the URL of the dashboard line, token included.
+	dashboard string
 }
 
 // startUp runs `ordinal up` on dir and waits for its "is up" line.
@@ -60,7 +64,45 @@ func startUp(t *testing.T, dir string) *upProcess {
 		_ = cmd.Process.Kill()
 		t.Fatalf("ordinal up printed nothing; stderr:\n%s", stderr.String())
 	}
-	return &upProcess{cmd: cmd, stderr: &stderr, lines: lines}
+	u := &upProcess{cmd: cmd, stderr: &stderr, lines: lines}
+	select {
+	case line := <-lines:
+		url, ok := strings.CutPrefix(line, "Dashboard: ")
+		if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.Contains(url, "/?token=") {
+			t.Errorf("second line %q is not the dashboard's loopback URL with its token", line)
+		}
+		u.dashboard = url
+	case <-time.After(time.Minute):
+		t.Errorf("ordinal up printed no dashboard line; stderr:\n%s", stderr.String())
+	}
+	return u
+}
+
+// checkDashboard fetches the dashboard's page without its token (refused)
+// and with it (the page, after trading the token for a cookie).
+func checkDashboard(t *testing.T, url string) {
+	t.Helper()
+	base, token, _ := strings.Cut(url, "?token=")
+	resp, err := http.Get(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the dashboard without its token answered %d, want 401", resp.StatusCode)
+	}
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err = (&http.Client{Jar: jar, Timeout: 10 * time.Second}).Get(base + "?token=" + token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Request.URL.RawQuery != "" {
+		t.Errorf("the dashboard with its token answered %d at %s, want 200 at the URL without the token", resp.StatusCode, resp.Request.URL)
+	}
 }
 
 // interrupt sends Ctrl-C and returns how long the process took to exit.
@@ -107,20 +149,22 @@ func TestOrdinalUpStopsWithinTenSecondsAndComesBackWithItsObjects(t *testing.T) 
 	if out := run("version", "-o", "json"); !strings.Contains(out, `"gitVersion": "v1.36`) {
 		t.Errorf("kubectl version does not see a v1.36 server:\n%s", out)
 	}
-	assertNoSecretsLogged(t, dir, up.stderr.String())
+	checkDashboard(t, up.dashboard)
+	_, token, _ := strings.Cut(up.dashboard, "?token=")
+	assertNoSecretsLogged(t, dir, up.stderr.String(), token)
 }
 
 // assertNoSecretsLogged fails if any log in dataDir/logs, or the command's
 // own output, holds a private key, a certificate, a bearer token or a
 // piece of any key the plane generated.
-func assertNoSecretsLogged(t *testing.T, dataDir, output string) {
+func assertNoSecretsLogged(t *testing.T, dataDir, output string, more ...string) {
 	t.Helper()
 	logDir := filepath.Join(dataDir, "logs")
 	entries, err := os.ReadDir(logDir)
 	if err != nil || len(entries) == 0 {
 		t.Fatalf("no logs in %s: %v", logDir, err)
 	}
-	secrets := []string{"PRIVATE KEY", "BEGIN CERTIFICATE", "Bearer ", "client-key-data"}
+	secrets := append([]string{"PRIVATE KEY", "BEGIN CERTIFICATE", "Bearer ", "client-key-data"}, more...)
 	err = filepath.WalkDir(filepath.Join(dataDir, "pki"), func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".key") {
 			return err
@@ -140,8 +184,8 @@ func assertNoSecretsLogged(t *testing.T, dataDir, output string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(secrets) < 4+3 {
-		t.Fatalf("found only %d key files under %s/pki", len(secrets)-4, dataDir)
+	if len(secrets) < 4+len(more)+3 {
+		t.Fatalf("found only %d key files under %s/pki", len(secrets)-4-len(more), dataDir)
 	}
 	texts := map[string]string{"ordinal up's output": output}
 	for _, e := range entries {
@@ -174,6 +218,7 @@ func TestOrdinalUpFailsWithOneLineAndExitCode(t *testing.T) {
 		{"a data dir that is a file", []string{"up", "--data-dir", file, "--port", "0"}, 1, "is not a directory"},
 		{"an unknown flag", []string{"up", "--bogus"}, 2, "unknown flag: --bogus"},
 		{"an unknown controller", []string{"up", "--statefulset-controller", "mine"}, 1, `"mine" is not one of ordinal, builtin, none`},
+		{"a dashboard off loopback", []string{"up", "--dashboard-address", "0.0.0.0:8001"}, 2, "is not a loopback address"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
