@@ -14,6 +14,8 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
 	"github.com/ordinal-sh/ordinal/internal/revision"
+
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // noPartition is the saved value for a set that had no partition.
@@ -55,7 +57,7 @@ func (o *options) pause(ctx context.Context, arg string) error {
 	if !paused {
 		saved = savedPartition(t.set)
 	}
-	if !paused || freeze != currentPartition(t.set) {
+	if !paused || freeze != planner.Partition(t.set) {
 		if err := patchPause(ctx, t, &freeze, &saved); err != nil {
 			return err
 		}
@@ -88,10 +90,7 @@ func (o *options) freezePoint(ctx context.Context, t *target) (int32, error) {
 
 // held says in words which ordinals the partition holds back.
 func held(set *appsv1.StatefulSet, p int32) string {
-	n, start := int32(1), view.StartOrdinal(set)
-	if set.Spec.Replicas != nil {
-		n = *set.Spec.Replicas
-	}
+	n, start := planner.Replicas(set), planner.StartOrdinal(set)
 	switch {
 	case p <= 0:
 		return "no ordinal held"
@@ -106,13 +105,6 @@ func savedPartition(set *appsv1.StatefulSet) string {
 		return strconv.Itoa(int(*ru.Partition))
 	}
 	return noPartition
-}
-
-func currentPartition(set *appsv1.StatefulSet) int32 {
-	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
-		return *ru.Partition
-	}
-	return 0
 }
 
 // patchPause writes the partition and the saved annotation in one JSON
