@@ -12,7 +12,7 @@ import (
 type Result struct {
 	Scenario  string  `json:"scenario"`
 	Contender string  `json:"contender"`
-	QPS       float64 `json:"qps"`
+	QPS       float32 `json:"qps"`
 	Burst     int     `json:"burst"`
 	Workers   int     `json:"workers"`
 	Size      string  `json:"size"`
@@ -124,7 +124,7 @@ func rawWrites(delta map[writeKey]int64) map[string]int64 {
 // group keys results that compare with each other.
 type group struct {
 	Scenario string
-	QPS      float64
+	QPS      float32
 }
 
 // floorOf returns the floor result of each group.

@@ -3,7 +3,6 @@ package controller
 import (
 	"sort"
 	"strings"
-	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -11,39 +10,26 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
-// warningMemory remembers which warnings a set was last given, so an odd
-// object produces one Warning event when it appears, not one per sync.
-type warningMemory struct {
-	mu   sync.Mutex
-	last map[string]string
-}
-
-func newWarningMemory() *warningMemory { return &warningMemory{last: map[string]string{}} }
-
-func (w *warningMemory) changed(key string, warnings []planner.Warning) bool {
+// warningsChanged reports whether warnings differ from the ones the set
+// was last given, and remembers them in its state, so an odd object
+// produces one Warning event when it appears, not one per sync.
+func warningsChanged(states *setStates, key string, warnings []planner.Warning) bool {
 	parts := make([]string, 0, len(warnings))
 	for _, x := range warnings {
 		parts = append(parts, x.Reason+"|"+x.Object+"|"+x.Message)
 	}
 	sort.Strings(parts)
 	sig := strings.Join(parts, "\n")
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.last[key] == sig {
-		return false
-	}
-	w.last[key] = sig
-	return true
-}
-
-func (w *warningMemory) forget(key string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	delete(w.last, key)
+	changed := false
+	states.update(key, func(st *setState) {
+		changed = st.warnings != sig
+		st.warnings = sig
+	})
+	return changed
 }
 
 func (c *Controller) reportWarnings(key string, set *appsv1.StatefulSet, warnings []planner.Warning) {
-	if !c.warned.changed(key, warnings) {
+	if !warningsChanged(c.states, key, warnings) {
 		return
 	}
 	for _, x := range warnings {

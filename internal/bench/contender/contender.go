@@ -1,8 +1,9 @@
 // Package contender holds what every benchmark contender's command shares:
-// `ordinal controller`'s flags, so the harness gives each contender the same
-// command line, a client configuration from them, and an optional pprof
-// endpoint. It stays free of the control plane so that each contender can be
-// its own small binary.
+// the controller's flags (controller.Config), so the harness gives each
+// contender the same command line as `ordinal controller`, a client
+// configuration from them, and an optional pprof endpoint. It stays free
+// of the control plane and the command line packages so that each
+// contender can be its own small binary.
 package contender
 
 import (
@@ -16,30 +17,32 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/controllercmd"
+	"github.com/ordinal-sh/ordinal/internal/controller"
 )
 
-// Flags binds `ordinal controller`'s flags to fs. Contenders other than
-// Ordinal ignore leader election and metrics.
-func Flags(fs *pflag.FlagSet) *controllercmd.Config {
-	cfg := controllercmd.NewConfig()
+// Flags binds the controller's flags to fs, and accepts the leader
+// election and metrics flags of `ordinal controller` that the harness
+// passes to every contender, which contenders other than Ordinal ignore.
+func Flags(fs *pflag.FlagSet) *controller.Config {
+	cfg := controller.NewConfig()
 	cfg.AddFlags(fs)
+	fs.Bool("leader-elect", false, "ignored: a contender never elects a leader")
+	fs.String("metrics-address", "", "ignored: a contender serves no metrics")
 	return &cfg
 }
 
-// RESTConfig loads cfg's kubeconfig (required) with its QPS and burst.
-func RESTConfig(cfg *controllercmd.Config, userAgent string) (*rest.Config, error) {
+// RESTConfig loads cfg's kubeconfig, which a contender requires so that it
+// never attaches to whatever cluster $KUBECONFIG names, with its QPS and
+// burst (QPS 0: unthrottled).
+func RESTConfig(cfg *controller.Config, userAgent string) (*rest.Config, error) {
 	if cfg.Kubeconfig == "" {
 		return nil, errors.New("--kubeconfig is required")
 	}
-	rc, err := clientcmd.BuildConfigFromFlags("", cfg.Kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("loading kubeconfig %s: %w", cfg.Kubeconfig, err)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
-	rc.QPS, rc.Burst, rc.UserAgent = cfg.QPS, cfg.Burst, userAgent
-	return rc, nil
+	return cfg.RESTConfig(userAgent)
 }
 
 // ServePprof serves net/http/pprof on addr until ctx ends; "" serves
