@@ -7,10 +7,11 @@ import (
 )
 
 // status computes the set's status from the observed pods, in range and
-// condemned, as upstream does (§2.6): terminating pods still count as
-// replicas and as ready, but not as current or updated. Pods the plan is
-// about to create or delete are counted as observed, except that rolling
-// deletions of current-revision pods leave currentReplicas at once.
+// condemned, as upstream's computeReplicaStatus does: terminating pods
+// still count as replicas and as ready, but not as current or updated.
+// Pods the plan is about to create or delete are counted as observed,
+// except that rolling deletions of current-revision pods leave
+// currentReplicas at once.
 func (p *planner) status() appsv1.StatefulSetStatus {
 	st := appsv1.StatefulSetStatus{
 		ObservedGeneration: p.set.Generation,

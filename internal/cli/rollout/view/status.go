@@ -181,7 +181,7 @@ func joinReason(reason, message string) string {
 }
 
 // kubectlVerdict is kubectl's StatefulSetStatusViewer, which reads only the
-// set's spec and status (§5.1 of the upstream notes), quirks included: with
+// set's spec and status, quirks included: with
 // a rollingUpdate block the verdict is "partitioned roll out complete" even
 // at partition 0, and currentRevision is never compared.
 func kubectlVerdict(set *appsv1.StatefulSet) (done bool, message, errMessage string) {
