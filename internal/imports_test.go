@@ -93,4 +93,3 @@ func checkImport(t *testing.T, pkg, from string, floor int, dep string) {
 		}
 	}
 }
-
