@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/ordinal-sh/ordinal/internal/controller"
 )
 
 // Contender names.
@@ -52,13 +54,15 @@ type Config struct {
 }
 
 // NewConfig returns the defaults: every scenario and contender at KCM's
-// limits (QPS 20, burst 30) and unthrottled, 5 workers.
+// limits (QPS 20, burst 30) and unthrottled, 5 workers: the controller's
+// own defaults (controller.NewConfig).
 func NewConfig() Config {
+	d := controller.NewConfig()
 	return Config{
 		Scenarios:       slices.Clone(ScenarioNames),
 		Contenders:      slices.Clone(ContenderNames),
-		Limits:          []Limit{{20, 30}, {0, 0}},
-		Workers:         5,
+		Limits:          []Limit{{d.QPS, d.Burst}, {0, 0}},
+		Workers:         d.Workers,
 		Nodes:           4,
 		PlaneReadyDelay: time.Second,
 		StepTimeout:     30 * time.Minute,

@@ -31,7 +31,12 @@ type options struct {
 }
 
 func newOptions() *options {
-	return &options{cfg: bench.NewConfig(), qps: []float32{20, 0}, burst: 30}
+	cfg := bench.NewConfig()
+	o := &options{cfg: cfg, burst: cfg.Limits[0].Burst}
+	for _, l := range cfg.Limits {
+		o.qps = append(o.qps, l.QPS)
+	}
+	return o
 }
 
 func (o *options) addFlags(fs *pflag.FlagSet) {
