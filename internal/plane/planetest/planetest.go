@@ -50,8 +50,8 @@ func Config(dataDir string) plane.Config {
 	return cfg
 }
 
-// ExecMain, first in a TestMain, makes the test binary act as a command
-// when it was started with ExecMainEnv=1: it runs main (the command's
+// ExecMain makes the test binary act as a command when it was started with
+// ExecMainEnv=1 (call it first in a TestMain): it runs main (the command's
 // main function, e.g. the root command's) with the process's arguments
 // and exits with its code. Otherwise it returns at once. The command is
 // passed in, so that this package, which the plane's own tests use, does
