@@ -66,7 +66,7 @@ func TestManyParallelSetsGetTheirPodsFromConcurrentWorkers(t *testing.T) {
 		set.UID = types.UID(fmt.Sprintf("uid-s%02d", i))
 		objs = append(objs, set)
 	}
-	client := fake.NewClientset(objs...)
+	client := likeAnAPIServer(fake.NewClientset(objs...))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, client, Options{Workers: 4}) }()

@@ -2,10 +2,14 @@ package controller
 
 import (
 	"context"
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
@@ -54,6 +58,23 @@ func failing(client *fake.Clientset, verb, resource, name string, err error) {
 	})
 }
 
+// likeAnAPIServer makes the fake client fill in on pod create what an API
+// server does: a UID and phase Pending. Without a phase the planner takes a
+// pod for one not created yet (upstream's isCreated) and creates it again.
+func likeAnAPIServer(client *fake.Clientset) *fake.Clientset {
+	var n atomic.Int64
+	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if pod, ok := a.(k8stesting.CreateAction).GetObject().(*corev1.Pod); ok {
+			pod.UID = types.UID(fmt.Sprintf("pod-uid-%d", n.Add(1)))
+			if pod.Status.Phase == "" {
+				pod.Status.Phase = corev1.PodPending
+			}
+		}
+		return false, nil, nil
+	})
+	return client
+}
+
 // newTestPodControl is the real pod control on a fake client, with a fake
 // recorder whose events the test can read.
 func newTestPodControl(objs ...runtime.Object) (*apiPodControl, *fake.Clientset, *record.FakeRecorder, *expectations) {
@@ -81,7 +102,7 @@ func events(rec *record.FakeRecorder) []string {
 // calls sync itself.
 func newTestController(t *testing.T, objs ...runtime.Object) (*Controller, *fake.Clientset) {
 	t.Helper()
-	client := fake.NewClientset(objs...)
+	client := likeAnAPIServer(fake.NewClientset(objs...))
 	factory := NewInformerFactory(client, "")
 	c, err := New(client, factory, Options{Workers: 1})
 	if err != nil {
