@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The project's test command: formatting, vet, then every test (the chaos
+# The project's test command: formatting, vet, lint, then every test (the chaos
 # suite runs a few seeded runs by default). Integration tests start one
 # embedded control plane per test package, so nothing needs to be installed
 # beforehand. Packages build in parallel but test one at a time: the
@@ -15,9 +15,12 @@ unformatted=$(gofmt -l cmd internal test)
 if [ -n "$unformatted" ]; then echo "not gofmt-ed:"; echo "$unformatted"; exit 1; fi
 echo "== go vet"
 go vet ./...
+echo "== golangci-lint"
+hack/lint.sh
 echo "== go build"
 go build -ldflags "$ldflags" ./...
 echo "== go test"
 go test -ldflags "$ldflags" -timeout 25m -p 1 ./...
-echo "== go test -race (the simulated nodes' concurrent stage start-up)"
+echo "== go test -race (the controller: work queue, bursts, per-set state, handlers; the simulated nodes' concurrent stage start-up)"
+go test -race -timeout 10m ./internal/controller/
 go test -race -timeout 10m -run TestStagesMatchConcurrentlyAfterWarmUp ./internal/plane/nodes/

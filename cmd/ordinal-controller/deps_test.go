@@ -9,7 +9,10 @@ import (
 // The controller's image carries this binary alone; it must never link
 // Kubernetes' server code or the embedded control plane, which would
 // multiply its size, start-up work and memory (the ordinal binary with the
-// plane is about five times larger).
+// plane is about five times larger). Nor may it link the API fault
+// injector (internal/faults): the chaos suite runs the ordinal binary's
+// controller with faults, and a production controller has no way to turn
+// them on.
 func TestTheControllerBinaryLinksNoServerCode(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
 	if err != nil {
@@ -21,7 +24,8 @@ func TestTheControllerBinaryLinksNoServerCode(t *testing.T) {
 	}
 	for _, pkg := range deps {
 		for _, banned := range []string{"k8s.io/kubernetes/", "k8s.io/apiserver/", "go.etcd.io/etcd/server", "sigs.k8s.io/kwok/",
-			"github.com/ordinal-sh/ordinal/internal/plane", "github.com/ordinal-sh/ordinal/internal/bench"} {
+			"github.com/ordinal-sh/ordinal/internal/plane", "github.com/ordinal-sh/ordinal/internal/bench",
+			"github.com/ordinal-sh/ordinal/internal/faults", "github.com/ordinal-sh/ordinal/internal/invariant"} {
 			if strings.HasPrefix(pkg, banned) {
 				t.Errorf("ordinal-controller links %s", pkg)
 			}

@@ -137,8 +137,8 @@ func (p *planner) resolveRevisions() bool {
 // sortPods places observed pods in the ordinal range or among the
 // condemned, and reports pods whose names do not belong to the set.
 func (p *planner) sortPods() {
-	p.start = startOrdinal(p.set)
-	count := p.replicaCount()
+	p.start = StartOrdinal(p.set)
+	count := Replicas(p.set)
 	if limit := int64(math.MaxInt32) - int64(p.start) + 1; int64(count) > limit {
 		p.warn(ReasonOrdinalOverflow, "StatefulSet/"+p.set.Name, fmt.Sprintf("ordinals above %d cannot be named; only %d replicas are managed", math.MaxInt32, limit))
 		count = int32(limit)
@@ -221,7 +221,7 @@ func (p *planner) recreateAtCurrent(ord int32) bool {
 		return strategy.Type == appsv1.RollingUpdateStatefulSetStrategyType &&
 			int64(ord) < int64(p.start)+int64(p.set.Status.CurrentReplicas)
 	}
-	return int64(ord) < int64(p.start)+int64(partition(p.set))
+	return int64(ord) < int64(p.start)+int64(Partition(p.set))
 }
 
 // checkNames warns about names the API server will reject when a pod is
@@ -244,31 +244,6 @@ func (p *planner) checkNames() {
 
 func (p *planner) warn(reason, object, message string) {
 	p.plan.Warnings = append(p.plan.Warnings, Warning{Reason: reason, Object: object, Message: message})
-}
-
-// replicaCount is spec.replicas, 1 when unset (the API default) and never
-// negative.
-func (p *planner) replicaCount() int32 {
-	if p.set.Spec.Replicas == nil {
-		return 1
-	}
-	return max(*p.set.Spec.Replicas, 0)
-}
-
-func startOrdinal(set *appsv1.StatefulSet) int32 {
-	if set.Spec.Ordinals == nil {
-		return 0
-	}
-	return max(set.Spec.Ordinals.Start, 0)
-}
-
-// partition is rollingUpdate.partition, 0 when unset.
-func partition(set *appsv1.StatefulSet) int32 {
-	ru := set.Spec.UpdateStrategy.RollingUpdate
-	if ru == nil || ru.Partition == nil {
-		return 0
-	}
-	return *ru.Partition
 }
 
 func podRevision(pod *corev1.Pod) string {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 )
 
@@ -34,7 +35,7 @@ func (t *Target) Pause(ctx context.Context) (string, error) {
 	if !paused {
 		saved = savedPartition(t.Set)
 	}
-	if !paused || freeze != currentPartition(t.Set) {
+	if !paused || freeze != planner.Partition(t.Set) {
 		if err := t.patchPause(ctx, &freeze, &saved); err != nil {
 			return "", err
 		}
@@ -66,10 +67,7 @@ func (t *Target) freezePoint(ctx context.Context) (int32, error) {
 
 // held says in words which ordinals the partition holds back.
 func held(set *appsv1.StatefulSet, p int32) string {
-	n, start := int32(1), view.StartOrdinal(set)
-	if set.Spec.Replicas != nil {
-		n = *set.Spec.Replicas
-	}
+	n, start := planner.Replicas(set), planner.StartOrdinal(set)
 	switch {
 	case p <= 0:
 		return "no ordinal held"
@@ -84,13 +82,6 @@ func savedPartition(set *appsv1.StatefulSet) string {
 		return strconv.Itoa(int(*ru.Partition))
 	}
 	return noPartition
-}
-
-func currentPartition(set *appsv1.StatefulSet) int32 {
-	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
-		return *ru.Partition
-	}
-	return 0
 }
 
 // patchPause writes the partition and the saved annotation in one JSON

@@ -25,9 +25,7 @@ var (
 // restart it), or acts as the ordinal command when the test binary is
 // started as one.
 func TestMain(m *testing.M) {
-	if os.Getenv(planetest.ExecMainEnv) == "1" {
-		os.Exit(root.Main(os.Args[1:], os.Stdout, os.Stderr))
-	}
+	planetest.ExecMain(root.Main)
 	flag.Parse()
 	os.Exit(testMain(m))
 }

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ordinal-sh/ordinal/internal/faults"
 	"github.com/ordinal-sh/ordinal/internal/invariant"
-	"github.com/ordinal-sh/ordinal/internal/invariant/faults"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
 

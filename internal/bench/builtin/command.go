@@ -3,7 +3,7 @@ package builtin
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/contender"
+	"github.com/ordinal-sh/ordinal/internal/bench/contender"
 )
 
 // NewCommand returns the command that runs upstream's StatefulSet

@@ -1,14 +1,10 @@
 package controller
 
 import (
-	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/rest"
 )
 
 func status(gen int64, ready int32, update string) appsv1.StatefulSetStatus {
@@ -16,7 +12,7 @@ func status(gen int64, ready int32, update string) appsv1.StatefulSetStatus {
 }
 
 func TestOnlyCountChangesAreHeldAndNotForLong(t *testing.T) {
-	var d statusDeferrals
+	d := statusDeferrals{states: newSetStates()}
 	t0 := time.Unix(1000, 0)
 	const bound = 3 * time.Second
 	held := func(key string, stored, want appsv1.StatefulSetStatus, at time.Time) bool {
@@ -90,74 +86,8 @@ func TestStatusBounds(t *testing.T) {
 	}
 }
 
-func TestTheLimiterIsBusyWhileARequestWaitsForAToken(t *testing.T) {
-	cfg := &rest.Config{QPS: 5, Burst: 1}
-	l := Throttle(cfg)
-	if l == nil || cfg.RateLimiter != l {
-		t.Fatal("Throttle did not install its limiter")
-	}
-	if err := l.Wait(context.Background()); err != nil { // takes the one token
-		t.Fatal(err)
-	}
-	if l.Busy() {
-		t.Fatal("busy with nobody waiting")
-	}
-	done := make(chan struct{})
-	go func() { _ = l.Wait(context.Background()); close(done) }()
-	sawBusy := false
-	for deadline := time.Now().Add(150 * time.Millisecond); time.Now().Before(deadline) && !sawBusy; {
-		sawBusy = l.Busy()
-		time.Sleep(time.Millisecond)
-	}
-	<-done
-	if !sawBusy {
-		t.Error("never busy while a request waited for a token (5 QPS, burst 1)")
-	}
-	if l.Busy() {
-		t.Error("still busy after the wait ended")
-	}
-	if Throttle(&rest.Config{QPS: 0}) != nil || (*Limiter)(nil).Busy() {
-		t.Error("an unthrottled client gets a limiter or is busy")
-	}
-}
-
-type countingSink struct{ created atomic.Int32 }
-
-func (s *countingSink) Create(e *corev1.Event) (*corev1.Event, error) {
-	s.created.Add(1)
-	return e, nil
-}
-func (s *countingSink) Update(e *corev1.Event) (*corev1.Event, error) { return e, nil }
-func (s *countingSink) Patch(e *corev1.Event, _ []byte) (*corev1.Event, error) {
-	return e, nil
-}
-
-func TestEventsWaitWhileBusyButAreAllWritten(t *testing.T) {
-	var busy atomic.Bool
-	busy.Store(true)
-	inner := &countingSink{}
-	sink := &yieldingSink{EventSink: inner, busy: busy.Load}
-	go func() { time.Sleep(200 * time.Millisecond); busy.Store(false) }()
-	began := time.Now()
-	if _, err := sink.Create(&corev1.Event{}); err != nil {
-		t.Fatal(err)
-	}
-	if took := time.Since(began); took < 150*time.Millisecond {
-		t.Errorf("the event went out after %s while the limiter was busy", took)
-	}
-	busy.Store(true)
-	began = time.Now()
-	_, _ = sink.Create(&corev1.Event{})
-	if took := time.Since(began); took < maxEventYield || took > maxEventYield+time.Second {
-		t.Errorf("with the limiter busy throughout, the event waited %s, want about %s", took, maxEventYield)
-	}
-	if n := inner.created.Load(); n != 2 {
-		t.Errorf("%d events written, want 2", n)
-	}
-}
-
 func TestAHeldStatusIsWhatTheNextSyncPlansFrom(t *testing.T) {
-	var d statusDeferrals
+	d := statusDeferrals{states: newSetStates()}
 	t0 := time.Unix(1000, 0)
 	if _, ok := d.pending("ns/s", 1); ok {
 		t.Fatal("a status is pending before any was held")

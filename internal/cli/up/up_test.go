@@ -1,4 +1,4 @@
-package plane_test
+package up_test
 
 import (
 	"bufio"
@@ -14,8 +14,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ordinal-sh/ordinal/internal/cli/root"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
+
+// TestMain lets the tests run this test binary as the ordinal command.
+func TestMain(m *testing.M) {
+	planetest.ExecMain(root.Main)
+	os.Exit(m.Run())
+}
 
 // ordinalCommand runs this test binary as the ordinal command.
 func ordinalCommand(args ...string) *exec.Cmd {
@@ -127,7 +134,7 @@ func (u *upProcess) interrupt(t *testing.T) time.Duration {
 
 func TestOrdinalUpStopsWithinTenSecondsAndComesBackWithItsObjects(t *testing.T) {
 	dir := t.TempDir()
-	kubectl := kubectlOrSkip(t)
+	kubectl := planetest.KubectlOrSkip(t)
 	up := startUp(t, dir)
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	run := func(args ...string) string {
@@ -219,6 +226,7 @@ func TestOrdinalUpFailsWithOneLineAndExitCode(t *testing.T) {
 		{"an unknown flag", []string{"up", "--bogus"}, 2, "unknown flag: --bogus"},
 		{"an unknown controller", []string{"up", "--statefulset-controller", "mine"}, 1, `"mine" is not one of ordinal, builtin, none`},
 		{"a dashboard off loopback", []string{"up", "--dashboard-address", "0.0.0.0:8001"}, 2, "is not a loopback address"},
+		{"a bad controller flag", []string{"up", "--workers", "0"}, 1, "--workers must be at least 1, got 0"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

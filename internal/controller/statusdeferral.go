@@ -1,12 +1,9 @@
 package controller
 
 import (
-	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/tools/record"
 )
 
 // DefaultStatusHold is how long, by default, a count-only status change
@@ -19,22 +16,15 @@ import (
 // once, and so are all changes while the client has tokens to spare.
 const DefaultStatusHold = 30 * time.Second
 
-const (
-	// statusDebounce bounds how long a count-only status change of a set
-	// that has not reached its target waits, so that a burst of pod
-	// changes (pods turning Ready one after another) becomes one write.
-	statusDebounce = time.Second
-	// maxEventYield bounds how long one event waits for the rate limiter
-	// to have no queue.
-	maxEventYield = 2 * time.Second
-)
+// statusDebounce bounds how long a count-only status change of a set
+// that has not reached its target waits, so that a burst of pod changes
+// (pods turning Ready one after another) becomes one write.
+const statusDebounce = time.Second
 
-// statusDeferrals remembers, per set, since when a status change has been
-// held back.
+// statusDeferrals remembers, in each set's state, since when a status
+// change has been held back and the latest one held.
 type statusDeferrals struct {
-	mu    sync.Mutex
-	since map[string]time.Time
-	held  map[string]appsv1.StatefulSetStatus // the latest status held back
+	states *setStates
 }
 
 // pending returns the status held back for a set whose spec is at
@@ -44,10 +34,12 @@ type statusDeferrals struct {
 // recreate a pod at the old revision that the rolling update then deletes
 // again, over and over.
 func (d *statusDeferrals) pending(key string, gen int64) (appsv1.StatefulSetStatus, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	st, ok := d.held[key]
-	return st, ok && st.ObservedGeneration == gen
+	var held *appsv1.StatefulSetStatus
+	d.states.read(key, func(st *setState) { held = st.held })
+	if held == nil || held.ObservedGeneration != gen {
+		return appsv1.StatefulSetStatus{}, false
+	}
+	return *held, true
 }
 
 // hold reports whether the change from stored to want may wait, and for
@@ -59,21 +51,20 @@ func (d *statusDeferrals) hold(key string, stored, want appsv1.StatefulSetStatus
 	if bound <= 0 || statusEqual(stored, want) || !countsOnly(stored, want) {
 		return 0, false
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.since == nil {
-		d.since, d.held = map[string]time.Time{}, map[string]appsv1.StatefulSetStatus{}
-	}
-	first, ok := d.since[key]
-	if !ok {
-		d.since[key], d.held[key] = now, want
-		return bound, true
-	}
-	left := bound - now.Sub(first)
-	if left <= 0 {
+	left, held := time.Duration(0), false
+	d.states.update(key, func(st *setState) {
+		if st.held == nil {
+			st.held, st.heldSince = &want, now
+			left, held = bound, true
+			return
+		}
+		if left = bound - now.Sub(st.heldSince); left > 0 {
+			st.held, held = &want, true
+		}
+	})
+	if !held {
 		return 0, false
 	}
-	d.held[key] = want
 	return left, true
 }
 
@@ -99,12 +90,9 @@ func complete(st appsv1.StatefulSetStatus, replicas int32) bool {
 		st.UpdatedReplicas == replicas && st.CurrentReplicas == replicas && st.CurrentRevision == st.UpdateRevision
 }
 
-// done forgets a set's deferral (its status was written, or it is gone).
+// done forgets a set's deferral: its status was written.
 func (d *statusDeferrals) done(key string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.since, key)
-	delete(d.held, key)
+	d.states.read(key, func(st *setState) { st.held, st.heldSince = nil, time.Time{} })
 }
 
 // countsOnly reports whether a and b differ at most in the replica
@@ -113,36 +101,4 @@ func countsOnly(a, b appsv1.StatefulSetStatus) bool {
 	return a.ObservedGeneration != 0 && a.ObservedGeneration == b.ObservedGeneration &&
 		a.CurrentRevision == b.CurrentRevision && a.UpdateRevision == b.UpdateRevision &&
 		int32Value(a.CollisionCount) == int32Value(b.CollisionCount)
-}
-
-// yieldingSink delays each event, by at most maxEventYield, while the
-// client's requests queue for tokens, so events fill the rate limiter's
-// idle moments instead of pushing pod writes back. Events are written in
-// order; while the client stays saturated they go out at about one per
-// maxEventYield, and once the recorder's queue (client-go keeps 1000) is
-// full it drops new ones, as it does whenever a sink falls behind.
-type yieldingSink struct {
-	record.EventSink
-	busy func() bool
-}
-
-func (s *yieldingSink) wait() {
-	for deadline := time.Now().Add(maxEventYield); s.busy() && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func (s *yieldingSink) Create(e *corev1.Event) (*corev1.Event, error) {
-	s.wait()
-	return s.EventSink.Create(e)
-}
-
-func (s *yieldingSink) Update(e *corev1.Event) (*corev1.Event, error) {
-	s.wait()
-	return s.EventSink.Update(e)
-}
-
-func (s *yieldingSink) Patch(e *corev1.Event, data []byte) (*corev1.Event, error) {
-	s.wait()
-	return s.EventSink.Patch(e, data)
 }
