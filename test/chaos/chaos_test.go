@@ -19,6 +19,7 @@ type result struct {
 	why         string // why it did not converge
 	took        time.Duration
 	convergedIn time.Duration
+	handOvers   map[string]int // by direction
 	log         []string
 }
 
@@ -32,6 +33,7 @@ func TestChaos(t *testing.T) {
 	began := time.Now()
 	var faults, violations, converged int
 	var worst time.Duration
+	handOvers := map[string]int{}
 	for i := 0; i < *flagRuns; i++ {
 		res := runOnce(t, seed+int64(i))
 		faults += res.faults
@@ -54,9 +56,14 @@ func TestChaos(t *testing.T) {
 			fmt.Println("  " + strings.Join(res.log, "\n  "))
 		}
 		worst = max(worst, res.convergedIn)
+		for dir, n := range res.handOvers {
+			handOvers[dir] += n
+		}
 	}
 	fmt.Printf("chaos: first seed %d, wall time %s, slowest convergence %s (bound %s)\n", seed,
 		time.Since(began).Round(time.Second), worst.Round(100*time.Millisecond), *flagConverge)
+	fmt.Printf("chaos: hand-overs ordinal->builtin=%d builtin->ordinal=%d\n", handOvers[ordinalController+"->"+builtinController],
+		handOvers[builtinController+"->"+ordinalController])
 	fmt.Printf("chaos: runs=%d faults=%d violations=%d converged=%d/%d\n", *flagRuns, faults, violations, converged, *flagRuns)
 }
 
