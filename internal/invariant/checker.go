@@ -62,6 +62,7 @@ func (c *Checker) Violations() []Violation {
 	for _, ev := range events {
 		r.apply(ev)
 	}
+	attribute(r.out, c.handOversByRV())
 	return r.out
 }
 

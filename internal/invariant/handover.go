@@ -71,6 +71,19 @@ func (w *Watcher) HandOver(ctx context.Context, to Controller) error {
 	}
 }
 
+// attribute names the controller in charge of each violation's change,
+// when there were hand-overs.
+func attribute(vs []Violation, handOvers []handOver) {
+	if len(handOvers) == 0 {
+		return
+	}
+	for i := range vs {
+		if vs[i].RV != 0 {
+			vs[i].InCharge = inChargeAfter(handOvers, vs[i].RV)
+		}
+	}
+}
+
 // inChargeAfter returns who is in charge of a change committed at rv,
 // given the hand-overs in commit order.
 func inChargeAfter(handOvers []handOver, rv uint64) Controller {

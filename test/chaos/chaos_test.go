@@ -47,8 +47,8 @@ func TestChaos(t *testing.T) {
 			t.Errorf("run seed=%d failed: converged=%t %s; %d violations:\n%s\nscenario:\n  %s", res.seed, res.converged, res.why,
 				len(res.violations), violationLines(res.violations), strings.Join(res.log, "\n  "))
 		}
-		fmt.Printf("chaos run %d/%d seed=%d faults=%d violations=%d converged=%t (in %s) took=%s %s\n", i+1, *flagRuns, res.seed,
-			res.faults, len(res.violations), res.converged, res.convergedIn.Round(100*time.Millisecond), res.took.Round(100*time.Millisecond), status)
+		fmt.Printf("chaos run %d/%d seed=%d faults=%d hand-overs=%d violations=%d converged=%t (in %s) took=%s %s\n", i+1, *flagRuns, res.seed,
+			res.faults, sum(res.handOvers), len(res.violations), res.converged, res.convergedIn.Round(100*time.Millisecond), res.took.Round(100*time.Millisecond), status)
 		if status != "ok" {
 			fmt.Printf("  seed=%d: %s\n%s", res.seed, res.why, violationLines(res.violations))
 		}
@@ -85,4 +85,12 @@ func runOnce(t *testing.T, seed int64) result {
 	}
 	defer r.cleanup()
 	return r.execute(ctx)
+}
+
+func sum(counts map[string]int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
 }
