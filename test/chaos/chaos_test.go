@@ -62,8 +62,8 @@ func TestChaos(t *testing.T) {
 	}
 	fmt.Printf("chaos: first seed %d, wall time %s, slowest convergence %s (bound %s)\n", seed,
 		time.Since(began).Round(time.Second), worst.Round(100*time.Millisecond), *flagConverge)
-	fmt.Printf("chaos: hand-overs ordinal->builtin=%d builtin->ordinal=%d\n", handOvers[ordinalController+"->"+builtinController],
-		handOvers[builtinController+"->"+ordinalController])
+	fmt.Printf("chaos: hand-overs ordinal->builtin=%d builtin->ordinal=%d\n", handOvers[direction(invariant.Ordinal, invariant.Builtin)],
+		handOvers[direction(invariant.Builtin, invariant.Ordinal)])
 	fmt.Printf("chaos: runs=%d faults=%d violations=%d converged=%d/%d\n", *flagRuns, faults, violations, converged, *flagRuns)
 }
 

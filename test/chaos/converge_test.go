@@ -64,7 +64,7 @@ func (r *run) notConverged(ctx context.Context) string {
 // leads yet; "" when one does, or when the controller in charge is not
 // Ordinal's replicas (tests that start their own).
 func (r *run) notInCharge() string {
-	if r.charge.who != ordinalController || len(r.charge.procs) == 0 {
+	if r.charge.who != invariant.Ordinal || len(r.charge.procs) == 0 {
 		return ""
 	}
 	for _, p := range r.charge.procs {

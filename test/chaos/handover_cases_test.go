@@ -10,6 +10,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ordinal-sh/ordinal/internal/invariant"
 )
 
 // The built-in controller of a hand-over manages the run's namespace only,
@@ -78,25 +80,23 @@ func TestHandOverMidRolloutBothWays(t *testing.T) {
 	}
 	r.sets = append(r.sets, set)
 	r.charge.replicas = 1
-	r.takeCharge(ordinalController)
+	r.takeCharge(invariant.Ordinal)
 	if ok, why := r.converge(ctx); !ok {
 		t.Fatalf("initial rollout under Ordinal: %s", why)
 	}
 	for i, step := range []struct {
-		to   string
+		to   invariant.Controller
 		kill bool
-	}{{builtinController, false}, {ordinalController, true}} {
+	}{{invariant.Builtin, false}, {invariant.Ordinal, true}} {
 		if !r.setImage(ctx, "alpha", 9+i) {
 			t.Fatal("updating the image failed")
 		}
 		if err := r.waitMidRollout(ctx, "alpha"); err != nil {
 			t.Fatalf("before the hand-over to %s: %v", step.to, err)
 		}
-		r.stopCharge(step.kill)
-		if err := r.watcher.HandOver(ctx, controllerOf(step.to)); err != nil {
+		if err := r.switchTo(ctx, step.to, step.kill); err != nil {
 			t.Fatal(err)
 		}
-		r.takeCharge(step.to)
 		if ok, why := r.converge(ctx); !ok {
 			r.failed = true
 			r.saveHistory()

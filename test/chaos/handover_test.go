@@ -9,18 +9,12 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/invariant"
 )
 
-// The controllers that can be in charge of a run's sets.
-const (
-	ordinalController = "ordinal"
-	builtinController = "builtin"
-)
-
 // charge is who runs a run's sets: Ordinal's replicas (with the run's
 // replica count and API fault rate) or upstream's controller as its own
 // process. Only one of them runs at a time: a hand-over stops every
 // process of one before it starts the other.
 type charge struct {
-	who       string
+	who       invariant.Controller
 	procs     []*replica
 	term      int // how many times a controller took charge
 	replicas  int
@@ -29,10 +23,10 @@ type charge struct {
 }
 
 // takeCharge starts controller who on the run's namespace.
-func (r *run) takeCharge(who string) {
+func (r *run) takeCharge(who invariant.Controller) {
 	c := &r.charge
 	c.who, c.procs = who, nil
-	if who == builtinController {
+	if who == invariant.Builtin {
 		c.procs = append(c.procs, startBuiltin(r.dir, fmt.Sprintf("builtin-t%d", c.term), r.ns))
 	} else {
 		for i := 0; i < c.replicas; i++ {
@@ -58,10 +52,9 @@ func (r *run) stopCharge(kill bool) {
 }
 
 // handOver starts a scale or a rolling update, lets the controller in
-// charge begin it, then stops that controller (SIGTERM or SIGKILL) and
-// starts the other one on the same sets, as a cluster switching between
-// kube-controller-manager's StatefulSet controller and Ordinal does. The
-// watcher records when the other one took charge.
+// charge begin it, then hands the sets over to the other controller, as a
+// cluster switching between kube-controller-manager's StatefulSet
+// controller and Ordinal does.
 func (r *run) handOver(ctx context.Context) bool {
 	if r.rng.Intn(2) == 0 {
 		r.scale(ctx)
@@ -70,29 +63,31 @@ func (r *run) handOver(ctx context.Context) bool {
 	}
 	time.Sleep(time.Duration(r.rng.Intn(1500)) * time.Millisecond)
 	kill := r.rng.Intn(2) == 0
-	from, to := r.charge.who, ordinalController
-	if from == ordinalController {
-		to = builtinController
+	from, to := r.charge.who, invariant.Ordinal
+	if from == invariant.Ordinal {
+		to = invariant.Builtin
 	}
-	r.stopCharge(kill)
-	if err := r.watcher.HandOver(ctx, controllerOf(to)); err != nil {
-		r.t.Errorf("recording the hand-over: %v", err)
+	if err := r.switchTo(ctx, to, kill); err != nil {
+		r.t.Errorf("handing over to %s: %v", to, err)
 	}
-	r.takeCharge(to)
 	if r.charge.handOvers == nil {
 		r.charge.handOvers = map[string]int{}
 	}
-	r.charge.handOvers[from+"->"+to]++
+	r.charge.handOvers[direction(from, to)]++
 	r.logf("hand over %s -> %s (%s)", from, to, signalName(kill))
 	return true
 }
 
-func controllerOf(who string) invariant.Controller {
-	if who == builtinController {
-		return invariant.Builtin
-	}
-	return invariant.Ordinal
+// switchTo stops the controller in charge (SIGKILL when kill is set, else
+// SIGTERM), records the hand-over with the watcher and starts to.
+func (r *run) switchTo(ctx context.Context, to invariant.Controller, kill bool) error {
+	r.stopCharge(kill)
+	err := r.watcher.HandOver(ctx, to)
+	r.takeCharge(to)
+	return err
 }
+
+func direction(from, to invariant.Controller) string { return string(from) + "->" + string(to) }
 
 func signalName(kill bool) string {
 	if kill {

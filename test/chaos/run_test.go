@@ -124,7 +124,7 @@ func (r *run) startControllers() {
 	if r.rng.Float64() < 0.75 {
 		r.charge.faultRate = *flagFaultRate
 	}
-	r.takeCharge(ordinalController)
+	r.takeCharge(invariant.Ordinal)
 	r.logf("start %d controller replica(s), API fault rate %g", r.charge.replicas, r.charge.faultRate)
 }
 
@@ -136,14 +136,14 @@ func (r *run) stopFaults(ctx context.Context) {
 	r.nodeLoss.Wait()
 	from := r.charge.who
 	r.stopCharge(false)
-	if from != ordinalController {
+	if from != invariant.Ordinal {
 		if err := r.watcher.HandOver(ctx, invariant.Ordinal); err != nil {
 			r.t.Errorf("recording the hand-over: %v", err)
 		}
 	}
 	clean := startReplica(r.dir, "clean", r.ns, 0, 0)
 	r.replicas = append(r.replicas, clean)
-	r.charge.who, r.charge.procs = ordinalController, []*replica{clean}
+	r.charge.who, r.charge.procs = invariant.Ordinal, []*replica{clean}
 	r.stopped = time.Now()
 	r.logf("faults stopped; one clean controller (after %s)", from)
 }
