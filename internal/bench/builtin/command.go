@@ -1,14 +1,17 @@
 package builtin
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 
 	"github.com/ordinal-sh/ordinal/internal/bench/contender"
 )
 
 // NewCommand returns the command that runs upstream's StatefulSet
-// controller alone with `ordinal controller`'s flags (leader election and
-// metrics are ignored). use names it: `bench-builtin-controller` inside
+// controller alone with `ordinal controller`'s flags (--namespace scopes it
+// like Ordinal; leader election and metrics are ignored; injected API faults
+// are refused). use names it: `bench-builtin-controller` inside
 // the ordinal binary, the binary's own name as ordinal-bench-builtin.
 func NewCommand(use string, hidden bool) *cobra.Command {
 	var gate bool
@@ -21,6 +24,9 @@ func NewCommand(use string, hidden bool) *cobra.Command {
 	cmd.Flags().StringVar(&contentType, "content-type", contentType, "API content type (kube-controller-manager's default)")
 	cmd.Flags().StringVar(&pprofAddr, "pprof-address", "", "serve net/http/pprof here (empty: off)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if cfg.FaultRate != 0 {
+			return errors.New("--fault-rate: the built-in controller runs without injected API faults")
+		}
 		rc, err := contender.RESTConfig(cfg, "kube-controller-manager")
 		if err != nil {
 			return err
@@ -29,7 +35,7 @@ func NewCommand(use string, hidden bool) *cobra.Command {
 		if err := contender.ServePprof(cmd.Context(), pprofAddr); err != nil {
 			return err
 		}
-		return Run(cmd.Context(), rc, Options{Workers: cfg.Workers, MaxUnavailableGate: gate})
+		return Run(cmd.Context(), rc, Options{Workers: cfg.Workers, MaxUnavailableGate: gate, Namespace: cfg.Namespace})
 	}
 	return cmd
 }
