@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"errors"
-
 	"github.com/spf13/cobra"
 
 	"github.com/ordinal-sh/ordinal/internal/bench/contender"
@@ -10,8 +8,8 @@ import (
 
 // NewCommand returns the command that runs upstream's StatefulSet
 // controller alone with `ordinal controller`'s flags (--namespace scopes it
-// like Ordinal; leader election and metrics are ignored; injected API faults
-// are refused). use names it: `bench-builtin-controller` inside
+// like Ordinal; leader election and metrics are ignored; it has no flag for
+// injected API faults, which only Ordinal's own client takes). use names it: `bench-builtin-controller` inside
 // the ordinal binary, the binary's own name as ordinal-bench-builtin.
 func NewCommand(use string, hidden bool) *cobra.Command {
 	var gate bool
@@ -24,9 +22,6 @@ func NewCommand(use string, hidden bool) *cobra.Command {
 	cmd.Flags().StringVar(&contentType, "content-type", contentType, "API content type (kube-controller-manager's default)")
 	cmd.Flags().StringVar(&pprofAddr, "pprof-address", "", "serve net/http/pprof here (empty: off)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if cfg.FaultRate != 0 {
-			return errors.New("--fault-rate: the built-in controller runs without injected API faults")
-		}
 		rc, err := contender.RESTConfig(cfg, "kube-controller-manager")
 		if err != nil {
 			return err

@@ -7,7 +7,8 @@ import (
 )
 
 // Injected API faults are a property of Ordinal's client; upstream's
-// controller refuses the flag rather than run without the faults asked for.
+// controller has no such flag, so asking for them is refused rather than
+// ignored.
 func TestCommandRefusesInjectedFaults(t *testing.T) {
 	cmd := NewCommand("bench-builtin-controller", true)
 	cmd.SetArgs([]string{"--kubeconfig", "/nonexistent/kubeconfig", "--fault-rate", "0.05"})
