@@ -7,6 +7,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/internal/cli/benchcmd"
 	"github.com/ordinal-sh/ordinal/internal/cli/controllercmd"
+	"github.com/ordinal-sh/ordinal/internal/cli/doctor"
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/cli/rollout"
 	"github.com/ordinal-sh/ordinal/internal/cli/up"
@@ -36,5 +37,6 @@ func New(stdout, stderr io.Writer) *cobra.Command {
 	cmd.AddCommand(newVersion())
 	benchcmd.Register(cmd)
 	cmd.AddCommand(rollout.New())
+	cmd.AddCommand(doctor.New())
 	return cmd
 }
