@@ -3,6 +3,8 @@ package install
 import (
 	"strings"
 	"testing"
+
+	"github.com/ordinal-sh/ordinal/internal/golden"
 )
 
 // releases are the chart's renderings under test: its defaults, and
@@ -52,7 +54,7 @@ resources: {}
 func TestTheChartRendersAsTheGoldenFiles(t *testing.T) {
 	for name, r := range releases {
 		t.Run(name, func(t *testing.T) {
-			golden(t, "chart-"+name+".yaml", r.mustRender(t))
+			golden.Check(t, "chart-"+name+".yaml", r.mustRender(t))
 		})
 	}
 }
@@ -82,5 +84,12 @@ func TestTheChartRefusesValuesThatCannotWork(t *testing.T) {
 				t.Errorf("error does not say %q:\n%v", tc.want, err)
 			}
 		})
+	}
+}
+
+func TestTheChartPassesHelmLint(t *testing.T) {
+	out, err := helm(t, "lint", "--strict", repo(t, "charts", "ordinal"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/ordinal-sh/ordinal/internal/golden"
 )
 
 // buildConfig renders config/ with kustomize, as `kubectl apply -k
@@ -25,7 +27,7 @@ func buildConfig(t *testing.T) string {
 }
 
 func TestConfigBuildsAsTheGoldenFile(t *testing.T) {
-	golden(t, "config.yaml", buildConfig(t))
+	golden.Check(t, "config.yaml", buildConfig(t))
 }
 
 func readFile(t *testing.T, path string) string {

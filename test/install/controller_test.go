@@ -2,21 +2,17 @@ package install
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/controllercmd"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
+	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
 
 // installForReal applies the manifest's objects, all but the Deployment:
@@ -36,45 +32,21 @@ func installForReal(t *testing.T, ctx context.Context, manifest string) {
 	}
 }
 
-// serviceAccountKubeconfig writes a kubeconfig (mode 0600) whose requests
-// impersonate the ServiceAccount, so the API server authorizes them
-// exactly as it would the controller's pod.
+// serviceAccountKubeconfig writes a kubeconfig whose requests impersonate
+// the ServiceAccount, so the API server authorizes them exactly as it would
+// the controller's pod.
 func serviceAccountKubeconfig(t *testing.T, namespace, name string) string {
 	t.Helper()
-	cfg, err := clientcmd.LoadFromFile(planetest.Plane().KubeconfigPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, auth := range cfg.AuthInfos {
-		auth.Impersonate = "system:serviceaccount:" + namespace + ":" + name
-		auth.ImpersonateGroups = []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"}
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return planetest.Kubeconfig(t, planetest.Impersonate("system:serviceaccount:"+namespace+":"+name,
+		"system:serviceaccounts", "system:serviceaccounts:"+namespace, "system:authenticated"))
 }
 
 // setWithClaims is a two-pod set with a claim each, deleted with the set.
 func setWithClaims(ns string) *appsv1.StatefulSet {
-	labels := map[string]string{"app": "db"}
-	return &appsv1.StatefulSet{
-		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns},
-		Spec: appsv1.StatefulSetSpec{
-			Replicas: new(int32(2)), Selector: &metav1.LabelSelector{MatchLabels: labels}, ServiceName: "db",
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "db", Image: "db:1"}}}},
-			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"},
-				Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-					Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}}},
-			PersistentVolumeClaimRetentionPolicy: &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
-				WhenDeleted: appsv1.DeletePersistentVolumeClaimRetentionPolicyType, WhenScaled: appsv1.DeletePersistentVolumeClaimRetentionPolicyType},
-		},
-	}
+	set := testgen.StatefulSet("db", testgen.Replicas(2), testgen.ClaimTemplates("data"),
+		testgen.Retention(appsv1.DeletePersistentVolumeClaimRetentionPolicyType, appsv1.DeletePersistentVolumeClaimRetentionPolicyType))
+	set.ObjectMeta = metav1.ObjectMeta{Name: "db", Namespace: ns}
+	return set
 }
 
 // rollOut creates the set, waits for it, updates its image and waits for
@@ -85,7 +57,7 @@ func rollOut(t *testing.T, ctx context.Context, ns string) {
 		t.Fatal(err)
 	}
 	waitSet(t, ctx, ns, "db", 2)
-	patch := []byte(`{"spec":{"template":{"spec":{"containers":[{"name":"db","image":"db:2"}]}}}}`)
+	patch := []byte(`{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"registry.example/app:2"}]}}}}`)
 	if _, err := planetest.Client().AppsV1().StatefulSets(ns).Patch(ctx, "db", "application/strategic-merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}

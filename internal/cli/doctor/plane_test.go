@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,7 +12,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/doctor"
@@ -46,25 +43,6 @@ func wantLines(t *testing.T, out string, patterns ...string) {
 			t.Errorf("no line matches %q", p)
 		}
 	}
-}
-
-// kubeconfig writes a copy of the plane's admin kubeconfig, changed by
-// edit, with mode 0600.
-func kubeconfig(t *testing.T, edit func(*clientcmdapi.Config)) string {
-	t.Helper()
-	cfg, err := clientcmd.LoadFromFile(planetest.Plane().KubeconfigPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	edit(cfg)
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 func namespace(t *testing.T, ctx context.Context, name string) {
@@ -153,7 +131,7 @@ func TestTheDoctorSaysWhenItCannotReachTheAPIServer(t *testing.T) {
 		}, `FAIL +API server +the API server at https://127\.0\.0\.1:\d+ refused the kubeconfig's credentials \(401 Unauthorized\)$`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out := run(t, kubeconfig(t, tc.edit))
+			code, out := run(t, planetest.Kubeconfig(t, tc.edit))
 			if code != doctor.Unreachable {
 				t.Errorf("exit code %d, want %d", code, doctor.Unreachable)
 			}
@@ -169,11 +147,7 @@ func TestTheDoctorSaysWhenItCannotReachTheAPIServer(t *testing.T) {
 // could not make, the API server's own sentence naming the permission,
 // and exit code 4 when nothing else failed.
 func TestTheDoctorNamesThePermissionsItLacks(t *testing.T) {
-	nobody := kubeconfig(t, func(c *clientcmdapi.Config) {
-		for _, a := range c.AuthInfos {
-			a.Impersonate = "nobody"
-		}
-	})
+	nobody := planetest.Kubeconfig(t, planetest.Impersonate("nobody"))
 	code, out := run(t, nobody, "-n", "default")
 	if code != doctor.CannotCheck {
 		t.Errorf("exit code %d, want %d", code, doctor.CannotCheck)
