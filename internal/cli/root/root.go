@@ -8,6 +8,7 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/cli/benchcmd"
 	"github.com/ordinal-sh/ordinal/internal/cli/controllercmd"
 	"github.com/ordinal-sh/ordinal/internal/cli/dashboardcmd"
+	"github.com/ordinal-sh/ordinal/internal/cli/doctor"
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/cli/rollout"
 	"github.com/ordinal-sh/ordinal/internal/cli/up"
@@ -41,5 +42,6 @@ func New(stdout, stderr io.Writer) *cobra.Command {
 	benchcmd.Register(cmd)
 	cmd.AddCommand(rollout.New())
 	cmd.AddCommand(dashboardcmd.New())
+	cmd.AddCommand(doctor.New())
 	return cmd
 }
