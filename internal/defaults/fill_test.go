@@ -59,7 +59,7 @@ func blank(v reflect.Value, r *rand.Rand) {
 	case reflect.Struct:
 		for i := range v.NumField() {
 			field := v.Field(i)
-			if field.CanSet() && !(field.Kind() == reflect.String && generated[v.Type().Field(i).Name]) {
+			if field.CanSet() && (field.Kind() != reflect.String || !generated[v.Type().Field(i).Name]) {
 				blank(field, r)
 			}
 		}
@@ -77,7 +77,7 @@ func blank(v reflect.Value, r *rand.Rand) {
 // fillFields fills managed fields with a valid (and irrelevant) field set,
 // which random bytes would not be.
 func fillFields(f *metav1.FieldsV1, c randfill.Continue) {
-	f.Raw = []byte(`{"f:spec":{}}`)
+	f.SetRawBytes([]byte(`{"f:spec":{}}`))
 }
 
 // defaultedSources are the volume sources that have defaults of their own;

@@ -64,7 +64,7 @@ func WriteArchive(dir, file string, modTime time.Time) error {
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", file, err)
 	}
-	defer os.Remove(tmp)
+	defer func() { _ = os.Remove(tmp) }() // gone already once renamed into place
 	tw := tar.NewWriter(f)
 	werr := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || path == dir {

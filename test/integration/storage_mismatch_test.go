@@ -72,7 +72,7 @@ func reapplyWithAClaimTemplate(t *testing.T, ns string) {
 	}
 	waitFor(t, time.Minute, "the set gone and its pods orphaned", func() (bool, error) {
 		if _, err := client.AppsV1().StatefulSets(ns).Get(ctx, setName, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-			return false, fmt.Errorf("set still there (%v)", err)
+			return false, fmt.Errorf("set still there (%w)", err)
 		}
 		for _, p := range listPods(t, ns) {
 			if len(p.OwnerReferences) != 0 {

@@ -42,7 +42,7 @@ func TestRBACNamesEveryCallTheAccountMayNotMake(t *testing.T) {
 	d, client := fakeDoctor(t, []runtime.Object{serviceAccount("ordinal-system", "ordinal-controller")})
 	var r reviews
 	r.answer(&client.Fake, func(a authorizationv1.ResourceAttributes) bool {
-		return !(a.Resource == "statefulsets" && a.Subresource == "status") && !(a.Resource == "pods" && a.Verb == "create")
+		return (a.Resource != "statefulsets" || a.Subresource != "status") && (a.Resource != "pods" || a.Verb != "create")
 	})
 	got := d.checkRBAC(context.Background(), leaseSeen{namespace: "ordinal-system"})
 	want := "ordinal-system/ordinal-controller may not update statefulsets.apps/status, create pods in all namespaces"
