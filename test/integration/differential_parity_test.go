@@ -62,6 +62,14 @@ func TestDifferentialParallelClaimQuota(t *testing.T) {
 			}
 			return true, nil
 		})
+		// The status the outcome compares is written after the pods turn
+		// Ready, by the sync their updates start.
+		waitSet(t, ns, time.Minute, "3 ready replicas in the status", func(set *appsv1.StatefulSet) error {
+			if st := set.Status; st.Replicas != 3 || st.ReadyReplicas != 3 || st.AvailableReplicas != 3 {
+				return fmt.Errorf("want 3 replicas ready and available")
+			}
+			return nil
+		})
 		r.step()
 	})
 	if ok {

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -82,22 +84,7 @@ func setEvents(t *testing.T, ns string) []string {
 		if err != nil {
 			return false, nil
 		}
-		seen := map[string]bool{}
-		got := []string{}
-		for _, e := range list.Items {
-			line := e.Type + " " + e.Reason + ": " + e.Message
-			// Past ten similar events in ten minutes, client-go's recorder
-			// folds the next ones into one event carrying the latest
-			// message, whichever that was when it folded.
-			if strings.HasPrefix(e.Message, combinedPrefix) {
-				line = e.Type + " " + e.Reason + ": " + combinedPrefix + "…"
-			}
-			if e.InvolvedObject.Kind == "StatefulSet" && !seen[line] {
-				seen[line] = true
-				got = append(got, line)
-			}
-		}
-		slices.Sort(got)
+		got := distinctSetEvents(list.Items)
 		stable := last != nil && slices.Equal(got, last)
 		last = got
 		return stable, nil
@@ -106,6 +93,43 @@ func setEvents(t *testing.T, ns string) []string {
 		t.Fatalf("the set's events in %s did not settle within 30s: last read %v", ns, last)
 	}
 	return last
+}
+
+// ordinalInName matches a pod's or a claim's ordinal suffix in an event's
+// message.
+var ordinalInName = regexp.MustCompile(`(\b[a-z0-9.-]*[a-z0-9])-[0-9]+\b`)
+
+// distinctSetEvents returns the distinct "Type Reason: Message" lines of
+// the events on StatefulSets, sorted. Past ten similar events (same type
+// and reason) in ten minutes, client-go's recorder folds the next ones into
+// one event carrying the latest message; which messages were folded
+// depends on the order of concurrent requests, so in a folded group the
+// ordinals are left out of the messages and only their wording is kept.
+func distinctSetEvents(events []corev1.Event) []string {
+	folded := map[string]bool{}
+	for _, e := range events {
+		if strings.HasPrefix(e.Message, combinedPrefix) {
+			folded[e.Type+" "+e.Reason] = true
+		}
+	}
+	seen := map[string]bool{}
+	got := []string{}
+	for _, e := range events {
+		if e.InvolvedObject.Kind != "StatefulSet" {
+			continue
+		}
+		group := e.Type + " " + e.Reason
+		message := e.Message
+		if folded[group] {
+			message = ordinalInName.ReplaceAllString(strings.TrimPrefix(message, combinedPrefix), "$1-N")
+		}
+		if line := group + ": " + message; !seen[line] {
+			seen[line] = true
+			got = append(got, line)
+		}
+	}
+	slices.Sort(got)
+	return got
 }
 
 // differential runs scenario twice at once, under upstream's controller and
