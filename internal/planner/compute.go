@@ -230,6 +230,9 @@ func (p *planner) fillHoles() {
 }
 
 func (p *planner) recreateAtCurrent(ord int32) bool {
+	if p.paused() {
+		return true
+	}
 	strategy := p.set.Spec.UpdateStrategy
 	if strategy.RollingUpdate == nil {
 		// Upstream's quirk keeps ordinals below status.currentReplicas at
@@ -238,7 +241,7 @@ func (p *planner) recreateAtCurrent(ord int32) bool {
 		return strategy.Type == appsv1.RollingUpdateStatefulSetStrategyType &&
 			int64(ord) < int64(p.start)+int64(p.set.Status.CurrentReplicas)
 	}
-	return int64(ord) < int64(p.start)+int64(partition(p.set))
+	return int64(ord) < int64(p.start)+int64(p.partition())
 }
 
 // checkNames warns about names the API server will reject when a pod is
@@ -286,6 +289,18 @@ func startOrdinal(set *appsv1.StatefulSet) int32 {
 	}
 	return max(set.Spec.Ordinals.Start, 0)
 }
+
+// partition is the set's partition, counted from the start ordinal: every
+// ordinal while an extended set is paused, so that no pod is replaced for
+// an update and a missing one comes back at the current revision.
+func (p *planner) partition() int32 {
+	if p.paused() {
+		return p.replicaCount()
+	}
+	return partition(p.set)
+}
+
+func (p *planner) paused() bool { return p.ext != nil && p.ext.Paused }
 
 // partition is rollingUpdate.partition, 0 when unset.
 func partition(set *appsv1.StatefulSet) int32 {

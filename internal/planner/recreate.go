@@ -10,9 +10,11 @@ const StepRecreate = "recreate"
 // such pod that is not already terminating is deleted, and no pod is
 // created, so two revisions never run side by side. Once all are gone the
 // usual passes create the pods at the update revision, in the order of the
-// pod management policy. It reports whether it took the sync.
+// pod management policy. A paused set holds: nothing is deleted, and a
+// missing pod comes back at the current revision. It reports whether it
+// took the sync.
 func (p *planner) recreatePass() bool {
-	if p.ext == nil || !p.ext.Recreate {
+	if p.ext == nil || !p.ext.Recreate || p.paused() {
 		return false
 	}
 	var units [][]Action
