@@ -342,6 +342,12 @@ type StatefulSetStatus struct {
 	// +optional
 	// +listType=atomic
 	BlockedBy []BlockedPod `json:"blockedBy,omitempty"`
+	// LastProgressTime is when the rollout last made progress: a new update
+	// revision, or one more pod at it created or Available. The progress
+	// deadline counts from it.
+	//
+	// +optional
+	LastProgressTime *metav1.Time `json:"lastProgressTime,omitempty"`
 	// Rollback records the controller's last automatic rollback, so that a
 	// rollback that fails too is never rolled back again.
 	//
