@@ -9,8 +9,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ldflags=$(hack/ldflags.sh)
 echo "== gofmt"
-unformatted=$(gofmt -l cmd internal test)
+unformatted=$(gofmt -l api cmd config internal test hack)
 if [ -n "$unformatted" ]; then echo "not gofmt-ed:"; echo "$unformatted"; exit 1; fi
+echo "== generated files"
+hack/verify-generated.sh
 echo "== go vet"
 go vet ./...
 echo "== go build"

@@ -23,7 +23,8 @@ import (
 // +kubebuilder:printcolumn:name="Update Revision",type=string,JSONPath=`.status.updateRevision`,priority=1
 // +kubebuilder:printcolumn:name="Progressing",type=string,JSONPath=`.status.conditions[?(@.type=="Progressing")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.spec) || !has(self.status) || self.spec.podManagementPolicy == oldSelf.spec.podManagementPolicy || !has(self.status.updateRevision) || (self.status.currentRevision == self.status.updateRevision && self.status.updatedReplicas == self.status.replicas)",message="spec.podManagementPolicy may change only when no rollout is in progress (status.currentRevision equals status.updateRevision)"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 63",message="metadata.name must be a DNS label: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit"
+// +kubebuilder:validation:XValidation:rule="self.spec.podManagementPolicy == oldSelf.spec.podManagementPolicy || !has(self.status) || !has(self.status.updateRevision) || (has(self.status.currentRevision) && self.status.currentRevision == self.status.updateRevision && (has(self.status.updatedReplicas) ? self.status.updatedReplicas : 0) == self.status.replicas)",message="spec.podManagementPolicy may change only when no rollout is in progress (status.currentRevision equals status.updateRevision and every pod is updated)"
 type StatefulSet struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -47,8 +48,14 @@ type StatefulSetList struct {
 // progressDeadlineSeconds and the rollout fields of updateStrategy.
 //
 // +kubebuilder:validation:XValidation:rule="self.selector == oldSelf.selector",message="spec.selector is immutable"
-// +kubebuilder:validation:XValidation:rule="self.serviceName == oldSelf.serviceName",message="spec.serviceName is immutable"
-// +kubebuilder:validation:XValidation:rule="!has(self.selector.matchLabels) || self.selector.matchLabels.all(k, has(self.template.metadata.labels) && k in self.template.metadata.labels && self.template.metadata.labels[k] == self.selector.matchLabels[k])",message="spec.selector.matchLabels must match spec.template.metadata.labels"
+// +kubebuilder:validation:XValidation:rule=`(has(self.serviceName) ? self.serviceName : "") == (has(oldSelf.serviceName) ? oldSelf.serviceName : "")`,message="spec.serviceName is immutable"
+// +kubebuilder:validation:XValidation:rule="(has(self.volumeClaimTemplates) ? self.volumeClaimTemplates : []) == (has(oldSelf.volumeClaimTemplates) ? oldSelf.volumeClaimTemplates : [])",message="spec.volumeClaimTemplates is immutable"
+// +kubebuilder:validation:XValidation:rule="(has(self.selector.matchLabels) && size(self.selector.matchLabels) > 0) || (has(self.selector.matchExpressions) && size(self.selector.matchExpressions) > 0)",message="spec.selector must not be empty"
+// +kubebuilder:validation:XValidation:rule="!has(self.selector.matchLabels) || self.selector.matchLabels.all(k, has(self.template.metadata) && has(self.template.metadata.labels) && k in self.template.metadata.labels && self.template.metadata.labels[k] == self.selector.matchLabels[k])",message="spec.selector.matchLabels must match spec.template.metadata.labels"
+// +kubebuilder:validation:XValidation:rule="!has(self.selector.matchExpressions) || self.selector.matchExpressions.all(e, e.operator == 'In' ? (has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels && has(e.values) && self.template.metadata.labels[e.key] in e.values) : e.operator == 'NotIn' ? (!has(self.template.metadata) || !has(self.template.metadata.labels) || !(e.key in self.template.metadata.labels) || !has(e.values) || !(self.template.metadata.labels[e.key] in e.values)) : e.operator == 'Exists' ? (has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) : (!has(self.template.metadata) || !has(self.template.metadata.labels) || !(e.key in self.template.metadata.labels)))",message="spec.selector.matchExpressions must match spec.template.metadata.labels"
+// +kubebuilder:validation:XValidation:rule="has(self.template.spec) && size(self.template.spec.containers) > 0",message="spec.template.spec.containers must list at least one container"
+// +kubebuilder:validation:XValidation:rule="!has(self.template.spec) || !has(self.template.spec.restartPolicy) || self.template.spec.restartPolicy == 'Always'",message="spec.template.spec.restartPolicy must be Always"
+// +kubebuilder:validation:XValidation:rule="!has(self.template.spec) || !has(self.template.spec.activeDeadlineSeconds)",message="spec.template.spec.activeDeadlineSeconds is not supported in a StatefulSet"
 // +kubebuilder:validation:XValidation:rule="!has(self.progressDeadlineSeconds) || !has(self.minReadySeconds) || self.progressDeadlineSeconds > self.minReadySeconds",message="spec.progressDeadlineSeconds must be greater than spec.minReadySeconds"
 type StatefulSetSpec struct {
 	// Replicas is the number of pods wanted. Defaults to 1.
@@ -59,7 +66,8 @@ type StatefulSetSpec struct {
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// Selector is a label query over pods that should match the replica
-	// count. It must match the pod template's labels. Immutable.
+	// count. It must match the pod template's labels. Immutable. At most 256
+	// matchLabels and 64 matchExpressions of at most 256 values each.
 	Selector *metav1.LabelSelector `json:"selector"`
 
 	// Template is the object that describes the pod that will be created
@@ -76,6 +84,8 @@ type StatefulSetSpec struct {
 	// ServiceName is the name of the service that governs the set's
 	// network identity. Immutable.
 	//
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	// +optional
 	ServiceName string `json:"serviceName,omitempty"`
 
@@ -253,7 +263,7 @@ type RollingUpdateStatefulSetStrategy struct {
 	//
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:XIntOrString
-	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self >= 1 : self.matches('^[0-9]+%$') && int(self.replace('%', '')) >= 1",message="maxUnavailable must be an integer of at least 1 or a percentage of at least 1%"
+	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self >= 1 : self.matches('^0*([1-9][0-9]?|100)%$')",message="spec.updateStrategy.rollingUpdate.maxUnavailable must be an integer of at least 1 or a percentage from 1% to 100%"
 	// +optional
 	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
 	// Paused holds pod updates where they are; scaling still works.
