@@ -233,6 +233,10 @@ func (in *StatefulSetStatus) DeepCopyInto(out *StatefulSetStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.LastProgressTime != nil {
+		in, out := &in.LastProgressTime, &out.LastProgressTime
+		*out = (*in).DeepCopy()
+	}
 	if in.Rollback != nil {
 		in, out := &in.Rollback, &out.Rollback
 		*out = new(RollbackRecord)
