@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# The project's test command: formatting, vet, then every test (the chaos
+# The project's test command: formatting, vet, lint, then every test (the chaos
 # suite runs a few seeded runs by default). Integration tests start one
 # embedded control plane per test package, so nothing needs to be installed
-# beforehand. Packages build in parallel but test one at a time: the
-# planes of two packages side by side on a small machine would make their
-# timing assertions measure the machine.
+# beforehand. The packaging tests are among them: internal/image builds the
+# controller image twice and compares digests, test/install renders the Helm
+# chart (the pinned Helm CLI, fetched and built by `go run` on first use)
+# and config/ and dry-runs them, internal/cli/doctor runs `ordinal doctor`.
+# Packages build in parallel but test one at a time: the planes of two
+# packages side by side on a small machine would make their timing
+# assertions measure the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ldflags=$(hack/ldflags.sh)
+echo "== chromium (for the dashboard's browser tests)"
+hack/ensure-chromium.sh
 echo "== gofmt"
 unformatted=$(gofmt -l api cmd config internal test hack)
 if [ -n "$unformatted" ]; then echo "not gofmt-ed:"; echo "$unformatted"; exit 1; fi
@@ -15,9 +21,12 @@ echo "== generated files"
 hack/verify-generated.sh
 echo "== go vet"
 go vet ./...
+echo "== golangci-lint"
+hack/lint.sh
 echo "== go build"
 go build -ldflags "$ldflags" ./...
 echo "== go test"
 go test -ldflags "$ldflags" -timeout 25m -p 1 ./...
-echo "== go test -race (the simulated nodes' concurrent stage start-up)"
+echo "== go test -race (the controller: work queue, bursts, per-set state, handlers; the simulated nodes' concurrent stage start-up)"
+go test -race -timeout 10m ./internal/controller/
 go test -race -timeout 10m -run TestStagesMatchConcurrentlyAfterWarmUp ./internal/plane/nodes/

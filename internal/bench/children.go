@@ -50,11 +50,20 @@ func startProcess(name, binary string, args, env []string, logPath string, stdou
 	return p, nil
 }
 
+// exitErr is how the process ended, once it has: its error, or "exit
+// status 0" for a clean exit.
+func (p *process) exitErr() error {
+	if p.err == nil {
+		return errors.New("exit status 0")
+	}
+	return p.err
+}
+
 // alive returns an error once the process has exited.
 func (p *process) alive() error {
 	select {
 	case <-p.done:
-		return fmt.Errorf("%s exited early (%v): %s; see %s", p.name, p.err, lastLines(p.log.Name(), 3), p.log.Name())
+		return fmt.Errorf("%s exited early (%w): %s; see %s", p.name, p.exitErr(), lastLines(p.log.Name(), 3), p.log.Name())
 	default:
 		return nil
 	}
@@ -103,7 +112,7 @@ func startPlane(ctx context.Context, cfg Config, dir string) (*process, string, 
 	case <-up:
 		return p, filepath.Join(dir, "plane", "kubeconfig"), nil
 	case <-p.done:
-		return nil, "", fmt.Errorf("plane exited before it was up (%v): %s; see %s", p.err, lastLines(p.log.Name(), 3), p.log.Name())
+		return nil, "", fmt.Errorf("plane exited before it was up (%w): %s; see %s", p.exitErr(), lastLines(p.log.Name(), 3), p.log.Name())
 	case <-time.After(4 * time.Minute):
 		p.stop(syscall.SIGKILL, time.Second)
 		return nil, "", errors.New("plane not up after 4m")

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/ordinal-sh/ordinal/internal/controller"
 )
 
 // Contender names.
@@ -21,14 +23,10 @@ const (
 // ContenderNames lists every contender in report order.
 var ContenderNames = []string{ContenderOrdinal, ContenderBuiltin, ContenderBuiltinGateOn, ContenderFloor}
 
-// unthrottledQPS is what "unthrottled" passes to contenders: every
-// contender's flags refuse a negative (limiter-off) QPS, and a token bucket
-// this large never waits.
-const unthrottledQPS = 1000000
-
-// Limit is a client QPS and burst; QPS 0 means unthrottled.
+// Limit is a client QPS and burst; QPS 0 means unthrottled, as it does
+// for every contender (controller.Config).
 type Limit struct {
-	QPS   float64
+	QPS   float32
 	Burst int
 }
 
@@ -56,13 +54,15 @@ type Config struct {
 }
 
 // NewConfig returns the defaults: every scenario and contender at KCM's
-// limits (QPS 20, burst 30) and unthrottled, 5 workers.
+// limits (QPS 20, burst 30) and unthrottled, 5 workers: the controller's
+// own defaults (controller.NewConfig).
 func NewConfig() Config {
+	d := controller.NewConfig()
 	return Config{
 		Scenarios:       slices.Clone(ScenarioNames),
 		Contenders:      slices.Clone(ContenderNames),
-		Limits:          []Limit{{20, 30}, {0, 0}},
-		Workers:         5,
+		Limits:          []Limit{{d.QPS, d.Burst}, {0, 0}},
+		Workers:         d.Workers,
 		Nodes:           4,
 		PlaneReadyDelay: time.Second,
 		StepTimeout:     30 * time.Minute,
@@ -159,11 +159,7 @@ func SelfCommands(binary string) map[string]Command {
 // attaching contender to kubeconfig. The floor also writes its own count of
 // writes to statsFile.
 func contenderArgs(contender, kubeconfig, statsFile string, l Limit, workers int) []string {
-	qps, burst := l.QPS, l.Burst
-	if qps == 0 {
-		qps, burst = unthrottledQPS, unthrottledQPS
-	}
-	args := []string{"--kubeconfig", kubeconfig, "--qps", fmt.Sprint(qps), "--burst", fmt.Sprint(burst),
+	args := []string{"--kubeconfig", kubeconfig, "--qps", fmt.Sprint(l.QPS), "--burst", fmt.Sprint(l.Burst),
 		"--workers", fmt.Sprint(workers), "--leader-elect=false", "--metrics-address="}
 	if contender == ContenderFloor {
 		args = append(args, "--stats-file", statsFile)

@@ -5,6 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/ordinal-sh/ordinal/internal/bench/contender"
 )
 
 func TestValidateNamesAContenderWhoseBinaryIsMissing(t *testing.T) {
@@ -54,7 +59,46 @@ func TestContenderCommandsShareTheFlagsAfterTheirOwnArguments(t *testing.T) {
 		t.Errorf("builtin-gate-on runs %s %v, want /opt/bin/%s %s", lean[ContenderBuiltinGateOn].Binary, got, BuiltinBinary, want)
 	}
 	floor := contenderArgs(ContenderFloor, "kc", "stats", Limit{}, 1)
-	if !strings.Contains(strings.Join(floor, " "), "--qps 1e+06 --burst 1000000") || floor[len(floor)-1] != "stats" {
-		t.Errorf("unthrottled floor args %v: want QPS and burst 1000000 and the stats file last", floor)
+	if !strings.Contains(strings.Join(floor, " "), "--qps 0 --burst 0") || floor[len(floor)-1] != "stats" {
+		t.Errorf("unthrottled floor args %v: want --qps 0 (unthrottled for every contender) and the stats file last", floor)
+	}
+}
+
+// Every contender parses the harness's command line with contender.Flags;
+// an unthrottled setting (--qps 0) gives a client with no rate limiter.
+func TestTheHarnessCommandLineParsesAsAContendersFlags(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		limit       Limit
+		wantLimiter bool
+	}{
+		{Limit{QPS: 20, Burst: 30}, true},
+		{Limit{}, false},
+	} {
+		fs := pflag.NewFlagSet("contender", pflag.ContinueOnError)
+		cfg := contender.Flags(fs)
+		if err := fs.Parse(contenderArgs(ContenderOrdinal, kubeconfig, "", tc.limit, 3)); err != nil {
+			t.Fatalf("%+v: %v", tc.limit, err)
+		}
+		rc, err := contender.RESTConfig(cfg, "test")
+		if err != nil {
+			t.Fatalf("%+v: %v", tc.limit, err)
+		}
+		client, err := kubernetes.NewForConfig(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := client.CoreV1().RESTClient().GetRateLimiter() != nil; got != tc.wantLimiter || cfg.Workers != 3 {
+			t.Errorf("%+v: rate limiter %t, workers %d; want limiter %t and 3 workers", tc.limit, got, cfg.Workers, tc.wantLimiter)
+		}
 	}
 }

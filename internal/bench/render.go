@@ -35,7 +35,7 @@ func ReadJSON(r io.Reader) ([]Result, error) {
 }
 
 // QPSLabel renders a QPS/burst pair; QPS 0 is unthrottled.
-func QPSLabel(qps float64, burst int) string {
+func QPSLabel(qps float32, burst int) string {
 	if qps == 0 {
 		return "unthrottled"
 	}
@@ -89,11 +89,11 @@ func sortResults(rs []Result) {
 }
 
 // qpsOrder puts throttled settings first, unthrottled last.
-func qpsOrder(q float64) float64 {
+func qpsOrder(q float32) float64 {
 	if q == 0 {
 		return math.Inf(1)
 	}
-	return q
+	return float64(q)
 }
 
 func fmtSeconds(r Result) string {

@@ -12,7 +12,7 @@ import (
 type Result struct {
 	Scenario  string  `json:"scenario"`
 	Contender string  `json:"contender"`
-	QPS       float64 `json:"qps"`
+	QPS       float32 `json:"qps"`
 	Burst     int     `json:"burst"`
 	Workers   int     `json:"workers"`
 	Size      string  `json:"size"`
@@ -24,9 +24,11 @@ type Result struct {
 	// contender's own part of Seconds, before the plane's pod start-up.
 	LastWriteSeconds float64 `json:"last_write_seconds"`
 	Phases           []Phase `json:"phases,omitempty"`
-	// APIWrites counts POST/PUT/PATCH/DELETE/APPLY on pods, claims,
-	// statefulsets/status and controllerrevisions at the API server during
-	// the write window, less the node agent's final pod deletes.
+	// APIWrites counts the writes at the API server during the write
+	// window that counted() keeps: every POST/PUT/PATCH/DELETE/APPLY on
+	// pods, statefulsets/status and controllerrevisions, and claim creates
+	// and deletes (not claim updates or patches, which the PV binder and
+	// the provisioner make too), less the node agent's final pod deletes.
 	APIWrites      int64            `json:"api_writes"`
 	APIWriteErrors int64            `json:"api_write_errors"`
 	WritesBy       map[string]int64 `json:"writes_by,omitempty"`
@@ -124,7 +126,7 @@ func rawWrites(delta map[writeKey]int64) map[string]int64 {
 // group keys results that compare with each other.
 type group struct {
 	Scenario string
-	QPS      float64
+	QPS      float32
 }
 
 // floorOf returns the floor result of each group.

@@ -320,13 +320,13 @@ const (
 // for an idle scenario quietPoll, since a recorder's backlog may trickle
 // out one event every few seconds; else long enough for the client's token
 // bucket to refill from empty (burst/qps), and at least restMinPoll.
-func restPoll(sc scenario, qps float64, burst int) time.Duration {
+func restPoll(sc scenario, qps float32, burst int) time.Duration {
 	if sc.idle > 0 {
 		return quietPoll
 	}
 	poll := restMinPoll
 	if qps > 0 {
-		poll = max(poll, time.Duration(float64(burst)/qps*float64(time.Second))+500*time.Millisecond)
+		poll = max(poll, time.Duration(float64(burst)/float64(qps)*float64(time.Second))+500*time.Millisecond)
 	}
 	return poll
 }

@@ -9,7 +9,7 @@ func TestRestPollCoversTheTokenBucketsRefill(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		sc    scenario
-		qps   float64
+		qps   float32
 		burst int
 		want  time.Duration
 	}{

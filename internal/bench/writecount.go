@@ -24,8 +24,10 @@ var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELE
 // counted reports whether a write is one only the contender makes while a
 // scenario is measured. Left out: statefulsets (spec), which the harness
 // writes; pods/binding (scheduler) and pods/status (node agent); claim
-// updates, which the PV binder and the provisioner make (with the default
-// Retain policy neither controller updates claims).
+// updates and patches (PUT, PATCH, APPLY), which the PV binder and the
+// provisioner make, so a contender's own claim patches (the retention
+// policy's owner references; none under the default Retain policy, which
+// every scenario uses) are not counted either.
 func counted(verb, resource string) bool {
 	switch resource {
 	case "pods", "statefulsets/status", "controllerrevisions":

@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -19,6 +18,8 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // ownerIndex indexes pods and revisions by their controller's UID, so a
@@ -48,10 +49,12 @@ type Controller struct {
 	status     StatusWriter
 	busy       func() bool
 	statusHold time.Duration
-	deferred   statusDeferrals
-	exp        *expectations
-	warned     *warningMemory
-	now        func() time.Time
+	// states is the per-set memory of every mechanism below; deleting a
+	// set forgets it in one call.
+	states   *setStates
+	deferred statusDeferrals
+	exp      *expectations
+	now      func() time.Time
 }
 
 // NewInformerFactory returns the informer factory the controller expects:
@@ -63,11 +66,13 @@ func NewInformerFactory(client kubernetes.Interface, namespace string) informers
 }
 
 // New wires the controller to the factory's informers. Start the factory
-// after New and before Run. busy (may be nil) reports that the client's
-// requests queue for rate-limiter tokens: count-only status changes (for
-// up to statusHold) and events then wait, so pod and claim writes go
-// first.
-func New(client kubernetes.Interface, factory informers.SharedInformerFactory, busy func() bool, statusHold time.Duration) (*Controller, error) {
+// after New and before Run. opts.Busy (may be nil) reports that the
+// client's requests queue for rate-limiter tokens: count-only status
+// changes (for up to opts.StatusHold) and events then wait, so pod and
+// claim writes go first. opts.Metrics (may be nil) receives the per-set
+// rollout gauges.
+func New(client kubernetes.Interface, factory informers.SharedInformerFactory, opts Options) (*Controller, error) {
+	busy := opts.Busy
 	if busy == nil {
 		busy = func() bool { return false }
 	}
@@ -91,10 +96,16 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, b
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "statefulset"}),
 		recorder: recorder, events: events,
-		history: &apiHistory{client: client}, status: newAPIStatus(client), busy: busy, statusHold: statusHold,
-		exp: newExpectations(time.Now), warned: newWarningMemory(), now: time.Now,
+		history: &apiHistory{client: client}, busy: busy, statusHold: opts.StatusHold, states: newSetStates(), now: time.Now,
 	}
+	c.status, c.deferred = newAPIStatus(client, c.states), statusDeferrals{states: c.states}
+	c.exp = newExpectations(c.states, time.Now)
 	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp}
+	if opts.Metrics != nil {
+		if err := opts.Metrics.Register(newRolloutCollector(c.states)); err != nil {
+			return nil, fmt.Errorf("registering the rollout gauges: %w", err)
+		}
+	}
 	if err := c.addHandlers(setInf.Informer(), podInf.Informer(), claimInf.Informer()); err != nil {
 		return nil, err
 	}
@@ -155,21 +166,11 @@ func indexOrphanByParent(obj any) ([]string, error) {
 	if !ok || r.controllerRef() != nil {
 		return nil, nil
 	}
-	parent, ok := parentName(r.Name())
+	parent, _, ok := planner.SplitPodName(r.Name())
 	if !ok {
 		return nil, nil
 	}
 	return []string{r.Namespace() + "/" + parent}, nil
-}
-
-// parentName splits a pod name <set>-<ordinal> as upstream does: the set
-// name is everything before the last dash, which is followed by digits only.
-func parentName(pod string) (string, bool) {
-	i := strings.LastIndexByte(pod, '-')
-	if i < 0 || !isDigits(pod[i+1:]) {
-		return "", false
-	}
-	return pod[:i], true
 }
 
 func indexByOwner(obj any) ([]string, error) {

@@ -1,6 +1,7 @@
-// Package controller is Ordinal's StatefulSet controller: informers, a work
-// queue and the executor that applies the planner's actions through the API.
-// The decisions themselves live in package planner, which is pure; this
+// Package controller is Ordinal's StatefulSet controller: its
+// configuration (Config), informers, a work queue, the per-set state, and
+// the pod control that applies the planner's actions through the API. The
+// decisions themselves live in package planner, which is pure; this
 // package only observes, asks the planner, and writes.
 //
 // It imports client-go, apimachinery and api only — never k8s.io/kubernetes —

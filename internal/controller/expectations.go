@@ -17,11 +17,13 @@ const expectationTTL = 30 * time.Second
 // shown yet, so a sync never acts on a cache that predates our own last
 // create or delete: that is how a lagging cache would make the controller
 // create a pod twice, delete a replacement, or skip an ordering step.
+// The expectations of each set are kept in its setState.
 type expectations struct {
-	mu   sync.Mutex
-	sets map[string]map[string]expectation // set key → pod name → expectation
+	states *setStates
 	// gone holds the UIDs of pods the cache saw deleted, for the TTL, in
-	// case the deletion is observed before created records the pod.
+	// case the deletion is observed before created records the pod. It is
+	// not per set, and mu guards it alone.
+	mu   sync.Mutex
 	gone map[types.UID]time.Time
 	now  func() time.Time
 }
@@ -32,8 +34,8 @@ type expectation struct {
 	at      time.Time
 }
 
-func newExpectations(now func() time.Time) *expectations {
-	return &expectations{sets: map[string]map[string]expectation{}, gone: map[types.UID]time.Time{}, now: now}
+func newExpectations(states *setStates, now func() time.Time) *expectations {
+	return &expectations{states: states, gone: map[types.UID]time.Time{}, now: now}
 }
 
 // created records that pod (with its UID) was created, unless the cache
@@ -53,7 +55,6 @@ func (e *expectations) created(setKey string, pod *corev1.Pod) {
 // the cache, and waiting for it would stall the set for the whole TTL.
 func (e *expectations) observedDeletion(setKey, name string, uid types.UID) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	now := e.now()
 	for u, at := range e.gone {
 		if now.Sub(at) > expectationTTL {
@@ -61,9 +62,12 @@ func (e *expectations) observedDeletion(setKey, name string, uid types.UID) {
 		}
 	}
 	e.gone[uid] = now
-	if x, ok := e.sets[setKey][name]; ok && !x.deleted && x.uid == uid {
-		delete(e.sets[setKey], name)
-	}
+	e.mu.Unlock()
+	e.states.read(setKey, func(st *setState) {
+		if x, ok := st.expected[name]; ok && !x.deleted && x.uid == uid {
+			delete(st.expected, name)
+		}
+	})
 }
 
 // deleted records that the pod with uid was deleted.
@@ -72,37 +76,32 @@ func (e *expectations) deleted(setKey, name string, uid types.UID) {
 }
 
 func (e *expectations) put(setKey, name string, x expectation) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.sets[setKey] == nil {
-		e.sets[setKey] = map[string]expectation{}
-	}
-	e.sets[setKey][name] = x
-}
-
-// forget drops everything about a set (it was deleted).
-func (e *expectations) forget(setKey string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	delete(e.sets, setKey)
+	e.states.update(setKey, func(st *setState) {
+		if st.expected == nil {
+			st.expected = map[string]expectation{}
+		}
+		st.expected[name] = x
+	})
 }
 
 // pending returns the name of a pod whose write the cache does not show
 // yet, or "" when the cache is at least as new as every write. lookup reads
 // the cache. Satisfied and expired expectations are dropped.
 func (e *expectations) pending(setKey string, lookup func(name string) (*corev1.Pod, bool)) string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	now := e.now()
-	for name, x := range e.sets[setKey] {
-		pod, found := lookup(name)
-		if x.satisfiedBy(pod, found) || now.Sub(x.at) > expectationTTL {
-			delete(e.sets[setKey], name)
-			continue
+	pending := ""
+	e.states.read(setKey, func(st *setState) {
+		for name, x := range st.expected {
+			pod, found := lookup(name)
+			if x.satisfiedBy(pod, found) || now.Sub(x.at) > expectationTTL {
+				delete(st.expected, name)
+				continue
+			}
+			pending = name
+			return
 		}
-		return name
-	}
-	return ""
+	})
+	return pending
 }
 
 func (x expectation) satisfiedBy(pod *corev1.Pod, found bool) bool {

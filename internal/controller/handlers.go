@@ -7,6 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 func (c *Controller) addHandlers(sets, pods, claims cache.SharedIndexInformer) error {
@@ -72,8 +74,8 @@ func (c *Controller) podDeleted(obj any) {
 	}
 	// A pod of someone else's that held one of a set's pod names: the set
 	// may have been waiting for the name (see nameTaken).
-	if m := podNamePattern.FindStringSubmatch(pod.Name()); m != nil {
-		if set, err := c.sets.StatefulSets(pod.Namespace()).Get(m[1]); err == nil {
+	if parent, _, ok := planner.SplitPodName(pod.Name()); ok {
+		if set, err := c.sets.StatefulSets(pod.Namespace()).Get(parent); err == nil {
 			c.enqueueSet(set)
 		}
 	}
@@ -130,7 +132,7 @@ func (c *Controller) claimChanged(obj any) {
 	if !ok {
 		return
 	}
-	prefix, ok := parentName(claim.Name())
+	prefix, _, ok := planner.SplitPodName(claim.Name())
 	if !ok {
 		return
 	}
@@ -165,18 +167,6 @@ func unwrap[T any](obj any) (T, bool) {
 	}
 	t, ok := obj.(T)
 	return t, ok
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 func controllerUID(refs []metav1.OwnerReference) []string {

@@ -1,35 +1,34 @@
 package controller
 
 import (
-	"maps"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
-// Metrics are registered in Registry, which `ordinal controller` serves on
-// /metrics.
-var (
-	// Registry holds the controller's metrics.
-	Registry = prometheus.NewRegistry()
+// syncDuration is process-wide, like the work-queue metrics client-go
+// reports through its global provider; the per-set gauges belong to one
+// controller (rolloutCollector).
+var syncDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+	Name:    "ordinal_statefulset_sync_duration_seconds",
+	Help:    "Time one sync of a StatefulSet took, by result.",
+	Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
+}, []string{"result"})
 
-	syncDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "ordinal_statefulset_sync_duration_seconds",
-		Help:    "Time one sync of a StatefulSet took, by result.",
-		Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
-	}, []string{"result"})
-	rollouts = newRolloutCollector()
-)
-
-func init() {
-	Registry.MustRegister(syncDuration, rollouts,
+// NewRegistry returns a registry with the process-wide metrics: sync
+// durations, the work queue's, Go's and the process's. Pass it as
+// Options.Metrics and the controller adds its per-set gauges; `ordinal
+// controller` serves it on /metrics.
+func NewRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(syncDuration, wqDepth, wqAdds, wqLatency, wqWork, wqUnfinished, wqLongest, wqRetries,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
 }
 
 func observeSync(began time.Time, err error) {
@@ -40,20 +39,13 @@ func observeSync(began time.Time, err error) {
 	syncDuration.WithLabelValues(result).Observe(time.Since(began).Seconds())
 }
 
-// forgetRollout drops a deleted set's gauges.
-func forgetRollout(namespace, name string) {
-	rollouts.forget(types.NamespacedName{Namespace: namespace, Name: name})
-}
-
-func recordRollout(set *appsv1.StatefulSet, plan planner.Plan) {
-	desired := int32(1)
-	if set.Spec.Replicas != nil {
-		desired = *set.Spec.Replicas
-	}
+// recordRollout keeps the set's gauges in its state as of this sync's plan.
+func recordRollout(states *setStates, key string, set *appsv1.StatefulSet, plan planner.Plan) {
 	st := plan.Status
-	rollouts.record(types.NamespacedName{Namespace: set.Namespace, Name: set.Name}, rolloutGauges{
-		replicas: [len(replicaKinds)]int32{desired, st.ReadyReplicas, st.AvailableReplicas, st.UpdatedReplicas, st.CurrentReplicas},
-		waiting:  len(plan.Waits) > 0})
+	g := rolloutGauges{
+		replicas: [len(replicaKinds)]int32{planner.Replicas(set), st.ReadyReplicas, st.AvailableReplicas, st.UpdatedReplicas, st.CurrentReplicas},
+		waiting:  len(plan.Waits) > 0}
+	states.update(key, func(s *setState) { s.rollout = &g })
 }
 
 // replicaKinds are the values of ordinal_statefulset_replicas' kind label,
@@ -65,37 +57,23 @@ type rolloutGauges struct {
 	waiting  bool
 }
 
-// rolloutCollector keeps each set's gauges as a few integers and makes the
-// series only when scraped: a GaugeVec keeps every series with its label
-// pairs, about 3 KB a set, which with thousands of sets was a tenth of the
-// controller's heap.
+// rolloutCollector makes each set's gauges from its state only when
+// scraped: a GaugeVec keeps every series with its label pairs, about 3 KB
+// a set, which with thousands of sets was a tenth of the controller's
+// heap. A deleted set's state, and so its series, is gone with it.
 type rolloutCollector struct {
 	replicasDesc, waitingDesc *prometheus.Desc
-
-	mu   sync.Mutex
-	sets map[types.NamespacedName]rolloutGauges
+	states                    *setStates
 }
 
-func newRolloutCollector() *rolloutCollector {
+func newRolloutCollector(states *setStates) *rolloutCollector {
 	return &rolloutCollector{
 		replicasDesc: prometheus.NewDesc("ordinal_statefulset_replicas",
 			"Pods of a StatefulSet by kind: desired, ready, available, updated, current.", []string{"namespace", "statefulset", "kind"}, nil),
 		waitingDesc: prometheus.NewDesc("ordinal_statefulset_rollout_waiting",
 			"1 while a StatefulSet's rollout waits on something (see `ordinal rollout plan`).", []string{"namespace", "statefulset"}, nil),
-		sets: map[types.NamespacedName]rolloutGauges{},
+		states: states,
 	}
-}
-
-func (c *rolloutCollector) record(set types.NamespacedName, g rolloutGauges) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.sets[set] = g
-}
-
-func (c *rolloutCollector) forget(set types.NamespacedName) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.sets, set)
 }
 
 // Describe implements prometheus.Collector.
@@ -106,17 +84,15 @@ func (c *rolloutCollector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect implements prometheus.Collector.
 func (c *rolloutCollector) Collect(ch chan<- prometheus.Metric) {
-	c.mu.Lock()
-	snapshot := maps.Clone(c.sets)
-	c.mu.Unlock()
-	for set, g := range snapshot {
+	for key, g := range c.states.rollouts() {
+		namespace, name, _ := strings.Cut(key, "/")
 		for i, kind := range replicaKinds {
-			ch <- prometheus.MustNewConstMetric(c.replicasDesc, prometheus.GaugeValue, float64(g.replicas[i]), set.Namespace, set.Name, kind)
+			ch <- prometheus.MustNewConstMetric(c.replicasDesc, prometheus.GaugeValue, float64(g.replicas[i]), namespace, name, kind)
 		}
 		waiting := 0.0
 		if g.waiting {
 			waiting = 1
 		}
-		ch <- prometheus.MustNewConstMetric(c.waitingDesc, prometheus.GaugeValue, waiting, set.Namespace, set.Name)
+		ch <- prometheus.MustNewConstMetric(c.waitingDesc, prometheus.GaugeValue, waiting, namespace, name)
 	}
 }

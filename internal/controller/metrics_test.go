@@ -12,16 +12,15 @@ import (
 )
 
 func TestRolloutGaugesFollowEachSetUntilItIsDeleted(t *testing.T) {
-	saved := rollouts
-	rollouts = newRolloutCollector()
-	t.Cleanup(func() { rollouts = saved })
+	states := newSetStates()
+	rollouts := newRolloutCollector(states)
 
 	web := testgen.StatefulSet("web", testgen.Replicas(3))
 	db := testgen.StatefulSet("db")
 	db.Spec.Replicas = nil // defaults to 1
-	recordRollout(web, planner.Plan{Status: appsv1.StatefulSetStatus{ReadyReplicas: 2, AvailableReplicas: 1, UpdatedReplicas: 3, CurrentReplicas: 0},
+	recordRollout(states, web.Namespace+"/web", web, planner.Plan{Status: appsv1.StatefulSetStatus{ReadyReplicas: 2, AvailableReplicas: 1, UpdatedReplicas: 3, CurrentReplicas: 0},
 		Waits: []planner.Wait{{Ordinal: 2, Pod: "web-2"}}})
-	recordRollout(db, planner.Plan{Status: appsv1.StatefulSetStatus{ReadyReplicas: 1, AvailableReplicas: 1, UpdatedReplicas: 1, CurrentReplicas: 1}})
+	recordRollout(states, db.Namespace+"/db", db, planner.Plan{Status: appsv1.StatefulSetStatus{ReadyReplicas: 1, AvailableReplicas: 1, UpdatedReplicas: 1, CurrentReplicas: 1}})
 	ns := web.Namespace
 	want := `
 # HELP ordinal_statefulset_replicas Pods of a StatefulSet by kind: desired, ready, available, updated, current.
@@ -45,15 +44,17 @@ ordinal_statefulset_rollout_waiting{namespace="NS",statefulset="web"} 1
 		t.Error(err)
 	}
 
-	forgetRollout(ns, "web")
+	states.forget(ns + "/web")
 	if n := testutil.CollectAndCount(rollouts); n != 6 {
 		t.Errorf("after web was deleted %d series remain, want db's 6", n)
 	}
 	if err := testutil.CollectAndCompare(rollouts, strings.NewReader(strings.ReplaceAll(want, "NS", ns)), "ordinal_statefulset_rollout_waiting"); err == nil {
-		t.Error("web's waiting gauge is still collected after forgetRollout")
+		t.Error("web's waiting gauge is still collected after the set was forgotten")
 	}
 	// The registry the controller serves accepts the collector.
-	if _, err := Registry.Gather(); err != nil {
+	reg := NewRegistry()
+	reg.MustRegister(rollouts)
+	if _, err := reg.Gather(); err != nil {
 		t.Errorf("gathering the controller's registry: %v", err)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"strconv"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -15,21 +13,17 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 var setKind = appsv1.SchemeGroupVersion.WithKind("StatefulSet")
 
-// podNamePattern is how upstream splits a pod name into parent and ordinal.
-var podNamePattern = regexp.MustCompile(`^(.*)-([0-9]+)$`)
-
-// isMemberOf reports whether pod's name is <set>-<ordinal>.
+// isMemberOf reports whether pod's name is <set>-<ordinal>, split as
+// upstream splits it (planner.SplitPodName).
 func isMemberOf(set *appsv1.StatefulSet, pod *corev1.Pod) bool {
-	m := podNamePattern.FindStringSubmatch(pod.Name)
-	if m == nil || m[1] != set.Name {
-		return false
-	}
-	_, err := strconv.ParseInt(m[2], 10, 32)
-	return err == nil
+	parent, _, ok := planner.SplitPodName(pod.Name)
+	return ok && parent == set.Name
 }
 
 // adopter gates adoption on one uncached read of the set per sync: the set

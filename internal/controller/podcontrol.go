@@ -136,7 +136,7 @@ func (c *apiPodControl) unit(ctx context.Context, set *appsv1.StatefulSet, setKe
 		}
 		if err := c.do(ctx, set, setKey, a); err != nil {
 			c.podEvent(set, a, a.FailEvent, err)
-			return err
+			return fmt.Errorf("%s: %w", doing(a), err)
 		}
 		succeeded = append(succeeded, a)
 	}
@@ -165,4 +165,15 @@ func (c *apiPodControl) do(ctx context.Context, set *appsv1.StatefulSet, setKey 
 	default:
 		return fmt.Errorf("unknown action %q", a.Kind)
 	}
+}
+
+// doing says what an action was doing, for the error a failed one returns.
+func doing(a planner.Action) string {
+	switch {
+	case a.Claim != nil:
+		return fmt.Sprintf("%s %s", a.Kind, a.Claim.Name)
+	case a.Pod != nil:
+		return fmt.Sprintf("%s %s", a.Kind, a.Pod.Name)
+	}
+	return string(a.Kind)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -31,6 +32,10 @@ type Options struct {
 	// Busy (DefaultStatusHold is the commands' default); below the 1 s
 	// debounce every status change waits for, it means that debounce.
 	StatusHold time.Duration
+	// Metrics, when set, receives the per-set rollout gauges
+	// (ordinal_statefulset_replicas, ordinal_statefulset_rollout_waiting);
+	// see NewRegistry.
+	Metrics prometheus.Registerer
 }
 
 // Run builds the informers and the controller and runs it until ctx ends.
@@ -42,7 +47,7 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) error {
 		return fmt.Errorf("status hold must not be negative, got %s", opts.StatusHold)
 	}
 	factory := NewInformerFactory(client, opts.Namespace)
-	c, err := New(client, factory, opts.Busy, opts.StatusHold)
+	c, err := New(client, factory, opts)
 	if err != nil {
 		return err
 	}

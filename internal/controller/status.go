@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,24 +20,21 @@ type StatusWriter interface {
 	// Stored returns the freshest copy of set the writer knows: its own
 	// last write when the cache has not caught up, else set.
 	Stored(set *appsv1.StatefulSet) *appsv1.StatefulSet
-	// Forget drops what the writer remembers of a deleted set (by key).
-	Forget(key string)
 }
 
-// apiStatus remembers the set each of its status writes returned. Right
-// after a write the informer often still holds the older copy; writing from
-// it would cost a conflict, a GET and a second write, and comparing with it
-// would write a status that is already stored.
+// apiStatus remembers, in each set's state, the set its last status write
+// returned. Right after a write the informer often still holds the older
+// copy; writing from it would cost a conflict, a GET and a second write,
+// and comparing with it would write a status that is already stored.
 type apiStatus struct {
 	client kubernetes.Interface
-	mu     sync.Mutex
-	last   map[string]*appsv1.StatefulSet // namespace/name → last stored
+	states *setStates
 }
 
 var _ StatusWriter = (*apiStatus)(nil)
 
-func newAPIStatus(client kubernetes.Interface) *apiStatus {
-	return &apiStatus{client: client, last: map[string]*appsv1.StatefulSet{}}
+func newAPIStatus(client kubernetes.Interface, states *setStates) *apiStatus {
+	return &apiStatus{client: client, states: states}
 }
 
 // Stored returns the freshest copy of set (see freshest).
@@ -77,9 +73,8 @@ func (s *apiStatus) Write(ctx context.Context, set *appsv1.StatefulSet, want app
 // freshest returns the last stored copy of set when it is newer than the
 // cached one and describes the same spec generation; otherwise set.
 func (s *apiStatus) freshest(set *appsv1.StatefulSet) *appsv1.StatefulSet {
-	s.mu.Lock()
-	last := s.last[set.Namespace+"/"+set.Name]
-	s.mu.Unlock()
+	var last *appsv1.StatefulSet
+	s.states.read(set.Namespace+"/"+set.Name, func(st *setState) { last = st.stored })
 	if last == nil || last.UID != set.UID || last.Generation != set.Generation || !newerRV(last.ResourceVersion, set.ResourceVersion) {
 		return set
 	}
@@ -87,16 +82,7 @@ func (s *apiStatus) freshest(set *appsv1.StatefulSet) *appsv1.StatefulSet {
 }
 
 func (s *apiStatus) remember(stored *appsv1.StatefulSet) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.last[stored.Namespace+"/"+stored.Name] = stored
-}
-
-// Forget drops a deleted set.
-func (s *apiStatus) Forget(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.last, key)
+	s.states.update(stored.Namespace+"/"+stored.Name, func(st *setState) { st.stored = stored })
 }
 
 // newerRV reports whether resource version a is newer than b. Resource

@@ -29,7 +29,7 @@ func TestStatusWritesStartFromTheFreshestCopy(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := newAPIStatus(nil)
+			s := newAPIStatus(nil, newSetStates())
 			s.remember(c.last)
 			if got := s.freshest(c.cached).ResourceVersion; got != c.want {
 				t.Errorf("base at resourceVersion %s, want %s", got, c.want)
@@ -37,9 +37,10 @@ func TestStatusWritesStartFromTheFreshestCopy(t *testing.T) {
 		})
 	}
 	t.Run("a forgotten set falls back to the cache", func(t *testing.T) {
-		s := newAPIStatus(nil)
+		states := newSetStates()
+		s := newAPIStatus(nil, states)
 		s.remember(setAt("20", 1, 3))
-		s.Forget("ns/web")
+		states.forget("ns/web")
 		if got := s.freshest(setAt("10", 1, 2)).ResourceVersion; got != "10" {
 			t.Errorf("base at %s, want 10", got)
 		}

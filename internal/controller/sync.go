@@ -34,11 +34,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	set, err := c.sets.StatefulSets(ns).Get(name)
 	if apierrors.IsNotFound(err) {
-		c.exp.forget(key)
-		c.warned.forget(key)
-		forgetRollout(ns, name)
-		c.status.Forget(key)
-		c.deferred.done(key)
+		c.states.forget(key)
 		return 0, nil
 	}
 	if err != nil {
@@ -70,7 +66,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	c.reportWarnings(key, set, plan.Warnings)
 	requeue := plan.RequeueAfter
 	var statusErr error
-	bound := statusBound(c.busy(), c.statusHold, plan.Status, int32Value(set.Spec.Replicas))
+	bound := statusBound(c.busy(), c.statusHold, plan.Status, planner.Replicas(set))
 	if applyErr != nil {
 		// A failed sync is retried on the queue's backoff, which soon
 		// outlasts any hold: its status, like upstream's, goes out now.
@@ -90,7 +86,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		}
 	}
 	truncErr := c.truncate(ctx, set, revs, in)
-	recordRollout(set, plan)
+	recordRollout(c.states, key, set, plan)
 	return requeue, errors.Join(applyErr, statusErr, truncErr)
 }
 
@@ -143,14 +139,7 @@ func (c *Controller) claimsFor(set *appsv1.StatefulSet, pods []*corev1.Pod) map[
 		return out
 	}
 	ordinals := map[int32]bool{}
-	start := int32(0)
-	if set.Spec.Ordinals != nil {
-		start = set.Spec.Ordinals.Start
-	}
-	replicas := int32(1)
-	if set.Spec.Replicas != nil {
-		replicas = *set.Spec.Replicas
-	}
+	start, replicas := planner.StartOrdinal(set), planner.Replicas(set)
 	for o := start; o < start+replicas && o >= start; o++ {
 		ordinals[o] = true
 	}

@@ -30,7 +30,7 @@ func TestAFailedSyncWritesItsCountOnlyStatusAtOnce(t *testing.T) {
 	pod := testgen.Pod(set, 0, testgen.At(rev))
 	client := fake.NewClientset(set, rev, pod)
 	factory := NewInformerFactory(client, "")
-	c, err := New(client, factory, nil, 0)
+	c, err := New(client, factory, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -17,52 +16,34 @@ import (
 // back after this long is news again.
 const warningQuiet = 10 * time.Minute
 
-// warningMemory remembers, per set, when each warning was last planned, so
-// an odd object produces one Warning event while it lasts, not one per
-// sync.
-type warningMemory struct {
-	mu   sync.Mutex
-	seen map[string]map[string]time.Time // set key → warning → last planned
-}
-
-func newWarningMemory() *warningMemory {
-	return &warningMemory{seen: map[string]map[string]time.Time{}}
-}
-
-// fresh returns the warnings to report now: those not planned for the set
-// within warningQuiet. It records all of them as planned at now.
-func (w *warningMemory) fresh(key string, warnings []planner.Warning, now time.Time) []planner.Warning {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	seen := w.seen[key]
-	if seen == nil {
-		seen = map[string]time.Time{}
-		w.seen[key] = seen
-	}
+// freshWarnings returns the warnings to report now: those not planned for
+// the set within warningQuiet. It records all of them, in the set's state,
+// as planned at now, so an odd object produces one Warning event while it
+// lasts, not one per sync.
+func freshWarnings(states *setStates, key string, warnings []planner.Warning, now time.Time) []planner.Warning {
 	var out []planner.Warning
-	for _, x := range warnings {
-		sig := x.Reason + "|" + x.Object + "|" + x.Message + "|" + x.Event
-		if last, ok := seen[sig]; !ok || now.Sub(last) > warningQuiet {
-			out = append(out, x)
+	states.update(key, func(st *setState) {
+		if st.warnings == nil {
+			st.warnings = map[string]time.Time{}
 		}
-		seen[sig] = now
-	}
-	for sig, last := range seen {
-		if now.Sub(last) > warningQuiet {
-			delete(seen, sig)
+		for _, x := range warnings {
+			sig := x.Reason + "|" + x.Object + "|" + x.Message + "|" + x.Event
+			if last, ok := st.warnings[sig]; !ok || now.Sub(last) > warningQuiet {
+				out = append(out, x)
+			}
+			st.warnings[sig] = now
 		}
-	}
+		for sig, last := range st.warnings {
+			if now.Sub(last) > warningQuiet {
+				delete(st.warnings, sig)
+			}
+		}
+	})
 	return out
 }
 
-func (w *warningMemory) forget(key string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	delete(w.seen, key)
-}
-
 func (c *Controller) reportWarnings(key string, set *appsv1.StatefulSet, warnings []planner.Warning) {
-	for _, x := range c.warned.fresh(key, warnings, c.now()) {
+	for _, x := range freshWarnings(c.states, key, warnings, c.now()) {
 		if x.Event != "" {
 			c.recorder.Event(set, corev1.EventTypeWarning, x.Reason, x.Event)
 			continue

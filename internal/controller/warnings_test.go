@@ -10,7 +10,7 @@ import (
 )
 
 func TestAWarningIsReportedOnceWhileItLasts(t *testing.T) {
-	w := newWarningMemory()
+	w := newSetStates()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a := planner.Warning{Reason: "StorageMismatch", Object: "Pod/web-0", Message: "m"}
 	b := planner.Warning{Reason: "StorageMismatch", Object: "Pod/web-1", Message: "m"}
@@ -28,13 +28,13 @@ func TestAWarningIsReportedOnceWhileItLasts(t *testing.T) {
 		{"a warning gone for longer than the quiet time is news again", 4*time.Second + warningQuiet + time.Second, []planner.Warning{a}, []planner.Warning{a}},
 	}
 	for _, s := range steps {
-		got := w.fresh("ns/web", s.planned, t0.Add(s.at))
+		got := freshWarnings(w, "ns/web", s.planned, t0.Add(s.at))
 		if diff := cmp.Diff(s.reported, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", s.name, diff)
 		}
 	}
 	w.forget("ns/web")
-	if got := w.fresh("ns/web", []planner.Warning{a}, t0); len(got) != 1 {
+	if got := freshWarnings(w, "ns/web", []planner.Warning{a}, t0); len(got) != 1 {
 		t.Errorf("after forget, want the warning reported again, got %v", got)
 	}
 }

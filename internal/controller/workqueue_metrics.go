@@ -27,11 +27,11 @@ var (
 )
 
 func init() {
-	Registry.MustRegister(wqDepth, wqAdds, wqLatency, wqWork, wqUnfinished, wqLongest, wqRetries)
 	workqueue.SetProvider(queueMetrics{})
 }
 
-// queueMetrics feeds client-go's work queues into Registry.
+// queueMetrics feeds client-go's work queues into the metrics above, which
+// NewRegistry registers.
 type queueMetrics struct{}
 
 var _ workqueue.MetricsProvider = queueMetrics{}

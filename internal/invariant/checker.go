@@ -13,10 +13,11 @@ import (
 // judges the whole history, replayed in commit order, when asked. It is
 // safe for concurrent use.
 type Checker struct {
-	opts     Options
-	mu       sync.Mutex
-	events   []Event
-	external map[types.UID]bool
+	opts      Options
+	mu        sync.Mutex
+	events    []Event
+	external  map[types.UID]bool
+	handOvers []handOver
 }
 
 // New returns an empty checker.
@@ -61,6 +62,7 @@ func (c *Checker) Violations() []Violation {
 	for _, ev := range events {
 		r.apply(ev)
 	}
+	attribute(r.out, c.handOversByRV())
 	return r.out
 }
 

@@ -11,13 +11,22 @@ import (
 )
 
 // WriteHistory writes the recorded events in commit order, one line each,
-// with the fields the rules look at: for reading a violation's context.
+// with the fields the rules look at, and a line at each hand-over between
+// controllers: for reading a violation's context.
 func (c *Checker) WriteHistory(w io.Writer) error {
 	c.mu.Lock()
 	events := append([]Event(nil), c.events...)
 	c.mu.Unlock()
 	sort.SliceStable(events, func(i, j int) bool { return events[i].RV < events[j].RV })
+	handOvers := c.handOversByRV()
 	for _, ev := range events {
+		for len(handOvers) > 0 && handOvers[0].rv < ev.RV {
+			h := handOvers[0]
+			handOvers = handOvers[1:]
+			if _, err := fmt.Fprintf(w, "%d %s HAND-OVER: %s is in charge from here on\n", h.rv, h.time.Format("15:04:05.000"), h.to); err != nil {
+				return err
+			}
+		}
 		m, err := meta.Accessor(ev.Object)
 		if err != nil {
 			continue

@@ -52,12 +52,18 @@ type Violation struct {
 	RV      uint64 // commit position of the offending event (0: final state)
 	Time    time.Time
 	Message string
+	// InCharge is the controller in charge when the offending change
+	// committed; set only when the history has hand-overs.
+	InCharge Controller
 }
 
 func (v Violation) String() string {
 	at := "final state"
 	if v.RV != 0 {
 		at = "rv " + strconv.FormatUint(v.RV, 10) + " at " + v.Time.Format("15:04:05.000")
+	}
+	if v.InCharge != "" {
+		at += ", " + string(v.InCharge) + " in charge"
 	}
 	return fmt.Sprintf("[%s] %s (%s): %s", v.Rule, v.Object, at, v.Message)
 }

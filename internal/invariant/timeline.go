@@ -21,18 +21,23 @@ func (tl *timeline[T]) add(t time.Time, state T) {
 }
 
 // heldWithin reports whether pred held at some instant of [from, to]: for
-// the state current at from and for each later state up to to, pred is
-// asked about the latest instant that state covers inside the interval
-// (so time-dependent predicates such as availability get their best
-// chance). Receive times are not strictly monotonic across watches, so a
-// state is considered whatever its neighbours' times say.
+// the state current at from and for each later state, pred is asked about
+// the latest instant that state covers inside the interval (so
+// time-dependent predicates such as availability get their best chance).
+//
+// The checker replays events in commit order and judges a decision when
+// it replays it, so every state in a timeline then was committed before
+// the decision at to. A state received after to was delivered late by its
+// watch (each kind has its own), not committed late: it counts as current
+// at to. Receive times are not strictly monotonic across watches either,
+// so a state is considered whatever its neighbours' times say.
 func (tl timeline[T]) heldWithin(from, to time.Time, pred func(state T, at time.Time) bool) bool {
 	for i, s := range tl {
 		end := to
 		if i+1 < len(tl) && tl[i+1].t.Before(to) {
 			end = tl[i+1].t
 		}
-		if end.Before(from) || s.t.After(to) {
+		if end.Before(from) {
 			continue
 		}
 		if pred(s.state, end) {

@@ -22,6 +22,8 @@ import (
 // again and turns the difference into Relisted events.
 type Watcher struct {
 	*Checker
+	client  kubernetes.Interface
+	ns      string
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	synced  sync.WaitGroup
@@ -39,7 +41,7 @@ type source struct {
 // Use WaitSynced before acting, so the initial state is recorded.
 func Watch(ctx context.Context, client kubernetes.Interface, ns string, opts Options) *Watcher {
 	ctx, cancel := context.WithCancel(ctx)
-	w := &Watcher{Checker: New(opts), cancel: cancel}
+	w := &Watcher{Checker: New(opts), client: client, ns: ns, cancel: cancel}
 	pods, claims := client.CoreV1().Pods(ns), client.CoreV1().PersistentVolumeClaims(ns)
 	revs, sets := client.AppsV1().ControllerRevisions(ns), client.AppsV1().StatefulSets(ns)
 	sources := []source{

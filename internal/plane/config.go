@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/ordinal-sh/ordinal/internal/controller"
 )
 
 // StatefulSet controller choices for Config.StatefulSetController.
@@ -38,6 +40,15 @@ type Config struct {
 	ReadyDelay time.Duration
 	// StatefulSetController picks who reconciles StatefulSets.
 	StatefulSetController string
+	// Controller configures Ordinal's controller when StatefulSetController
+	// is ControllerOrdinal: its client limits, workers and status hold
+	// (the kubeconfig and namespace fields are not used; the plane gives
+	// the controller its own client for every namespace).
+	Controller controller.Config
+	// FeatureGates set gates of the components in this process, over the
+	// plane's own defaults (MaxUnavailableStatefulSet on); see
+	// DefaultFeatureGates.
+	FeatureGates map[string]bool
 	// Log receives one-line progress messages meant for a person; nil
 	// discards them.
 	Log func(format string, args ...any)
@@ -52,7 +63,7 @@ type Config struct {
 	// the plane's own controllers (the PV binder binds a claim in about
 	// three writes, the garbage collector deletes each pod) never limit how
 	// fast a StatefulSet controller's work shows.
-	ComponentQPS int
+	ComponentQPS float32
 }
 
 // DefaultDataDir is $XDG_DATA_HOME/ordinal, else ~/.local/share/ordinal.
@@ -75,6 +86,7 @@ func NewConfig() Config {
 		Nodes:                 3,
 		ReadyDelay:            time.Second,
 		StatefulSetController: ControllerOrdinal,
+		Controller:            controller.NewConfig(),
 	}
 }
 
@@ -86,11 +98,12 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.ReadyDelay, "ready-delay", c.ReadyDelay, "default time a simulated pod takes to turn Ready (per pod: annotation sim.ordinal.dev/ready-delay)")
 	fs.StringVar(&c.StatefulSetController, "statefulset-controller", c.StatefulSetController, "who reconciles StatefulSets: ordinal, builtin (upstream, for comparison) or none")
 	fs.IntVar(&c.Verbosity, "v", c.Verbosity, "log level of the embedded components (0 logs only errors)")
+	c.Controller.AddLimitFlags(fs)
 }
 
-// Validate reports the first invalid field.
+// Validate reports every invalid field at once.
 func (c *Config) Validate() error {
-	var errs []error
+	errs := []error{c.Controller.Validate()}
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("--data-dir must not be empty"))
 	}
@@ -101,7 +114,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--nodes %d is out of range 0-1000", c.Nodes))
 	}
 	if c.ComponentQPS < 0 {
-		errs = append(errs, fmt.Errorf("component QPS %d must not be negative", c.ComponentQPS))
+		errs = append(errs, fmt.Errorf("component QPS %g must not be negative", c.ComponentQPS))
 	}
 	if c.ReadyDelay < 0 {
 		errs = append(errs, fmt.Errorf("--ready-delay %s must not be negative", c.ReadyDelay))

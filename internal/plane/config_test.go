@@ -31,7 +31,7 @@ func configDir(t *testing.T) string {
 }
 
 func TestTheConfigManifestsPassServerSideDryRun(t *testing.T) {
-	kubectl := kubectlOrSkip(t)
+	kubectl := planetest.KubectlOrSkip(t)
 	// A server-side dry run cannot place objects in a namespace that does
 	// not exist yet, so the namespace is created for real first.
 	if out, err := exec.Command(kubectl, "--kubeconfig", planetest.Plane().KubeconfigPath(), "apply", "-f", filepath.Join(configDir(t), "namespace.yaml")).CombinedOutput(); err != nil {
@@ -53,7 +53,7 @@ func TestTheConfigManifestsPassServerSideDryRun(t *testing.T) {
 // RBAC shipped there, and a rollout with claims and a retention policy
 // completes: every call it makes is allowed.
 func TestTheControllerWorksWithExactlyTheShippedRBAC(t *testing.T) {
-	kubectl := kubectlOrSkip(t)
+	kubectl := planetest.KubectlOrSkip(t)
 	if out, err := exec.Command(kubectl, "--kubeconfig", planetest.Plane().KubeconfigPath(), "apply", "-k", configDir(t)).CombinedOutput(); err != nil {
 		t.Fatalf("kubectl apply -k config: %v\n%s", err, out)
 	}

@@ -16,7 +16,7 @@ type controllerManagerFiles struct {
 	caFile     string
 	caKey      string
 	builtinSTS bool
-	qps        int // 0 keeps the defaults
+	qps        float32 // 0 keeps the defaults
 }
 
 // controllerManagerFlags runs every default controller (garbage collector,
@@ -43,11 +43,11 @@ func controllerManagerFlags(f controllerManagerFiles) []string {
 
 // clientLimitFlags sets a component's client QPS and burst; qps 0 keeps its
 // defaults.
-func clientLimitFlags(qps int) []string {
+func clientLimitFlags(qps float32) []string {
 	if qps == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("--kube-api-qps=%d", qps), fmt.Sprintf("--kube-api-burst=%d", 2*qps)}
+	return []string{fmt.Sprintf("--kube-api-qps=%g", qps), fmt.Sprintf("--kube-api-burst=%d", int(2*qps))}
 }
 
 // startControllerManager runs kube-controller-manager's controllers in this

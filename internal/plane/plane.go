@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -73,7 +74,7 @@ func Start(ctx context.Context, cfg Config) (*Plane, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := enableFeatureGates(); err != nil {
+	if err := enableFeatureGates(cfg.FeatureGates); err != nil {
 		return nil, err
 	}
 	p := &Plane{cfg: cfg, ready: make(chan struct{}), errc: make(chan error, 1)}
@@ -277,8 +278,9 @@ func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 		return nil
 	}
 	cfg := p.RESTConfig()
-	// The same client limits as kube-controller-manager's controllers.
-	cfg.QPS, cfg.Burst = 20, 30
+	ctrl := p.cfg.Controller
+	ctrl.Namespace = ""
+	ctrl.Limit(cfg)
 	controller.UseProtobuf(cfg)
 	limiter := controller.Throttle(cfg)
 	client, err := kubernetes.NewForConfig(cfg)
@@ -286,7 +288,7 @@ func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 		return fmt.Errorf("StatefulSet controller client: %w", err)
 	}
 	run := func(ctx context.Context) error {
-		return controller.Run(ctx, client, controller.Options{Workers: 5, Busy: limiter.Busy, StatusHold: controller.DefaultStatusHold})
+		return controller.Run(ctx, client, ctrl.Options(limiter.Busy))
 	}
 	p.goClient("ordinal StatefulSet controller", run, ctx)
 	return nil
@@ -379,14 +381,27 @@ func (p *Plane) Close() error {
 	return p.closeErr
 }
 
-// enableFeatureGates turns on, process-wide, the gates the plane promises:
-// MaxUnavailableStatefulSet, which 1.36 ships off and without which the API
-// server silently drops spec.updateStrategy.rollingUpdate.maxUnavailable.
-// The gate is global, so a builtin StatefulSet controller in this process
-// runs its maxUnavailable path too.
-func enableFeatureGates() error {
-	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{"MaxUnavailableStatefulSet": true}); err != nil {
-		return fmt.Errorf("enabling feature gates: %w", err)
+// DefaultFeatureGates are the gates the plane turns on unless
+// Config.FeatureGates says otherwise: MaxUnavailableStatefulSet, which 1.36
+// ships off and without which the API server silently drops
+// spec.updateStrategy.rollingUpdate.maxUnavailable.
+func DefaultFeatureGates() map[string]bool {
+	return map[string]bool{"MaxUnavailableStatefulSet": true}
+}
+
+// featureGates is DefaultFeatureGates with the explicit gates over it.
+func featureGates(explicit map[string]bool) map[string]bool {
+	gates := DefaultFeatureGates()
+	maps.Copy(gates, explicit)
+	return gates
+}
+
+// enableFeatureGates sets, process-wide, the default gates and the
+// explicit ones over them. The gates are global, so a builtin StatefulSet
+// controller in this process follows them too.
+func enableFeatureGates(explicit map[string]bool) error {
+	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(featureGates(explicit)); err != nil {
+		return fmt.Errorf("setting feature gates: %w", err)
 	}
 	return nil
 }

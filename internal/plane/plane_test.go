@@ -38,7 +38,7 @@ func TestTheSharedPlaneServesKubectlOnLoopbackWithReadyNodes(t *testing.T) {
 	if planetest.Plane().KubeconfigPath() != filepath.Join(planetest.DataDir(), "kubeconfig") {
 		t.Errorf("kubeconfig at %s, want DATA_DIR/kubeconfig", planetest.Plane().KubeconfigPath())
 	}
-	kubectl := kubectlOrSkip(t)
+	kubectl := planetest.KubectlOrSkip(t)
 	out, err := exec.Command(kubectl, "--kubeconfig", planetest.Plane().KubeconfigPath(), "get", "nodes", "--no-headers").CombinedOutput()
 	if err != nil {
 		t.Fatalf("kubectl get nodes: %v\n%s", err, out)
@@ -319,15 +319,6 @@ func assertFiles(t *testing.T, dir string, files map[string]string) {
 			t.Errorf("%s changed or vanished: %v", name, err)
 		}
 	}
-}
-
-func kubectlOrSkip(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skip("kubectl is not installed")
-	}
-	return path
 }
 
 func TestTheAPIServerKeepsMaxUnavailable(t *testing.T) {

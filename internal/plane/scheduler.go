@@ -13,7 +13,7 @@ import (
 
 // startScheduler runs kube-scheduler in this process with its own
 // least-privilege identity (system:kube-scheduler).
-func startScheduler(ctx context.Context, kubeconfig string, qps int) (<-chan error, error) {
+func startScheduler(ctx context.Context, kubeconfig string, qps float32) (<-chan error, error) {
 	opts := schedoptions.NewOptions()
 	fs := pflag.NewFlagSet("kube-scheduler", pflag.ContinueOnError)
 	for _, set := range opts.Flags.FlagSets {

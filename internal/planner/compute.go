@@ -154,8 +154,8 @@ func (p *planner) resolveRevisions() bool {
 // sortPods places observed pods in the ordinal range or among the
 // condemned, and reports pods whose names do not belong to the set.
 func (p *planner) sortPods() {
-	p.start = startOrdinal(p.set)
-	count := p.replicaCount()
+	p.start = StartOrdinal(p.set)
+	count := Replicas(p.set)
 	if limit := int64(math.MaxInt32) - int64(p.start) + 1; int64(count) > limit {
 		p.warn(ReasonOrdinalOverflow, "StatefulSet/"+p.set.Name, fmt.Sprintf("ordinals above %d cannot be named; only %d replicas are managed", math.MaxInt32, limit))
 		count = int32(limit)
@@ -274,21 +274,8 @@ func (p *planner) ownerKind() schema.GroupVersionKind {
 	return setKind
 }
 
-// replicaCount is spec.replicas, 1 when unset (the API default) and never
-// negative.
-func (p *planner) replicaCount() int32 {
-	if p.set.Spec.Replicas == nil {
-		return 1
-	}
-	return max(*p.set.Spec.Replicas, 0)
-}
-
-func startOrdinal(set *appsv1.StatefulSet) int32 {
-	if set.Spec.Ordinals == nil {
-		return 0
-	}
-	return max(set.Spec.Ordinals.Start, 0)
-}
+// replicaCount is spec.replicas, 1 when unset, never negative.
+func (p *planner) replicaCount() int32 { return Replicas(p.set) }
 
 // partition is the set's partition, counted from the start ordinal: every
 // ordinal while an extended set is paused, so that no pod is replaced for
@@ -297,19 +284,10 @@ func (p *planner) partition() int32 {
 	if p.paused() {
 		return p.replicaCount()
 	}
-	return partition(p.set)
+	return Partition(p.set)
 }
 
 func (p *planner) paused() bool { return p.ext != nil && p.ext.Paused }
-
-// partition is rollingUpdate.partition, 0 when unset.
-func partition(set *appsv1.StatefulSet) int32 {
-	ru := set.Spec.UpdateStrategy.RollingUpdate
-	if ru == nil || ru.Partition == nil {
-		return 0
-	}
-	return *ru.Partition
-}
 
 func podRevision(pod *corev1.Pod) string {
 	return pod.Labels[appsv1.StatefulSetRevisionLabel]

@@ -33,9 +33,10 @@ func policy(set *appsv1.StatefulSet) (whenDeleted, whenScaled bool) {
 }
 
 // wantRefs says which controller references the retention policy wants on
-// the claim (§4.4): the set owns in-range claims when whenDeleted is Delete,
-// the pod owns condemned claims when whenScaled is Delete. When both are
-// Delete, a condemned claim moves from the set to the pod.
+// the claim, as upstream's updateClaimOwnerRefForSetAndPod sets them: the
+// set owns in-range claims when whenDeleted is Delete, the pod owns
+// condemned claims when whenScaled is Delete. When both are Delete, a
+// condemned claim moves from the set to the pod.
 func (o owners) wantRefs() (setRef, podRef bool) {
 	whenDeleted, whenScaled := policy(o.set)
 	podRef = whenScaled && o.condemned
@@ -144,7 +145,7 @@ func matchesRef(ref metav1.OwnerReference, name string, gvk schema.GroupVersionK
 	return ref.APIVersion == gvk.GroupVersion().String() && ref.Kind == gvk.Kind && ref.Name == name
 }
 
-// claimIsStale is upstream's PodClaimIsStale gate (§4.5): under whenScaled
+// claimIsStale is upstream's PodClaimIsStale gate: under whenScaled
 // Delete, a claim still owned by an earlier pod of the same name is about to
 // be garbage-collected, and creating the pod now would bind it to a claim
 // that then disappears.

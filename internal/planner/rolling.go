@@ -156,7 +156,7 @@ func (p *planner) maxUnavailable() (int, error) {
 	if ru == nil || ru.MaxUnavailable == nil {
 		return 1, nil
 	}
-	n, err := intstr.GetScaledValueFromIntOrPercent(ru.MaxUnavailable, int(p.replicaCount()), false)
+	n, err := intstr.GetScaledValueFromIntOrPercent(ru.MaxUnavailable, int(Replicas(p.set)), false)
 	if err != nil {
 		return 0, fmt.Errorf("invalid maxUnavailable %q: %w", ru.MaxUnavailable.String(), err)
 	}

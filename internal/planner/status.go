@@ -7,10 +7,11 @@ import (
 )
 
 // status computes the set's status from the observed pods, in range and
-// condemned, as upstream does (§2.6): terminating pods still count as
-// replicas and as ready, but not as current or updated. Pods the plan is
-// about to create or delete are counted as observed, except that rolling
-// deletions of current-revision pods leave currentReplicas at once.
+// condemned, as upstream's computeReplicaStatus does: terminating pods
+// still count as replicas and as ready, but not as current or updated.
+// Pods the plan is about to create or delete are counted as observed,
+// except that rolling deletions of current-revision pods leave
+// currentReplicas at once.
 func (p *planner) status() appsv1.StatefulSetStatus {
 	st := appsv1.StatefulSetStatus{
 		ObservedGeneration: p.set.Generation,
@@ -59,7 +60,7 @@ func (p *planner) count(st *appsv1.StatefulSetStatus, pod *corev1.Pod) {
 // #136831), so currentRevision never claims a rollout that minReadySeconds
 // has not yet confirmed.
 func (p *planner) promote(st *appsv1.StatefulSetStatus) {
-	want := p.replicaCount()
+	want := Replicas(p.set)
 	if st.UpdatedReplicas == want && st.ReadyReplicas == want && st.Replicas == want && st.AvailableReplicas == want {
 		st.CurrentReplicas = st.UpdatedReplicas
 		st.CurrentRevision = st.UpdateRevision

@@ -19,6 +19,7 @@ type result struct {
 	why         string // why it did not converge
 	took        time.Duration
 	convergedIn time.Duration
+	handOvers   map[string]int // by direction
 	log         []string
 }
 
@@ -32,6 +33,7 @@ func TestChaos(t *testing.T) {
 	began := time.Now()
 	var faults, violations, converged int
 	var worst time.Duration
+	handOvers := map[string]int{}
 	for i := 0; i < *flagRuns; i++ {
 		res := runOnce(t, seed+int64(i))
 		faults += res.faults
@@ -45,8 +47,8 @@ func TestChaos(t *testing.T) {
 			t.Errorf("run seed=%d failed: converged=%t %s; %d violations:\n%s\nscenario:\n  %s", res.seed, res.converged, res.why,
 				len(res.violations), violationLines(res.violations), strings.Join(res.log, "\n  "))
 		}
-		fmt.Printf("chaos run %d/%d seed=%d faults=%d violations=%d converged=%t (in %s) took=%s %s\n", i+1, *flagRuns, res.seed,
-			res.faults, len(res.violations), res.converged, res.convergedIn.Round(100*time.Millisecond), res.took.Round(100*time.Millisecond), status)
+		fmt.Printf("chaos run %d/%d seed=%d faults=%d hand-overs=%d violations=%d converged=%t (in %s) took=%s %s\n", i+1, *flagRuns, res.seed,
+			res.faults, sum(res.handOvers), len(res.violations), res.converged, res.convergedIn.Round(100*time.Millisecond), res.took.Round(100*time.Millisecond), status)
 		if status != "ok" {
 			fmt.Printf("  seed=%d: %s\n%s", res.seed, res.why, violationLines(res.violations))
 		}
@@ -54,9 +56,14 @@ func TestChaos(t *testing.T) {
 			fmt.Println("  " + strings.Join(res.log, "\n  "))
 		}
 		worst = max(worst, res.convergedIn)
+		for dir, n := range res.handOvers {
+			handOvers[dir] += n
+		}
 	}
 	fmt.Printf("chaos: first seed %d, wall time %s, slowest convergence %s (bound %s)\n", seed,
 		time.Since(began).Round(time.Second), worst.Round(100*time.Millisecond), *flagConverge)
+	fmt.Printf("chaos: hand-overs ordinal->builtin=%d builtin->ordinal=%d\n", handOvers[direction(invariant.Ordinal, invariant.Builtin)],
+		handOvers[direction(invariant.Builtin, invariant.Ordinal)])
 	fmt.Printf("chaos: runs=%d faults=%d violations=%d converged=%d/%d\n", *flagRuns, faults, violations, converged, *flagRuns)
 }
 
@@ -78,4 +85,12 @@ func runOnce(t *testing.T, seed int64) result {
 	}
 	defer r.cleanup()
 	return r.execute(ctx)
+}
+
+func sum(counts map[string]int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
 }

@@ -12,8 +12,11 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/invariant"
 )
 
-// converge waits, within -converge, until every set has reached its
-// target: observedGeneration caught up; exactly the pods of its ordinal
+// converge waits, within -converge, until the controller in charge runs
+// (an Ordinal replica holds the lease: a set another controller already
+// brought to its target must not count as converged before the clean
+// controller has taken over) and every set has reached its target:
+// observedGeneration caught up; exactly the pods of its ordinal
 // range, each Running, Ready and not terminating; those at or above the
 // partition at status.updateRevision and those below at
 // status.currentRevision or, left alone as upstream leaves them, at
@@ -35,6 +38,9 @@ func (r *run) converge(ctx context.Context) (bool, string) {
 }
 
 func (r *run) notConverged(ctx context.Context) string {
+	if why := r.notInCharge(); why != "" {
+		return why
+	}
 	snap, err := invariant.TakeSnapshot(ctx, r.client, r.ns)
 	if err != nil {
 		return err.Error()
@@ -52,6 +58,21 @@ func (r *run) notConverged(ctx context.Context) string {
 		return vs[0].String()
 	}
 	return ""
+}
+
+// notInCharge says why no Ordinal process of the controller in charge
+// leads yet; "" when one does, or when the controller in charge is not
+// Ordinal's replicas (tests that start their own).
+func (r *run) notInCharge() string {
+	if r.charge.who != invariant.Ordinal || len(r.charge.procs) == 0 {
+		return ""
+	}
+	for _, p := range r.charge.procs {
+		if p.leads() {
+			return ""
+		}
+	}
+	return "no Ordinal replica holds the lease yet"
 }
 
 func setNotConverged(set *appsv1.StatefulSet, pods []corev1.Pod, revisions []appsv1.ControllerRevision, claims []corev1.PersistentVolumeClaim) string {

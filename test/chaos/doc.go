@@ -3,8 +3,10 @@
 // Ordinal's controller running as real child processes, while killing
 // them, failing their API calls, restarting the whole plane (an
 // `ordinal up` child process: API server, etcd, controllers, nodes),
-// crashing and deleting pods and removing nodes; then it requires every set to converge with no invariant
-// violated (package internal/invariant).
+// handing the sets over mid-rollout to upstream's StatefulSet controller
+// (its own process) and back, crashing and deleting pods and removing
+// nodes; then it requires every set to converge with no invariant violated
+// (package internal/invariant).
 //
 //	go test ./test/chaos/ -run TestChaos -v -args -runs=N -seed=S
 //
@@ -14,5 +16,7 @@
 // failing run prints its seed, why it did not converge, its violations and
 // scenario, and keeps the observed history and controller logs under
 // $TMPDIR/ordinal-chaos/<namespace>. Other flags: -ops, -fault-rate,
-// -converge (the convergence bound, default 120s), -node-loss, -trace.
+// -converge (the convergence bound, default 120s), -node-loss, -handovers
+// (steps of every run that are hand-overs, default 2: one each way),
+// -trace.
 package chaos

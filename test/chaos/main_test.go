@@ -19,15 +19,15 @@ var (
 	flagConverge  = flag.Duration("converge", 120*time.Second, "bound for convergence once the faults stop")
 	flagNodeLoss  = flag.Float64("node-loss", 0.2, "probability that a run removes a node")
 	flagTrace     = flag.Bool("trace", false, "print each run's scenario")
+	flagHandOvers = flag.Int("handovers", 2, "steps of every run that hand the sets over to the other controller, besides those the mix picks "+
+		"(two: from Ordinal to the built-in controller and back)")
 )
 
 // TestMain runs the plane as an `ordinal up` child process (so runs can
 // restart it), or acts as the ordinal command when the test binary is
 // started as one.
 func TestMain(m *testing.M) {
-	if os.Getenv(planetest.ExecMainEnv) == "1" {
-		os.Exit(root.Main(os.Args[1:], os.Stdout, os.Stderr))
-	}
+	planetest.ExecMain(root.Main)
 	flag.Parse()
 	os.Exit(testMain(m))
 }

@@ -28,37 +28,52 @@ var ops = []op{
 	{"delete-pod", 2, true, (*run).deletePod},
 	{"kill-controller", 2, true, (*run).killController},
 	{"restart-plane", 1, true, (*run).restartPlane},
+	handOverOp,
 }
+
+// handOverOp hands the sets over to the other controller (handover_test.go).
+var handOverOp = op{"hand-over", 2, true, (*run).handOver}
 
 // chaos applies -ops random operations with short random pauses; the
 // markers are written into new volumes between steps. One run in five
-// (-node-loss) also removes a node once.
+// (-node-loss) also removes a node once, and -handovers steps are
+// hand-overs whatever the mix picks.
 func (r *run) chaos(ctx context.Context) {
-	total := 0
-	for _, o := range ops {
-		total += o.weight
-	}
 	nodeLossAt := -1
 	if r.rng.Float64() < *flagNodeLoss {
 		nodeLossAt = r.rng.Intn(*flagOps)
 	}
+	forced := r.handOverSteps(*flagHandOvers)
 	for i := 0; i < *flagOps; i++ {
 		if i == nodeLossAt {
 			r.removeNode(ctx)
 		}
-		pick := r.rng.Intn(total)
-		for _, o := range ops {
-			if pick -= o.weight; pick < 0 {
-				if o.do(r, ctx) && o.fault {
-					r.faults++
-				}
-				break
-			}
+		o := r.pickOp()
+		if forced[i] {
+			o = handOverOp
+		}
+		if o.do(r, ctx) && o.fault {
+			r.faults++
 		}
 		pause := time.Duration(500+r.rng.Intn(2500)) * time.Millisecond
 		time.Sleep(pause)
 		_ = r.markers.Mark(ctx)
 	}
+}
+
+// pickOp draws an op by weight.
+func (r *run) pickOp() op {
+	total := 0
+	for _, o := range ops {
+		total += o.weight
+	}
+	pick := r.rng.Intn(total)
+	for _, o := range ops {
+		if pick -= o.weight; pick < 0 {
+			return o
+		}
+	}
+	return ops[len(ops)-1]
 }
 
 func (r *run) pickSet() *appsv1.StatefulSet { return r.sets[r.rng.Intn(len(r.sets))] }
@@ -162,12 +177,14 @@ func (r *run) deletePod(ctx context.Context) bool {
 	return err == nil || apierrors.IsNotFound(err)
 }
 
-// killController SIGKILLs the leader (or a random replica when none is
-// known to lead); its supervisor restarts it, and with two replicas the
-// other takes over through the Lease.
+// killController SIGKILLs the controller in charge: Ordinal's leader (or
+// a random replica when none is known to lead), or the built-in
+// controller; its supervisor restarts it, and with two replicas the other
+// takes over through the Lease.
 func (r *run) killController(_ context.Context) bool {
-	victim := r.replicas[r.rng.Intn(len(r.replicas))]
-	for _, rep := range r.replicas {
+	procs := r.charge.procs
+	victim := procs[r.rng.Intn(len(procs))]
+	for _, rep := range procs {
 		if rep.leads() {
 			victim = rep
 		}

@@ -144,13 +144,9 @@ func (p *planeProc) restart(kill bool, down time.Duration) error {
 func (r *run) restartPlane(ctx context.Context) bool {
 	kill := r.rng.Intn(2) == 0
 	down := time.Duration(r.rng.Intn(3000)) * time.Millisecond
-	how := "SIGTERM"
-	if kill {
-		how = "SIGKILL"
-	}
 	began := time.Now()
 	err := thePlane.restart(kill, down)
-	r.logf("restart API server and etcd (%s, down %s): %v, back after %s", how, down.Round(100*time.Millisecond), errWord(err),
+	r.logf("restart API server and etcd (%s, down %s): %v, back after %s", signalName(kill), down.Round(100*time.Millisecond), errWord(err),
 		time.Since(began).Round(100*time.Millisecond))
 	if err != nil {
 		r.t.Errorf("restarting the plane: %v", err)

@@ -11,14 +11,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ordinal-sh/ordinal/internal/faults"
 	"github.com/ordinal-sh/ordinal/internal/invariant"
-	"github.com/ordinal-sh/ordinal/internal/invariant/faults"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
 
-// replica is one supervised `ordinal controller` child process: when it
-// exits (killed, or lost its lease) it is started again, as a Deployment
-// would, until stopped.
+// replica is one supervised controller child process, `ordinal
+// controller` or upstream's controller (startBuiltin): when it exits
+// (killed, or lost its lease) it is started again, as a Deployment would,
+// until stopped.
 type replica struct {
 	name string
 	args []string
@@ -39,6 +40,20 @@ func startReplica(dir, name, ns string, faultRate float64, faultSeed int64) *rep
 	if faultRate > 0 {
 		args = append(args, "--fault-rate", strconv.FormatFloat(faultRate, 'g', -1, 64), "--fault-seed", strconv.FormatInt(faultSeed, 10))
 	}
+	return supervise(dir, name, args)
+}
+
+// startBuiltin runs upstream's StatefulSet controller as `ordinal bench`
+// runs it (the hidden bench-builtin-controller command), limited to
+// namespace ns and with feature gate MaxUnavailableStatefulSet on, as the
+// plane's API server has it.
+func startBuiltin(dir, name, ns string) *replica {
+	return supervise(dir, name, []string{"bench-builtin-controller", "--kubeconfig", kubeconfigPath(),
+		"--namespace", ns, "--max-unavailable-gate=true", "--leader-elect=false", "--metrics-address", ""})
+}
+
+// supervise starts the ordinal command with args as a supervised process.
+func supervise(dir, name string, args []string) *replica {
 	r := &replica{name: name, args: args, dir: dir, done: make(chan struct{})}
 	go r.supervise()
 	return r
@@ -90,13 +105,18 @@ func (r *replica) kill() {
 
 // stop ends the process with SIGTERM (so it releases its lease), SIGKILL
 // after 10s, and stops supervising.
-func (r *replica) stop() {
+func (r *replica) stop() { r.halt(syscall.SIGTERM) }
+
+// halt stops supervising and ends the process with sig (SIGKILL when it
+// is still running 10s later); it returns once the process has exited, so
+// the controller makes no more requests.
+func (r *replica) halt(sig syscall.Signal) {
 	r.mu.Lock()
 	r.stopped = true
 	cmd, exited := r.cmd, r.exited
 	r.mu.Unlock()
 	if cmd != nil && cmd.Process != nil {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Process.Signal(sig)
 		select {
 		case <-exited:
 		case <-time.After(10 * time.Second):

@@ -28,7 +28,8 @@ type run struct {
 	dir      string
 	watcher  *invariant.Watcher
 	markers  *invariant.Markers
-	replicas []*replica
+	replicas []*replica // every controller process of the run, for its logs
+	charge   charge     // the controller in charge of the sets
 	sets     []*appsv1.StatefulSet
 	images   map[string][]int // image history per set, for rollbacks
 	faults   int
@@ -89,7 +90,7 @@ func (r *run) execute(ctx context.Context) result {
 	}
 	r.startControllers()
 	r.chaos(ctx)
-	r.stopFaults()
+	r.stopFaults(ctx)
 	res.converged, res.why = r.converge(ctx)
 	res.convergedIn = time.Since(r.stopped)
 	r.watcher.Stop()
@@ -100,7 +101,7 @@ func (r *run) execute(ctx context.Context) result {
 	if vs, err := r.markers.Verify(ctx); err == nil {
 		res.violations = append(res.violations, vs...)
 	}
-	res.faults = r.faults
+	res.faults, res.handOvers = r.faults, r.charge.handOvers
 	for _, rep := range r.replicas {
 		res.faults += rep.faults()
 	}
@@ -115,29 +116,36 @@ func (r *run) execute(ctx context.Context) result {
 	return res
 }
 
-// startControllers runs one or two replicas; most runs inject API faults.
+// startControllers runs one or two Ordinal replicas; most runs inject API
+// faults. Ordinal runs the same way whenever it takes charge again after
+// a hand-over.
 func (r *run) startControllers() {
-	n := 1 + r.rng.Intn(2)
-	rate := 0.0
+	r.charge.replicas = 1 + r.rng.Intn(2)
 	if r.rng.Float64() < 0.75 {
-		rate = *flagFaultRate
+		r.charge.faultRate = *flagFaultRate
 	}
-	for i := 0; i < n; i++ {
-		r.replicas = append(r.replicas, startReplica(r.dir, fmt.Sprintf("chaos-%d", i), r.ns, rate, r.seed*10+int64(i)))
-	}
-	r.logf("start %d controller replica(s), API fault rate %g", n, rate)
+	r.takeCharge(invariant.Ordinal)
+	r.logf("start %d controller replica(s), API fault rate %g", r.charge.replicas, r.charge.faultRate)
 }
 
-// stopFaults ends the faulty controllers (SIGTERM: they release the
-// lease), starts one clean replica and waits for any node loss to heal.
-func (r *run) stopFaults() {
+// stopFaults waits for any node loss to heal, ends the controller in
+// charge (SIGTERM: Ordinal's replicas release the lease) and starts one
+// clean Ordinal replica, which takes over from the built-in controller if
+// that was in charge.
+func (r *run) stopFaults(ctx context.Context) {
 	r.nodeLoss.Wait()
-	for _, rep := range r.replicas {
-		rep.stop()
+	from := r.charge.who
+	r.stopCharge(false)
+	if from != invariant.Ordinal {
+		if err := r.watcher.HandOver(ctx, invariant.Ordinal); err != nil {
+			r.t.Errorf("recording the hand-over: %v", err)
+		}
 	}
-	r.replicas = append(r.replicas, startReplica(r.dir, "clean", r.ns, 0, 0))
+	clean := startReplica(r.dir, "clean", r.ns, 0, 0)
+	r.replicas = append(r.replicas, clean)
+	r.charge.who, r.charge.procs = invariant.Ordinal, []*replica{clean}
 	r.stopped = time.Now()
-	r.logf("faults stopped; one clean controller")
+	r.logf("faults stopped; one clean controller (after %s)", from)
 }
 
 func (r *run) cleanup() {

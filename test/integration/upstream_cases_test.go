@@ -288,7 +288,7 @@ func TestTheLeaderKeepsItsLeaseWhileItsQPSBudgetIsSaturated(t *testing.T) {
 		select {
 		case err := <-done:
 			exited = true
-			return fmt.Errorf("the controller stopped after %s: %v", time.Since(began).Round(time.Second), err)
+			return fmt.Errorf("the controller stopped after %s: %w", time.Since(began).Round(time.Second), err)
 		default:
 		}
 		lease, err := client.CoordinationV1().Leases(ns).Get(context.Background(), "ordinal-statefulset-controller", metav1.GetOptions{})

@@ -1,6 +1,7 @@
 // Package builtin runs upstream's StatefulSet controller
 // (k8s.io/kubernetes/pkg/controller/statefulset) alone in this process, wired
-// the way kube-controller-manager wires it, for benchmarks.
+// the way kube-controller-manager wires it, for benchmarks and for the chaos
+// suite's hand-overs between it and Ordinal.
 package builtin
 
 import (
@@ -32,6 +33,10 @@ type Options struct {
 	// MaxUnavailableGate sets feature gate MaxUnavailableStatefulSet in this
 	// process (1.36 ships it off).
 	MaxUnavailableGate bool
+	// Namespace limits the controller to the StatefulSets, pods, claims and
+	// revisions of one namespace; empty means all, as in
+	// kube-controller-manager.
+	Namespace string
 }
 
 // Run runs the controller with restConfig until ctx ends. The caller sets
@@ -52,7 +57,8 @@ func Run(ctx context.Context, restConfig *rest.Config, opts Options) error {
 		return fmt.Errorf("cannot reach the API server at %s: %w", cfg.Host, err)
 	}
 	resync := time.Duration(float64(minResync) * (1 + rand.Float64()))
-	f := informers.NewSharedInformerFactoryWithOptions(client, resync, informers.WithTransform(trimManagedFields))
+	f := informers.NewSharedInformerFactoryWithOptions(client, resync,
+		informers.WithTransform(trimManagedFields), informers.WithNamespace(opts.Namespace))
 	ssc := statefulset.NewStatefulSetController(ctx,
 		f.Core().V1().Pods(), f.Apps().V1().StatefulSets(),
 		f.Core().V1().PersistentVolumeClaims(), f.Apps().V1().ControllerRevisions(), client)

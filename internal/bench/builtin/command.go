@@ -3,12 +3,13 @@ package builtin
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/contender"
+	"github.com/ordinal-sh/ordinal/internal/bench/contender"
 )
 
 // NewCommand returns the command that runs upstream's StatefulSet
-// controller alone with `ordinal controller`'s flags (leader election and
-// metrics are ignored). use names it: `bench-builtin-controller` inside
+// controller alone with `ordinal controller`'s flags (--namespace scopes it
+// like Ordinal; leader election and metrics are ignored; it has no flag for
+// injected API faults, which only Ordinal's own client takes). use names it: `bench-builtin-controller` inside
 // the ordinal binary, the binary's own name as ordinal-bench-builtin.
 func NewCommand(use string, hidden bool) *cobra.Command {
 	var gate bool
@@ -29,7 +30,7 @@ func NewCommand(use string, hidden bool) *cobra.Command {
 		if err := contender.ServePprof(cmd.Context(), pprofAddr); err != nil {
 			return err
 		}
-		return Run(cmd.Context(), rc, Options{Workers: cfg.Workers, MaxUnavailableGate: gate})
+		return Run(cmd.Context(), rc, Options{Workers: cfg.Workers, MaxUnavailableGate: gate, Namespace: cfg.Namespace})
 	}
 	return cmd
 }

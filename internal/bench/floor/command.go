@@ -7,7 +7,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/contender"
+	"github.com/ordinal-sh/ordinal/internal/bench/contender"
 )
 
 // NewCommand returns the command that runs the floor with `ordinal

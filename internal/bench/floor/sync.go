@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -14,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // slot is what the floor knows of one ordinal.
@@ -47,7 +48,7 @@ func (fl *Floor) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	replicas := int(*set.Spec.Replicas)
+	replicas := int(planner.Replicas(set))
 	slots, err := fl.slots(set, replicas)
 	if err != nil {
 		return err
@@ -225,15 +226,11 @@ func (fl *Floor) delete(ctx context.Context, pod *corev1.Pod) error {
 	return nil
 }
 
-func podName(set *appsv1.StatefulSet, ord int) string { return set.Name + "-" + strconv.Itoa(ord) }
+func podName(set *appsv1.StatefulSet, ord int) string { return planner.PodName(set.Name, int32(ord)) }
 
 func ordinal(setName, podName string) (int, bool) {
-	rest, ok := strings.CutPrefix(podName, setName+"-")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(rest)
-	return n, err == nil && n >= 0
+	n, ok := planner.ParseOrdinal(setName, podName)
+	return int(n), ok
 }
 
 func newClaim(set *appsv1.StatefulSet, tmpl corev1.PersistentVolumeClaim, ord int) *corev1.PersistentVolumeClaim {

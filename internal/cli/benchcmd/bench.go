@@ -20,7 +20,7 @@ import (
 // options are `ordinal bench`'s flags beyond bench.Config.
 type options struct {
 	cfg      bench.Config
-	qps      []float64
+	qps      []float32
 	burst    int
 	json     bool
 	svg      string
@@ -31,14 +31,19 @@ type options struct {
 }
 
 func newOptions() *options {
-	return &options{cfg: bench.NewConfig(), qps: []float64{20, 0}, burst: 30}
+	cfg := bench.NewConfig()
+	o := &options{cfg: cfg, burst: cfg.Limits[0].Burst}
+	for _, l := range cfg.Limits {
+		o.qps = append(o.qps, l.QPS)
+	}
+	return o
 }
 
 func (o *options) addFlags(fs *pflag.FlagSet) {
 	c := &o.cfg
 	fs.StringSliceVar(&c.Scenarios, "scenario", c.Scenarios, "scenarios to run: "+strings.Join(bench.ScenarioNames, ", "))
 	fs.StringSliceVar(&c.Contenders, "contenders", c.Contenders, "contenders: "+strings.Join(bench.ContenderNames, ", "))
-	fs.Float64SliceVar(&o.qps, "qps", o.qps, "client QPS settings to run, 0 meaning unthrottled")
+	fs.Float32SliceVar(&o.qps, "qps", o.qps, "client QPS settings to run, 0 meaning unthrottled")
 	fs.IntVar(&o.burst, "burst", o.burst, "client burst of every throttled setting")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "contender workers (StatefulSets synced concurrently)")
 	fs.Int32Var(&c.Sizes.Replicas, "replicas", 0, "replicas of the one-set scenarios (0: 1000 scale-up/down, 50 ordered, 200 maxunavailable)")

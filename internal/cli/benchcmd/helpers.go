@@ -7,11 +7,10 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/klog/v2"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/contender"
+	"github.com/ordinal-sh/ordinal/internal/bench/contender"
 	"github.com/ordinal-sh/ordinal/internal/cli/controllercmd"
 	"github.com/ordinal-sh/ordinal/internal/plane"
 )
@@ -25,12 +24,13 @@ const benchComponentQPS = 1000
 // free port, no StatefulSet controller, etcd without fsync, and the
 // plane's own controllers and scheduler not throttled (benchComponentQPS).
 //
-// --feature-gates sets gates in this process before the plane starts, so
-// the in-process API server sees them: the plane's own flags leave
-// MaxUnavailableStatefulSet at 1.36's default (off), and an API server with
-// it off drops spec.updateStrategy.rollingUpdate.maxUnavailable.
+// --feature-gates sets gates of the plane's components over the plane's
+// defaults (plane.DefaultFeatureGates: MaxUnavailableStatefulSet on, which
+// every contender's runs need, since an API server with it off drops
+// spec.updateStrategy.rollingUpdate.maxUnavailable); an explicit
+// MaxUnavailableStatefulSet=false turns it off.
 func NewPlane() *cobra.Command {
-	gates := map[string]bool{"MaxUnavailableStatefulSet": true}
+	gates := map[string]bool{}
 	cfg := plane.NewConfig()
 	cfg.Port, cfg.StatefulSetController = 0, plane.ControllerNone
 	cfg.ComponentQPS = benchComponentQPS
@@ -42,9 +42,7 @@ func NewPlane() *cobra.Command {
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
-			if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(gates); err != nil {
-				return fmt.Errorf("--feature-gates: %w", err)
-			}
+			cfg.FeatureGates = gates
 			if err := logToFile(filepath.Join(cfg.DataDir, "components.log"), cfg.Verbosity); err != nil {
 				return err
 			}
@@ -91,7 +89,8 @@ func NewOrdinalDebug() *cobra.Command {
 	var verbosity int
 	cmd := &cobra.Command{Use: "bench-ordinal-controller", Hidden: true, Args: cobra.NoArgs,
 		Short: "Run `ordinal controller` with pprof and verbose logs (diagnosis)"}
-	cfg := contender.Flags(cmd.Flags())
+	cfg := controllercmd.NewConfig()
+	cfg.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&pprofAddr, "pprof-address", "", "serve net/http/pprof here (empty: off)")
 	cmd.Flags().IntVar(&verbosity, "log-level", 0, "klog verbosity")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -103,7 +102,10 @@ func NewOrdinalDebug() *cobra.Command {
 		if err := contender.ServePprof(cmd.Context(), pprofAddr); err != nil {
 			return err
 		}
-		return controllercmd.Run(cmd.Context(), *cfg)
+		if err := cfg.Validate(); err != nil {
+			return err
+		}
+		return controllercmd.Run(cmd.Context(), cfg)
 	}
 	return cmd
 }

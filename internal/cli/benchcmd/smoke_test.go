@@ -8,16 +8,13 @@ import (
 
 	"github.com/ordinal-sh/ordinal/internal/bench"
 	"github.com/ordinal-sh/ordinal/internal/cli/root"
+	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
 
-// execMainEnv makes the test binary act as the ordinal command, so the
-// harness runs it as plane and contenders without linking a second binary.
-const execMainEnv = "ORDINAL_TEST_EXEC_MAIN"
-
+// TestMain lets the harness run this test binary as the ordinal command,
+// as plane and contenders, without linking a second binary.
 func TestMain(m *testing.M) {
-	if os.Getenv(execMainEnv) == "1" {
-		os.Exit(root.Main(os.Args[1:], os.Stdout, os.Stderr))
-	}
+	planetest.ExecMain(root.Main)
 	os.Exit(m.Run())
 }
 
@@ -94,7 +91,7 @@ func runSelf(t *testing.T, scenario string, replicas int32, contenders ...string
 	cfg.Nodes = 1
 	cfg.PlaneReadyDelay = 100 * time.Millisecond
 	cfg.StepTimeout = time.Minute
-	cfg.Binary, cfg.Env = os.Args[0], []string{execMainEnv + "=1"}
+	cfg.Binary, cfg.Env = os.Args[0], []string{planetest.ExecMainEnv + "=1"}
 	cfg.Commands = bench.SelfCommands(os.Args[0])
 	cfg.WorkDir = t.TempDir()
 	cfg.Progress = testWriter{t}

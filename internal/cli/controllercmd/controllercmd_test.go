@@ -2,6 +2,7 @@ package controllercmd
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
 
 	"github.com/ordinal-sh/ordinal/internal/controller"
 )
@@ -41,7 +43,7 @@ func TestTheMetricsAddressServesHealthReadinessAndMetrics(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ready := make(chan struct{})
-	if err := serveMetrics(ctx, addr, ready); err != nil {
+	if err := serveMetrics(ctx, addr, controller.NewRegistry(), ready); err != nil {
 		t.Fatal(err)
 	}
 	base := "http://" + addr
@@ -67,7 +69,7 @@ func TestTheMetricsAddressServesHealthReadinessAndMetrics(t *testing.T) {
 	}
 
 	// The port is now ours: a second controller on it gets a clear error.
-	err = serveMetrics(ctx, addr, ready)
+	err = serveMetrics(ctx, addr, controller.NewRegistry(), ready)
 	if err == nil || !strings.Contains(err.Error(), "serving metrics on "+addr) || !strings.Contains(err.Error(), "address already in use") {
 		t.Errorf("serving on a busy port: %v, want an error naming %s and the busy address", err, addr)
 	}
@@ -103,5 +105,38 @@ func TestFlagsParseAndBadValuesAreRefusedByName(t *testing.T) {
 		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want one saying %q", flag, err, want)
 		}
+	}
+}
+
+// recordingHook is a ClientHook that records what the command did with it.
+type recordingHook struct {
+	value     string
+	installed bool
+}
+
+func (h *recordingHook) AddFlags(fs *pflag.FlagSet) { fs.StringVar(&h.value, "hook-value", "", "") }
+func (h *recordingHook) Validate() error {
+	if h.value == "bad" {
+		return errors.New("--hook-value is bad")
+	}
+	return nil
+}
+func (h *recordingHook) Install(*rest.Config) { h.installed = true }
+
+func TestAHookAddsItsFlagsAndItsValidationAndACommandWithoutHooksHasNeither(t *testing.T) {
+	if New().Flags().Lookup("hook-value") != nil || New().Flags().Lookup("fault-rate") != nil {
+		t.Fatal("the command without hooks has a hook's flag")
+	}
+	hook := &recordingHook{}
+	cmd := New(hook)
+	cmd.SetArgs([]string{"--hook-value=bad", "--kubeconfig=/nonexistent"})
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	err := cmd.Execute()
+	if err == nil || !strings.Contains(err.Error(), "--hook-value is bad") {
+		t.Errorf("error %v, want the hook's validation error", err)
+	}
+	if hook.installed {
+		t.Error("the hook was installed although validation failed")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
+	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
 // classify gives an API error its exit code and, for an unreachable
@@ -23,7 +24,7 @@ func classify(err error) error {
 	switch {
 	case errors.As(err, &coded):
 		return err
-	case apierrors.IsNotFound(err):
+	case apierrors.IsNotFound(err), errors.Is(err, setops.ErrNotFound):
 		return exit.With(NotFound, err)
 	case apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
 		return exit.With(Forbidden, err)

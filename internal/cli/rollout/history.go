@@ -8,12 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
-	"github.com/ordinal-sh/ordinal/internal/revision"
+	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
 type historyOptions struct {
@@ -51,33 +50,33 @@ func (h *historyOptions) run(ctx context.Context, arg string) error {
 	if err != nil {
 		return err
 	}
-	revs, err := t.revisions(ctx)
+	revs, err := t.Revisions(ctx)
 	if err != nil {
-		return err
+		return classify(err)
 	}
 	if h.revision != 0 {
 		return h.showRevision(t, revs)
 	}
-	pods, err := t.pods(ctx)
+	pods, err := t.Pods(ctx)
 	if err != nil {
-		return err
+		return classify(err)
 	}
-	entries := view.NewHistory(t.set, revs, pods)
+	entries := view.NewHistory(t.Set, revs, pods)
 	if h.output != "" {
 		return printObject(h.out, h.output, entries)
 	}
-	view.RenderHistory(h.out, t.set.Name, entries, h.now())
+	view.RenderHistory(h.out, t.Set.Name, entries, h.now())
 	return nil
 }
 
 // showRevision prints the template the set would have at that revision:
 // the revision applied to the live set, as kubectl does.
-func (h *historyOptions) showRevision(t *target, revs []*appsv1.ControllerRevision) error {
-	rev, err := findRevision(revs, h.revision)
+func (h *historyOptions) showRevision(t *setops.Target, revs []*appsv1.ControllerRevision) error {
+	rev, err := setops.FindRevision(revs, h.revision)
 	if err != nil {
-		return err
+		return classify(err)
 	}
-	tmpl, err := templateOf(t.set, rev)
+	tmpl, err := setops.TemplateOf(t.Set, rev)
 	if err != nil {
 		return err
 	}
@@ -88,27 +87,8 @@ func (h *historyOptions) showRevision(t *target, revs []*appsv1.ControllerRevisi
 	if err != nil {
 		return fmt.Errorf("encoding the template of revision %d: %w", h.revision, err)
 	}
-	fmt.Fprintf(h.out, "%s with revision #%d (%s)\nPod Template:\n%s", t.ref(), rev.Revision, rev.Name, indent(string(text)))
+	fmt.Fprintf(h.out, "%s with revision #%d (%s)\nPod Template:\n%s", t.Ref(), rev.Revision, rev.Name, indent(string(text)))
 	return nil
-}
-
-// findRevision finds revision number n; missing is exit 3 with kubectl's
-// message.
-func findRevision(revs []*appsv1.ControllerRevision, n int64) (*appsv1.ControllerRevision, error) {
-	for _, r := range revs {
-		if r.Revision == n {
-			return r, nil
-		}
-	}
-	return nil, exit.With(NotFound, fmt.Errorf("unable to find specified revision %d in history", n))
-}
-
-func templateOf(set *appsv1.StatefulSet, rev *appsv1.ControllerRevision) (*corev1.PodTemplateSpec, error) {
-	applied, err := revision.Apply(set, rev)
-	if err != nil {
-		return nil, fmt.Errorf("applying revision %d (%s): %w", rev.Revision, rev.Name, err)
-	}
-	return &applied.Spec.Template, nil
 }
 
 // indent shifts every line of s by two spaces.
@@ -150,38 +130,18 @@ func (o *options) diff(ctx context.Context, arg, a, b string) error {
 	if err != nil {
 		return err
 	}
-	revs, err := t.revisions(ctx)
+	revs, err := t.Revisions(ctx)
 	if err != nil {
-		return err
+		return classify(err)
 	}
-	textA, labelA, err := templateText(t.set, revs, na)
+	d, err := setops.TemplateDiff(t.Set, revs, na, nb)
 	if err != nil {
-		return err
+		return classify(err)
 	}
-	textB, labelB, err := templateText(t.set, revs, nb)
-	if err != nil {
-		return err
-	}
-	if textA == textB {
+	if d.Same() {
 		fmt.Fprintf(o.out, "revisions %d and %d have the same pod template\n", na, nb)
 		return nil
 	}
-	view.Diff(o.out, labelA, labelB, textA, textB)
+	view.Diff(o.out, d.LabelA, d.LabelB, d.TextA, d.TextB)
 	return nil
-}
-
-func templateText(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, n int64) (string, string, error) {
-	rev, err := findRevision(revs, n)
-	if err != nil {
-		return "", "", err
-	}
-	tmpl, err := templateOf(set, rev)
-	if err != nil {
-		return "", "", err
-	}
-	text, err := yaml.Marshal(tmpl)
-	if err != nil {
-		return "", "", fmt.Errorf("encoding the template of revision %d: %w", n, err)
-	}
-	return string(text), fmt.Sprintf("revision %d (%s)", n, rev.Name), nil
 }

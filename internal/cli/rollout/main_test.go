@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/ordinal-sh/ordinal/internal/cli/root"
 	"github.com/ordinal-sh/ordinal/internal/plane"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
@@ -20,8 +21,9 @@ var (
 )
 
 // TestMain starts the one plane this test binary uses, with Ordinal's
-// controller managing StatefulSets.
+// controller managing StatefulSets, or acts as the ordinal command.
 func TestMain(m *testing.M) {
+	planetest.ExecMain(root.Main)
 	planetest.Main(m, func(cfg *plane.Config) {
 		cfg.StatefulSetController = plane.ControllerOrdinal
 	}, func() {

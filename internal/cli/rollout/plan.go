@@ -2,13 +2,11 @@ package rollout
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
-	"github.com/ordinal-sh/ordinal/internal/planner"
-	"github.com/ordinal-sh/ordinal/internal/revision"
+	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
 func newPlan(o *options) *cobra.Command {
@@ -50,25 +48,9 @@ func (o *options) plan(ctx context.Context, arg string) (view.PlanReport, error)
 	if err != nil {
 		return view.PlanReport{}, err
 	}
-	revs, err := t.revisions(ctx)
+	obs, err := t.Observe(ctx)
 	if err != nil {
-		return view.PlanReport{}, err
+		return view.PlanReport{}, classify(err)
 	}
-	res, err := revision.Resolve(t.set, revs)
-	if err != nil {
-		return view.PlanReport{}, fmt.Errorf("resolving the revisions of %s: %w", t.ref(), err)
-	}
-	pods, err := t.pods(ctx)
-	if err != nil {
-		return view.PlanReport{}, err
-	}
-	claims, err := t.claims(ctx)
-	if err != nil {
-		return view.PlanReport{}, err
-	}
-	plan := planner.Compute(planner.Input{
-		Set: t.set, Pods: pods, Claims: claims,
-		Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: o.now(),
-	})
-	return view.NewPlanReport(t.set, res, revs, plan), nil
+	return setops.PlanReport(obs, o.now())
 }

@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
-	"github.com/ordinal-sh/ordinal/internal/revision"
+	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
 type statusOptions struct {
@@ -87,39 +88,27 @@ func (s *statusOptions) run(ctx context.Context, arg string) error {
 }
 
 // observe reads the set (already read on the first round) and its pods.
-func (s *statusOptions) observe(ctx context.Context, t *target, first bool) (view.Snapshot, error) {
+func (s *statusOptions) observe(ctx context.Context, t *setops.Target, first bool) (view.Snapshot, error) {
 	if !first {
-		if err := t.refresh(ctx); err != nil {
+		if err := t.Refresh(ctx); err != nil {
 			return view.Snapshot{}, err
 		}
 	}
-	pods, err := t.pods(ctx)
+	pods, err := t.Pods(ctx)
 	if err != nil {
 		return view.Snapshot{}, err
 	}
-	update, err := pendingUpdate(ctx, t)
+	var revs []*appsv1.ControllerRevision
+	if t.Set.Generation != t.Set.Status.ObservedGeneration {
+		if revs, err = t.Revisions(ctx); err != nil {
+			return view.Snapshot{}, err
+		}
+	}
+	update, err := setops.PendingUpdate(t.Set, revs)
 	if err != nil {
 		return view.Snapshot{}, err
 	}
-	return view.NewSnapshot(t.set, pods, update), nil
-}
-
-// pendingUpdate resolves the update revision while the controller has not
-// yet observed the set's generation, so cells are not judged against the
-// previous update revision; otherwise status.updateRevision is right.
-func pendingUpdate(ctx context.Context, t *target) (string, error) {
-	if t.set.Generation == t.set.Status.ObservedGeneration {
-		return "", nil
-	}
-	revs, err := t.revisions(ctx)
-	if err != nil {
-		return "", err
-	}
-	res, err := revision.Resolve(t.set, revs)
-	if err != nil {
-		return "", fmt.Errorf("resolving the update revision of %s: %w", t.ref(), err)
-	}
-	return res.Update.Name, nil
+	return view.NewSnapshot(t.Set, pods, update), nil
 }
 
 // verdict ends the watch: done, failing, or a set kubectl cannot follow.

@@ -7,9 +7,12 @@ import (
 
 	"github.com/ordinal-sh/ordinal/internal/cli/benchcmd"
 	"github.com/ordinal-sh/ordinal/internal/cli/controllercmd"
+	"github.com/ordinal-sh/ordinal/internal/cli/dashboardcmd"
+	"github.com/ordinal-sh/ordinal/internal/cli/doctor"
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/cli/rollout"
 	"github.com/ordinal-sh/ordinal/internal/cli/up"
+	"github.com/ordinal-sh/ordinal/internal/faults"
 )
 
 // Main runs the command line and returns the process exit code:
@@ -32,9 +35,13 @@ func New(stdout, stderr io.Writer) *cobra.Command {
 	cmd.SetErr(stderr)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exit.Usage(err) })
 	cmd.AddCommand(up.New())
-	cmd.AddCommand(controllercmd.New())
+	// The ordinal binary's controller takes the hidden fault flags the
+	// chaos suite runs it with; the cluster binary's does not.
+	cmd.AddCommand(controllercmd.New(&faults.Flags{}))
 	cmd.AddCommand(newVersion())
 	benchcmd.Register(cmd)
 	cmd.AddCommand(rollout.New())
+	cmd.AddCommand(dashboardcmd.New())
+	cmd.AddCommand(doctor.New())
 	return cmd
 }

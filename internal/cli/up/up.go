@@ -4,21 +4,27 @@ package up
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
+	"github.com/ordinal-sh/ordinal/internal/cli/exit"
+	"github.com/ordinal-sh/ordinal/internal/dashboard"
 	"github.com/ordinal-sh/ordinal/internal/plane"
 )
 
 // New returns the `up` command.
 func New() *cobra.Command {
 	cfg := plane.NewConfig()
+	dash := dashboard.NewConfig()
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Run a real Kubernetes control plane with simulated nodes on 127.0.0.1",
@@ -26,19 +32,27 @@ func New() *cobra.Command {
 simulated nodes, a volume provisioner and a StatefulSet controller in this process,
 bound to 127.0.0.1. State lives in --data-dir and survives restarts. Ctrl-C stops it.
 
-Component logs go to DATA_DIR/logs/ordinal-up.log.`,
+Component logs go to DATA_DIR/logs/ordinal-up.log. The rollout dashboard is
+served on --dashboard-address (empty turns it off); its URL, with the token
+it requires, is printed once everything is up.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return run(cmd.Context(), cmd, cfg)
+			return run(cmd.Context(), cmd, cfg, dash)
 		},
 	}
 	cfg.AddFlags(cmd.Flags())
+	dash.AddFlags(cmd.Flags(), "dashboard-")
 	return cmd
 }
 
-func run(ctx context.Context, cmd *cobra.Command, cfg plane.Config) error {
+func run(ctx context.Context, cmd *cobra.Command, cfg plane.Config, dash dashboard.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
+	}
+	if dash.Address != "" {
+		if err := dash.Validate(); err != nil {
+			return exit.Usage(err)
+		}
 	}
 	stderr := cmd.ErrOrStderr()
 	cfg.Log = func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
@@ -52,19 +66,59 @@ func run(ctx context.Context, cmd *cobra.Command, cfg plane.Config) error {
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "Ordinal is up at %s: export KUBECONFIG=%s, then kubectl get nodes (Ctrl-C stops it)\n",
 		p.Server(), p.KubeconfigPath())
+	d, err := startDashboard(ctx, dash, p, cmd.OutOrStdout())
+	if err != nil {
+		return errors.Join(err, p.Close())
+	}
 	var runErr error
 	select {
 	case <-ctx.Done():
 	case runErr = <-p.Err():
+	case runErr = <-d.err():
 	}
 	fmt.Fprintln(stderr, "stopping…")
 	began := time.Now()
-	closeErr := p.Close()
+	closeErr := errors.Join(d.close(), p.Close())
 	fmt.Fprintf(stderr, "stopped in %s; state kept in %s\n", time.Since(began).Round(100*time.Millisecond), p.DataDir())
 	if runErr != nil {
 		return runErr
 	}
 	return closeErr
+}
+
+// served is the dashboard of `ordinal up`, or nothing when turned off.
+type served struct{ s *dashboard.Server }
+
+// startDashboard serves the dashboard against the plane, as its admin,
+// and prints its URL.
+func startDashboard(ctx context.Context, cfg dashboard.Config, p *plane.Plane, out io.Writer) (served, error) {
+	if cfg.Address == "" {
+		return served{}, nil
+	}
+	client, err := kubernetes.NewForConfig(p.RESTConfig())
+	if err != nil {
+		return served{}, fmt.Errorf("dashboard client: %w", err)
+	}
+	s, err := dashboard.Start(ctx, cfg, client)
+	if err != nil {
+		return served{}, err
+	}
+	fmt.Fprintf(out, "Dashboard: %s\n", s.URL())
+	return served{s}, nil
+}
+
+func (d served) err() <-chan error {
+	if d.s == nil {
+		return nil
+	}
+	return d.s.Err()
+}
+
+func (d served) close() error {
+	if d.s == nil {
+		return nil
+	}
+	return d.s.Close()
 }
 
 // redirectLogs sends the components' klog output to a file in the data

@@ -7,7 +7,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,7 +17,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/root"
 	"github.com/ordinal-sh/ordinal/internal/plane"
 )
 
@@ -49,14 +50,23 @@ func Config(dataDir string) plane.Config {
 	return cfg
 }
 
-// Main is a TestMain body: it runs the binary as `ordinal` when ExecMainEnv
-// is set, else starts a plane configured by configure (may be nil), calls
-// each setup once the plane is ready, runs the tests, stops the plane and
-// exits.
-func Main(m *testing.M, configure func(*plane.Config), setup ...func()) {
+// ExecMain makes the test binary act as a command when it was started with
+// ExecMainEnv=1 (call it first in a TestMain): it runs main (the command's
+// main function, e.g. the root command's) with the process's arguments
+// and exits with its code. Otherwise it returns at once. The command is
+// passed in, so that this package, which the plane's own tests use, does
+// not import the command line packages above the plane.
+func ExecMain(main func(args []string, stdout, stderr io.Writer) int) {
 	if os.Getenv(ExecMainEnv) == "1" {
-		os.Exit(root.Main(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(main(os.Args[1:], os.Stdout, os.Stderr))
 	}
+}
+
+// Main is a TestMain body: it starts a plane configured by configure (may
+// be nil), calls each setup once the plane is ready, runs the tests, stops
+// the plane and exits. A package whose tests run the test binary as a
+// command calls ExecMain first.
+func Main(m *testing.M, configure func(*plane.Config), setup ...func()) {
 	flag.Parse()
 	os.Exit(run(m, configure, setup))
 }
@@ -107,4 +117,15 @@ func QuietLogs(dir string) {
 		_ = fs.Set("log_file", path)
 		_ = fs.Set("v", "4")
 	}
+}
+
+// KubectlOrSkip returns kubectl's path, or skips the test when kubectl is
+// not installed.
+func KubectlOrSkip(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl is not installed")
+	}
+	return path
 }

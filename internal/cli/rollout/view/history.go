@@ -10,6 +10,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // ChangeCauseAnnotation is the annotation kubectl reads as CHANGE-CAUSE;
@@ -32,7 +34,7 @@ type Entry struct {
 func NewHistory(set *appsv1.StatefulSet, revisions []*appsv1.ControllerRevision, pods []*corev1.Pod) []Entry {
 	running := map[string][]int32{}
 	for _, p := range pods {
-		if ord, ok := ordinalOf(set.Name, p.Name); ok {
+		if ord, ok := planner.ParseOrdinal(set.Name, p.Name); ok {
 			rev := p.Labels[appsv1.StatefulSetRevisionLabel]
 			running[rev] = append(running[rev], ord)
 		}
@@ -98,20 +100,4 @@ func Ordinals(ords []int32) string {
 		i = j + 1
 	}
 	return strings.Join(parts, ",")
-}
-
-// ordinalOf parses <set>-<ordinal>.
-func ordinalOf(setName, podName string) (int32, bool) {
-	rest, ok := strings.CutPrefix(podName, setName+"-")
-	if !ok || rest == "" {
-		return 0, false
-	}
-	var n int32
-	for _, ch := range rest {
-		if ch < '0' || ch > '9' || n > 1<<27 {
-			return 0, false
-		}
-		n = n*10 + ch - '0'
-	}
-	return n, true
 }

@@ -3,6 +3,8 @@ package view
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // FreezePartition is the partition that holds a rollout where it is: pods
@@ -17,14 +19,14 @@ import (
 //   - it never goes below the set's own partition: pause must not release
 //     pods the user was holding.
 func FreezePartition(set *appsv1.StatefulSet, pods []*corev1.Pod, update string) int32 {
-	start, n := StartOrdinal(set), replicas(set)
+	start, n := planner.StartOrdinal(set), planner.Replicas(set)
 	byName := make(map[string]*corev1.Pod, len(pods))
 	for _, p := range pods {
 		byName[p.Name] = p
 	}
 	highestOld, lowestInFlight := int32(-1), n
 	for i := int32(0); i < n; i++ {
-		pod := byName[podName(set.Name, start+i)]
+		pod := byName[planner.PodName(set.Name, start+i)]
 		switch {
 		case pod == nil || pod.DeletionTimestamp != nil:
 			lowestInFlight = min(lowestInFlight, i)
@@ -38,30 +40,8 @@ func FreezePartition(set *appsv1.StatefulSet, pods []*corev1.Pod, update string)
 	} else if lowestInFlight < n {
 		p = lowestInFlight
 	}
-	if own := setPartition(set); own > p {
+	if own := planner.Partition(set); own > p {
 		p = min(own, n)
 	}
 	return p
-}
-
-func setPartition(set *appsv1.StatefulSet) int32 {
-	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
-		return *ru.Partition
-	}
-	return 0
-}
-
-func podName(set string, ord int32) string {
-	return set + "-" + itoa(ord)
-}
-
-func itoa(n int32) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
 }

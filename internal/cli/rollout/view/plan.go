@@ -88,7 +88,7 @@ func NewPlanReport(set *appsv1.StatefulSet, res revision.Resolution, revisions [
 	r := PlanReport{
 		Namespace: set.Namespace, Name: set.Name,
 		PodManagementPolicy: string(set.Spec.PodManagementPolicy), Strategy: string(set.Spec.UpdateStrategy.Type),
-		Replicas: replicas(set), PausedPartition: set.Annotations[PausedAnnotation],
+		Replicas: planner.Replicas(set), PausedPartition: set.Annotations[PausedAnnotation],
 		Current: ref(res.Current), Update: ref(res.Update), RevisionWrite: res.Write.String(),
 		Steps: []Step{}, Waits: []Wait{}, Warnings: []Warn{}, numbers: map[string]int64{},
 		Status: Summary{plan.Status.Replicas, plan.Status.ReadyReplicas, plan.Status.CurrentReplicas, plan.Status.UpdatedReplicas},

@@ -21,7 +21,7 @@ func RenderStatus(w io.Writer, s Snapshot) {
 		return
 	}
 	fmt.Fprintf(w, "%s %d/%d updated, %d/%d ready\n", Bar(s.updatedCells(), len(s.Cells)), s.updatedCells(), s.Replicas, s.ReadyReplicas, s.Replicas)
-	if line := partitionLine(s); line != "" {
+	if line := PartitionLine(s); line != "" {
 		fmt.Fprintln(w, line)
 	}
 	renderCells(w, s.Cells)
@@ -58,8 +58,8 @@ func Bar(done, total int) string {
 	return "[" + strings.Repeat("#", filled) + strings.Repeat(".", barWidth-filled) + "]"
 }
 
-// partitionLine explains which ordinals the rolling update may touch.
-func partitionLine(s Snapshot) string {
+// PartitionLine explains which ordinals the rolling update may touch.
+func PartitionLine(s Snapshot) string {
 	if s.Partition == nil {
 		return ""
 	}

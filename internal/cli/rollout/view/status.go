@@ -6,6 +6,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // PausedAnnotation records, on a set paused by `ordinal rollout pause`, the
@@ -82,7 +84,7 @@ func NewSnapshot(set *appsv1.StatefulSet, pods []*corev1.Pod, update string) Sna
 		Namespace: set.Namespace, Name: set.Name,
 		Strategy:            string(set.Spec.UpdateStrategy.Type),
 		PodManagementPolicy: string(set.Spec.PodManagementPolicy),
-		Replicas:            replicas(set), StartOrdinal: StartOrdinal(set),
+		Replicas:            planner.Replicas(set), StartOrdinal: planner.StartOrdinal(set),
 		PausedPartition: set.Annotations[PausedAnnotation],
 		ReadyReplicas:   set.Status.ReadyReplicas, UpdatedReplicas: set.Status.UpdatedReplicas,
 		CurrentRevision: set.Status.CurrentRevision, UpdateRevision: set.Status.UpdateRevision,
@@ -108,14 +110,14 @@ func cells(set *appsv1.StatefulSet, pods []*corev1.Pod, update string) []Cell {
 		byName[p.Name] = p
 	}
 	var out []Cell
-	start := StartOrdinal(set)
-	for ord := start; ord < start+replicas(set); ord++ {
-		name := podName(set.Name, ord)
+	start, n := planner.StartOrdinal(set), planner.Replicas(set)
+	for ord := start; ord < start+n; ord++ {
+		name := planner.PodName(set.Name, ord)
 		out = append(out, cellOf(ord, name, byName[name], update))
 		delete(byName, name)
 	}
-	for ord := start + replicas(set); len(byName) > 0 && ord < start+replicas(set)+1000; ord++ {
-		name := podName(set.Name, ord)
+	for ord := start + n; len(byName) > 0 && ord < start+n+1000; ord++ {
+		name := planner.PodName(set.Name, ord)
 		if p, ok := byName[name]; ok {
 			out = append(out, cellOf(ord, name, p, update))
 			delete(byName, name)
@@ -148,7 +150,7 @@ func PodState(pod *corev1.Pod) (state, reason string) {
 			return StateFailing, joinReason(w.Reason, w.Message)
 		}
 	}
-	if isReady(pod) && pod.Status.Phase == corev1.PodRunning {
+	if planner.IsRunningAndReady(pod) {
 		return StateReady, ""
 	}
 	if pod.Status.Phase == corev1.PodRunning {
@@ -178,17 +180,8 @@ func joinReason(reason, message string) string {
 	return reason + ": " + message
 }
 
-func isReady(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
 // kubectlVerdict is kubectl's StatefulSetStatusViewer, which reads only the
-// set's spec and status (§5.1 of the upstream notes), quirks included: with
+// set's spec and status, quirks included: with
 // a rollingUpdate block the verdict is "partitioned roll out complete" even
 // at partition 0, and currentRevision is never compared.
 func kubectlVerdict(set *appsv1.StatefulSet) (done bool, message, errMessage string) {
@@ -227,21 +220,6 @@ func failure(s Snapshot) string {
 		}
 	}
 	return ""
-}
-
-// StartOrdinal is spec.ordinals.start, 0 when unset.
-func StartOrdinal(set *appsv1.StatefulSet) int32 {
-	if set.Spec.Ordinals == nil {
-		return 0
-	}
-	return set.Spec.Ordinals.Start
-}
-
-func replicas(set *appsv1.StatefulSet) int32 {
-	if set.Spec.Replicas == nil {
-		return 1
-	}
-	return *set.Spec.Replicas
 }
 
 // Age renders a duration the way kubectl's AGE column does, coarsely.

@@ -1,0 +1,74 @@
+{{/*
+Names. With the release name "ordinal" they are config/'s: the ServiceAccount
+and Deployment ordinal-controller, the ClusterRole and Lease
+ordinal-statefulset-controller, the Role ordinal-leader-election.
+*/}}
+{{- define "ordinal.name" -}}
+{{- printf "%s-controller" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "ordinal.controllerRole" -}}
+{{- printf "%s-statefulset-controller" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "ordinal.leaderRole" -}}
+{{- printf "%s-leader-election" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "ordinal.leaseName" -}}
+{{- .Values.leaderElection.leaseName | default (include "ordinal.controllerRole" .) -}}
+{{- end -}}
+
+{{- define "ordinal.selectorLabels" -}}
+app.kubernetes.io/name: ordinal-controller
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "ordinal.labels" -}}
+{{ include "ordinal.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{- define "ordinal.image" -}}
+{{- $ref := printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- if .Values.image.digest -}}
+{{- $ref = printf "%s@%s" $ref .Values.image.digest -}}
+{{- end -}}
+{{- $ref -}}
+{{- end -}}
+
+{{/*
+The calls the controller makes, and no more: the rules of config/rbac.yaml's
+ClusterRole (a test compares them). Every resource is namespaced, so a
+controller that watches one namespace needs them only there.
+*/}}
+{{- define "ordinal.controllerRules" -}}
+- apiGroups: ["apps"]
+  resources: ["statefulsets"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["apps"]
+  resources: ["statefulsets/status"]
+  verbs: ["update"]
+# Owner references with blockOwnerDeletion need update on the owner's
+# finalizers subresource when OwnerReferencesPermissionEnforcement is on.
+- apiGroups: ["apps"]
+  resources: ["statefulsets/finalizers"]
+  verbs: ["update"]
+- apiGroups: ["apps"]
+  resources: ["controllerrevisions"]
+  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "watch", "create", "delete", "patch"]
+- apiGroups: [""]
+  resources: ["pods/finalizers"]
+  verbs: ["update"]
+- apiGroups: [""]
+  resources: ["persistentvolumeclaims"]
+  verbs: ["get", "list", "watch", "create", "patch"]
+- apiGroups: ["", "events.k8s.io"]
+  resources: ["events"]
+  verbs: ["create", "patch", "update"]
+{{- end -}}

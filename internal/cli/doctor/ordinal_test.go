@@ -1,0 +1,98 @@
+package doctor
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// heldLease is Ordinal's Lease in ns, held by holder since acquiredAgo,
+// last renewed at testNow, with a one-second lease duration.
+func heldLease(ns, holder string, acquiredAgo time.Duration) *coordinationv1.Lease {
+	acquire, renew := metav1.NewMicroTime(testNow.Add(-acquiredAgo)), metav1.NewMicroTime(testNow)
+	return &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Name: DefaultLeaseName, Namespace: ns},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: new(int32(1)),
+			AcquireTime: &acquire, RenewTime: &renew},
+	}
+}
+
+// renewOnRead makes every read of a Lease return it renewed a little later,
+// as a running holder would.
+func renewOnRead(client *k8stesting.Fake) {
+	n := 0
+	client.PrependReactor("get", "leases", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		get := a.(k8stesting.GetAction)
+		n++
+		l := heldLease(get.GetNamespace(), "pod_1", time.Minute)
+		renewed := metav1.NewMicroTime(testNow.Add(time.Duration(n) * time.Second))
+		l.Spec.RenewTime = &renewed
+		return true, l, nil
+	})
+}
+
+func TestOrdinalRunsOnlyIfItsLeaseIsRenewedWhileWatched(t *testing.T) {
+	released := heldLease("ordinal-system", "", time.Minute)
+	for _, tc := range []struct {
+		name        string
+		objs        []runtime.Object
+		renewing    bool
+		want        Status
+		wantMessage string
+	}{
+		{"a Lease being renewed", []runtime.Object{heldLease("ordinal-system", "pod_1", time.Minute)}, true, OK,
+			"running: Lease ordinal-system/ordinal-statefulset-controller held by pod_1 and renewed while watching"},
+		{"a Lease nobody renews", []runtime.Object{heldLease("ordinal-system", "pod_1", time.Minute)}, false, Fail,
+			"not running: Lease ordinal-system/ordinal-statefulset-controller held by pod_1 was not renewed for 1.01s (last renewal 2026-11-23T12:00:00Z)"},
+		{"a released Lease", []runtime.Object{released}, false, Fail,
+			"not running: Lease ordinal-system/ordinal-statefulset-controller has no holder"},
+		{"no Lease and no events", nil, false, Fail,
+			"not running: no Lease named ordinal-statefulset-controller in any namespace and no events from ordinal-statefulset-controller in the last 1h"},
+		{"no Lease but recent events", []runtime.Object{ordinalEvent(2 * time.Minute)}, false, OK,
+			"running without leader election: no Lease named ordinal-statefulset-controller in any namespace, but ordinal-statefulset-controller wrote event SuccessfulCreate on StatefulSet shop/db 2m ago"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, client := fakeDoctor(t, tc.objs)
+			if tc.renewing {
+				renewOnRead(&client.Fake)
+			}
+			seen, got := d.checkOrdinal(context.Background())
+			if got.Status != tc.want || got.Message != tc.wantMessage {
+				t.Errorf("got %s %q\nwant %s %q", got.Status, got.Message, tc.want, tc.wantMessage)
+			}
+			if (seen.renewed != nil) != (tc.want == OK && tc.renewing) {
+				t.Errorf("renewed Lease %v", seen.renewed)
+			}
+		})
+	}
+}
+
+func ordinalEvent(when time.Duration) *corev1.Event {
+	e := builtinEvent("ordinal", when)
+	e.Source.Component = OrdinalEventSource
+	return e
+}
+
+// --lease names the Lease to watch; a Lease of another name elsewhere is
+// not Ordinal's.
+func TestTheLeaseFlagNamesTheLease(t *testing.T) {
+	other := heldLease("kube-system", "pod_1", time.Minute)
+	other.Name = "kube-controller-manager"
+	d, _ := fakeDoctor(t, []runtime.Object{other})
+	d.opts.Lease = "team-a/ordinal"
+	_, got := d.checkOrdinal(context.Background())
+	if got.Status != Fail || !strings.Contains(got.Message, "no Lease team-a/ordinal") {
+		t.Errorf("got %s %q", got.Status, got.Message)
+	}
+	d.opts.Lease = ""
+	if _, got := d.checkOrdinal(context.Background()); got.Status != Fail || !strings.Contains(got.Message, "no Lease named ordinal-statefulset-controller") {
+		t.Errorf("a Lease named kube-controller-manager was taken for Ordinal's: %s %q", got.Status, got.Message)
+	}
+}

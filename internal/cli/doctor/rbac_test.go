@@ -1,0 +1,97 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// reviews answers SubjectAccessReviews with allow and records them.
+type reviews struct {
+	mu   sync.Mutex
+	seen []authorizationv1.SubjectAccessReviewSpec
+}
+
+func (r *reviews) answer(client *k8stesting.Fake, allow func(authorizationv1.ResourceAttributes) bool) {
+	client.PrependReactor("create", "subjectaccessreviews", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		review := a.(k8stesting.CreateAction).GetObject().(*authorizationv1.SubjectAccessReview).DeepCopy()
+		r.mu.Lock()
+		r.seen = append(r.seen, review.Spec)
+		r.mu.Unlock()
+		review.Status.Allowed = allow(*review.Spec.ResourceAttributes)
+		return true, review, nil
+	})
+}
+
+func serviceAccount(ns, name string) *corev1.ServiceAccount {
+	return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
+}
+
+func TestRBACNamesEveryCallTheAccountMayNotMake(t *testing.T) {
+	d, client := fakeDoctor(t, []runtime.Object{serviceAccount("ordinal-system", "ordinal-controller")})
+	var r reviews
+	r.answer(&client.Fake, func(a authorizationv1.ResourceAttributes) bool {
+		return !(a.Resource == "statefulsets" && a.Subresource == "status") && !(a.Resource == "pods" && a.Verb == "create")
+	})
+	got := d.checkRBAC(context.Background(), leaseSeen{namespace: "ordinal-system"})
+	want := "ordinal-system/ordinal-controller may not update statefulsets.apps/status, create pods in all namespaces"
+	if got.Status != Fail || got.Message != want {
+		t.Errorf("got %s %q\nwant FAIL %q", got.Status, got.Message, want)
+	}
+	if len(r.seen) != 33 || r.seen[0].User != "system:serviceaccount:ordinal-system:ordinal-controller" {
+		t.Errorf("asked %d reviews, the first for %q; want 33 for the ServiceAccount", len(r.seen), r.seen[0].User)
+	}
+}
+
+// The account comes from the pod holding the Lease, with the namespace
+// its --namespace flag names, when the holder is a pod.
+func TestRBACChecksTheAccountOfThePodHoldingTheLease(t *testing.T) {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "ordinal-controller-7d9f-x2x4k", Namespace: "platform"},
+		Spec: corev1.PodSpec{ServiceAccountName: "sts-controller", Containers: []corev1.Container{{Name: "controller",
+			Args: []string{"--leader-elect=true", "--namespace=shop"}}}}}
+	d, client := fakeDoctor(t, []runtime.Object{pod, serviceAccount("platform", "sts-controller")})
+	var r reviews
+	r.answer(&client.Fake, func(authorizationv1.ResourceAttributes) bool { return true })
+	lease := heldLease("platform", "ordinal-controller-7d9f-x2x4k_5c1e", time.Minute)
+	got := d.checkRBAC(context.Background(), leaseSeen{renewed: lease, namespace: "platform"})
+	if got.Status != OK || got.Message != "platform/sts-controller may make all 33 calls the controller makes in namespace shop" {
+		t.Errorf("got %s %q", got.Status, got.Message)
+	}
+	for _, s := range r.seen {
+		ns := "shop"
+		if s.ResourceAttributes.Resource == "leases" {
+			ns = "platform"
+		}
+		if s.User != "system:serviceaccount:platform:sts-controller" || s.ResourceAttributes.Namespace != ns {
+			t.Errorf("asked for %s in %q, want the pod's account in %q", s.User, s.ResourceAttributes.Namespace, ns)
+		}
+	}
+}
+
+func TestRBACFailsWithoutTheAccountAndCannotTellWithoutReviews(t *testing.T) {
+	d, _ := fakeDoctor(t, nil)
+	if got := d.checkRBAC(context.Background(), leaseSeen{}); got.Status != Fail ||
+		got.Message != "ServiceAccount ordinal-system/ordinal-controller does not exist: install Ordinal, or pass --service-account" {
+		t.Errorf("got %s %q", got.Status, got.Message)
+	}
+	d, client := fakeDoctor(t, []runtime.Object{serviceAccount("ordinal-system", "ordinal-controller")})
+	client.PrependReactor("create", "subjectaccessreviews", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"}, "",
+			errors.New("user bob may not"))
+	})
+	got := d.checkRBAC(context.Background(), leaseSeen{})
+	if got.Status != Unknown || !strings.HasPrefix(got.Message, "cannot check: creating SubjectAccessReviews is forbidden: ") {
+		t.Errorf("got %s %q", got.Status, got.Message)
+	}
+}

@@ -1,0 +1,82 @@
+package controller
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+func TestFlagsAndDefaultsAreOneDefinition(t *testing.T) {
+	cfg := NewConfig()
+	fs := pflag.NewFlagSet("controller", pflag.ContinueOnError)
+	cfg.AddFlags(fs)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(NewConfig(), cfg); diff != "" {
+		t.Errorf("parsing no flags changed the defaults (-want +got):\n%s", diff)
+	}
+	want := Config{Kubeconfig: "kc", QPS: 7.5, Burst: 9, Workers: 2, StatusHold: 4 * time.Second, Namespace: "ns"}
+	if err := fs.Parse([]string{"--kubeconfig=kc", "--qps=7.5", "--burst=9", "--workers=2", "--status-hold-under-load=4s", "--namespace=ns"}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, cfg); diff != "" {
+		t.Errorf("parsed flags (-want +got):\n%s", diff)
+	}
+	limits := pflag.NewFlagSet("up", pflag.ContinueOnError)
+	cfg.AddLimitFlags(limits)
+	if limits.Lookup("kubeconfig") != nil || limits.Lookup("namespace") != nil || limits.Lookup("qps") == nil {
+		t.Error("the limit flags are not exactly --qps, --burst, --workers and --status-hold-under-load")
+	}
+}
+
+func TestValidateNamesEveryBadField(t *testing.T) {
+	cfg := Config{QPS: -1, Burst: 1, Workers: 0, StatusHold: -time.Second}
+	err := cfg.Validate()
+	for _, want := range []string{"--qps and --burst must not be negative", "--workers must be at least 1", "--status-hold-under-load must not be negative"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %q", err, want)
+		}
+	}
+	zero := NewConfig()
+	zero.QPS, zero.Burst = 0, 0
+	if err := zero.Validate(); err != nil {
+		t.Errorf("QPS 0 (unthrottled) refused: %v", err)
+	}
+}
+
+// client-go reads QPS 0 as "use the default of 5" and only a negative QPS
+// as "no limiter", so Limit must not pass 0 through.
+func TestQPSZeroBuildsAClientWithNoRateLimiter(t *testing.T) {
+	for _, tc := range []struct {
+		qps         float32
+		burst       int
+		wantLimiter bool
+	}{
+		{20, 30, true},
+		{0, 0, false},
+		{0, 30, false},
+	} {
+		cfg := NewConfig()
+		cfg.QPS, cfg.Burst = tc.qps, tc.burst
+		rc := &rest.Config{Host: "https://127.0.0.1:1"}
+		cfg.Limit(rc)
+		limiter := Throttle(rc)
+		client, err := kubernetes.NewForConfig(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rl := client.CoreV1().RESTClient().GetRateLimiter()
+		if (rl != nil) != tc.wantLimiter || (limiter != nil) != tc.wantLimiter {
+			t.Errorf("QPS %g burst %d: rate limiter %v, Throttle %v; want a limiter: %t", tc.qps, tc.burst, rl, limiter, tc.wantLimiter)
+		}
+		if tc.wantLimiter && rl.QPS() != tc.qps {
+			t.Errorf("QPS %g: the client's limiter runs at %g", tc.qps, rl.QPS())
+		}
+	}
+}

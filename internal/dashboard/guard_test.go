@@ -1,0 +1,148 @@
+package dashboard
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+)
+
+func TestRequestsWithoutTheTokenAreRefused(t *testing.T) {
+	ts := startTestServer(t, nil)
+	tok := ts.guard.token
+	tests := []struct {
+		name string
+		req  request
+		code int
+	}{
+		{"no token is unauthorized", request{method: "GET", path: "/api/sets"}, http.StatusUnauthorized},
+		{"no token on the page is unauthorized", request{method: "GET", path: "/"}, http.StatusUnauthorized},
+		{"no token on a static file is unauthorized", request{method: "GET", path: "/static/app.js"}, http.StatusUnauthorized},
+		{"a wrong token in the URL is forbidden", request{method: "GET", path: "/?token=nope"}, http.StatusForbidden},
+		{"a wrong cookie is forbidden", request{method: "GET", path: "/api/sets", cookie: "nope"}, http.StatusForbidden},
+		{"a wrong bearer token is forbidden", request{method: "GET", path: "/api/sets", header: map[string]string{"Authorization": "Bearer nope"}}, http.StatusForbidden},
+		{"the token as a cookie is admitted", request{method: "GET", path: "/api/sets", cookie: tok}, http.StatusOK},
+		{"the token as a bearer header is admitted", request{method: "GET", path: "/api/sets", header: map[string]string{"Authorization": "Bearer " + tok}}, http.StatusOK},
+		{"another Host header is refused (DNS rebinding)", request{method: "GET", path: "/api/sets", cookie: tok, header: map[string]string{"Host": "evil.example:80"}}, http.StatusForbidden},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ts.do(t, tt.req); got.code != tt.code {
+				t.Errorf("%s %s: status %d, want %d; body %q", tt.req.method, tt.req.path, got.code, tt.code, got.body)
+			}
+		})
+	}
+}
+
+func TestTheTokenInTheURLBecomesAStrictHttpOnlyCookie(t *testing.T) {
+	ts := startTestServer(t, nil)
+	got := ts.do(t, request{method: "GET", path: "/?token=" + ts.guard.token + "#/x"})
+	if got.code != http.StatusSeeOther || got.header.Get("Location") != "/" {
+		t.Fatalf("status %d, Location %q; want 303 to / without the token", got.code, got.header.Get("Location"))
+	}
+	c := got.header.Get("Set-Cookie")
+	for _, want := range []string{ts.guard.cookie + "=" + ts.guard.token, "HttpOnly", "SameSite=Strict", "Path=/"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("Set-Cookie %q lacks %q", c, want)
+		}
+	}
+	page := ts.do(t, request{method: "GET", path: "/", cookie: ts.guard.token})
+	if page.code != http.StatusOK || !strings.Contains(page.body, `content="`+ts.guard.csrf+`"`) {
+		t.Errorf("page status %d without the CSRF token in it:\n%s", page.code, page.body)
+	}
+	if strings.Contains(page.body, ts.guard.token) {
+		t.Error("the page contains the token itself")
+	}
+	if csp := page.header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") {
+		t.Errorf("Content-Security-Policy %q does not keep the page to its own files", csp)
+	}
+}
+
+func TestActionsNeedASameOriginPostWithTheCSRFHeader(t *testing.T) {
+	ts := startTestServer(t, nil)
+	tok := ts.guard.token
+	pause := "/api/sets/statefulsets.apps/default/web/pause"
+	tests := []struct {
+		name string
+		req  request
+		code int
+	}{
+		{"no CSRF header is refused", request{method: "POST", path: pause, cookie: tok, header: map[string]string{"Origin": ts.base}}, http.StatusForbidden},
+		{"a wrong CSRF header is refused", request{method: "POST", path: pause, cookie: tok, header: ts.sameOrigin(map[string]string{csrfHeader: "nope"})}, http.StatusForbidden},
+		{"another origin is refused", request{method: "POST", path: pause, cookie: tok, header: ts.sameOrigin(map[string]string{"Origin": "http://evil.example"})}, http.StatusForbidden},
+		{"a cross-site fetch is refused", request{method: "POST", path: pause, cookie: tok, header: ts.sameOrigin(map[string]string{"Sec-Fetch-Site": "cross-site"})}, http.StatusForbidden},
+		{"the token in the URL does not authorize a POST", request{method: "POST", path: pause + "?token=" + tok, header: ts.sameOrigin(nil)}, http.StatusUnauthorized},
+		{"another method is refused", request{method: "PUT", path: pause, cookie: tok, header: ts.sameOrigin(nil)}, http.StatusForbidden},
+		{"GET does not act", request{method: "GET", path: pause, cookie: tok}, http.StatusMethodNotAllowed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ts.do(t, tt.req); got.code != tt.code {
+				t.Errorf("status %d, want %d; body %q", got.code, tt.code, got.body)
+			}
+		})
+	}
+	if paused(t, ts) {
+		t.Fatal("a refused request paused the set")
+	}
+	t.Run("a same-origin POST with the header pauses the set", func(t *testing.T) {
+		got := ts.do(t, request{method: "POST", path: pause, cookie: tok, header: ts.sameOrigin(nil)})
+		if got.code != http.StatusOK || !strings.Contains(got.body, "statefulset.apps/web paused at partition 3") {
+			t.Errorf("status %d, body %q", got.code, got.body)
+		}
+		if !paused(t, ts) {
+			t.Error("the set is not paused in the API")
+		}
+	})
+}
+
+func TestReadOnlyHidesAndRefusesEveryAction(t *testing.T) {
+	ts := startTestServer(t, func(c *Config) { c.ReadOnly = true })
+	tok := ts.guard.token
+	for _, action := range []string{"pause", "resume", "undo", "restart", "pods/0/delete"} {
+		t.Run(action+" is refused", func(t *testing.T) {
+			got := ts.do(t, request{method: "POST", path: "/api/sets/statefulsets.apps/default/web/" + action, cookie: tok, header: ts.sameOrigin(nil)})
+			if got.code != http.StatusForbidden || !strings.Contains(got.body, "read-only") {
+				t.Errorf("status %d, body %q; want 403 saying read-only", got.code, got.body)
+			}
+		})
+	}
+	if paused(t, ts) {
+		t.Error("a read-only dashboard paused the set")
+	}
+	t.Run("the page and the set offer no action", func(t *testing.T) {
+		page := ts.do(t, request{method: "GET", path: "/", cookie: tok})
+		if !strings.Contains(page.body, `name="ordinal-read-only" content="true"`) {
+			t.Errorf("the page does not say it is read-only:\n%s", page.body)
+		}
+		set := ts.do(t, request{method: "GET", path: "/api/sets/statefulsets.apps/default/web", cookie: tok})
+		if !strings.Contains(set.body, `"actions":{"pause":false,"resume":false,"undo":false,"restart":false,"deletePod":false}`) {
+			t.Errorf("the set offers actions:\n%s", set.body)
+		}
+	})
+}
+
+func TestDeletingAPodIsOnlyForKindsThatOfferIt(t *testing.T) {
+	ts := startTestServer(t, nil)
+	got := ts.do(t, request{method: "POST", path: "/api/sets/statefulsets.apps/default/web/pods/1/delete", cookie: ts.guard.token, header: ts.sameOrigin(nil)})
+	if got.code != http.StatusNotFound || !strings.Contains(got.body, "deleting a chosen pod of statefulsets.apps") {
+		t.Errorf("status %d, body %q; want 404 naming the missing capability", got.code, got.body)
+	}
+	if _, err := ts.api.CoreV1().Pods("default").Get(context.Background(), "web-1", metav1.GetOptions{}); err != nil {
+		t.Errorf("web-1: %v", err)
+	}
+}
+
+func paused(t *testing.T, ts *testServer) bool {
+	t.Helper()
+	set, err := ts.api.AppsV1().StatefulSets("default").Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ok := set.Annotations[view.PausedAnnotation]
+	return ok
+}

@@ -1,0 +1,132 @@
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Server is a running dashboard.
+type Server struct {
+	cfg    Config
+	store  *store
+	hub    *hub
+	guard  *guard
+	ln     net.Listener
+	http   *http.Server
+	cancel context.CancelFunc
+	errc   chan error
+	now    func() time.Time
+}
+
+// Start validates cfg, checks that client's user may read what the pages
+// show, starts the watches and waits for their first list, then listens
+// and serves until Close or ctx ends. A failed start leaves nothing
+// running.
+func Start(ctx context.Context, cfg Config, client kubernetes.Interface) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := preflight(ctx, client, cfg.Namespace); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s, err := start(ctx, cfg, client)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	s.cancel = cancel
+	return s, nil
+}
+
+func start(ctx context.Context, cfg Config, client kubernetes.Interface) (*Server, error) {
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(cfg.Namespace))
+	st, err := newStore(factory, []Kind{NewStatefulSets(client, factory)})
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, store: st, errc: make(chan error, 1), now: time.Now}
+	s.hub = newHub(cfg.Interval, s.renderTopic)
+	if err := s.watch(); err != nil {
+		return nil, err
+	}
+	if err := st.sync(ctx, factory, cfg.SyncTimeout); err != nil {
+		return nil, err
+	}
+	go s.hub.run(ctx)
+	if err := s.listen(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// listen binds the address and serves in the background.
+func (s *Server) listen(ctx context.Context) error {
+	ln, err := net.Listen("tcp", s.cfg.Address)
+	if err != nil {
+		return fmt.Errorf("dashboard: listening on %s: %w", s.cfg.Address, err)
+	}
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	var hosts map[string]bool
+	if isLoopback(host) {
+		hosts = map[string]bool{ln.Addr().String(): true, "localhost:" + port: true, "127.0.0.1:" + port: true, "[::1]:" + port: true}
+	}
+	s.guard, err = newGuard(port, hosts, s.cfg.TLSCertFile != "")
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	s.ln = ln
+	s.http = &http.Server{
+		Handler:           s.guard.wrap(s.routes()),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	go s.serve()
+	return nil
+}
+
+func (s *Server) serve() {
+	var err error
+	if s.cfg.TLSCertFile != "" {
+		err = s.http.ServeTLS(s.ln, s.cfg.TLSCertFile, s.cfg.TLSKeyFile)
+	} else {
+		err = s.http.Serve(s.ln)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		s.errc <- fmt.Errorf("dashboard: %w", err)
+	}
+}
+
+// URL is the address to open, token included: the one line to show the
+// user, and nowhere else.
+func (s *Server) URL() string {
+	scheme := "http"
+	if s.cfg.TLSCertFile != "" {
+		scheme = "https"
+	}
+	return fmt.Sprintf("%s://%s/?token=%s", scheme, s.ln.Addr(), s.guard.token)
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Err reports a failure of the server after it started.
+func (s *Server) Err() <-chan error { return s.errc }
+
+// Close stops the server, in order: the watches and the pushes end (open
+// event streams see their context end and return), then the listener
+// closes and in-flight requests get up to five seconds to finish.
+func (s *Server) Close() error {
+	s.cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return s.http.Shutdown(ctx)
+}

@@ -1,0 +1,122 @@
+package internal_test
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/ordinal-sh/ordinal/"
+
+// rooms are the project's packages by floor: a package may import only
+// packages of its own room or of a lower floor (docs/architecture.md).
+// Rooms on one floor do not import each other.
+var rooms = []struct {
+	prefix string
+	floor  int
+}{
+	{"test/", 7},
+	{"cmd/", 6},
+	{"internal/cli/", 5},
+	{"internal/plane", 4},
+	{"internal/bench", 4},
+	{"internal/controller", 3},
+	{"internal/planner", 2},
+	{"internal/testgen", 2},
+	{"internal/revision", 1},
+	{"internal/invariant", 1},
+	{"internal/faults", 1},
+}
+
+// onlyImportedBy limits who may import a package outside tests: the test
+// helpers and the chaos suite's fault injector never reach a binary's
+// code paths, except that the ordinal binary's root command installs the
+// injector's hidden flags.
+var onlyImportedBy = map[string][]string{
+	"internal/testgen":   nil,
+	"internal/invariant": nil,
+	"internal/faults":    {"internal/cli/root"},
+}
+
+func room(pkg string) (string, int) {
+	for _, r := range rooms {
+		if strings.HasPrefix(pkg, r.prefix) {
+			return r.prefix, r.floor
+		}
+	}
+	return "", 0
+}
+
+// Imports run down the floors only, never up or sideways, so that a low
+// room (the planner, the controller) never drags a high one (the plane,
+// the command line) into a binary that links it.
+func TestImportsRunDownTheFloors(t *testing.T) {
+	statSources(t, "..")
+	out, err := exec.Command("go", "list", "-f", `{{if .GoFiles}}{{.ImportPath}}{{range .Imports}} {{.}}{{end}}{{end}}`, module+"...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 20 {
+		t.Fatalf("go list printed %d packages, expected the project's few dozen", len(lines))
+	}
+	for _, line := range lines {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue // a package of tests only
+		}
+		pkg := strings.TrimPrefix(fields[0], module)
+		from, floor := room(pkg)
+		if floor == 0 {
+			t.Errorf("package %s is in no room; add it to rooms", pkg)
+			continue
+		}
+		for _, imp := range fields[1:] {
+			dep, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				continue
+			}
+			checkImport(t, pkg, from, floor, dep)
+		}
+	}
+}
+
+func checkImport(t *testing.T, pkg, from string, floor int, dep string) {
+	t.Helper()
+	to, depFloor := room(dep)
+	if to != from && depFloor >= floor {
+		t.Errorf("%s (floor %d) imports %s (floor %d): imports must run down the floors", pkg, floor, dep, depFloor)
+	}
+	for limited, allowed := range onlyImportedBy {
+		if strings.HasPrefix(dep, limited) && !strings.HasPrefix(pkg, limited) && !slices.Contains(allowed, pkg) {
+			t.Errorf("%s imports %s, which only %v may import outside tests", pkg, dep, allowed)
+		}
+	}
+}
+
+// statSources stats every Go file under root, so that go test's result
+// cache, which notes the files a test opens or stats, reruns this test when
+// any of them changes: go list reads them in a child process the cache
+// does not see.
+func statSources(t *testing.T, root string) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "bin") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") {
+			_, err = os.Stat(path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

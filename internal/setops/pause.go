@@ -1,0 +1,131 @@
+package setops
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/revision"
+)
+
+// noPartition is the saved value for a set that had no partition.
+const noPartition = "none"
+
+// Pause holds a RollingUpdate set's rollout where it is: the partition is
+// raised to one above the highest ordinal still at an old revision and the
+// partition to restore is saved in view.PausedAnnotation. Pausing twice
+// keeps the first saved value. It returns the sentence to show the user.
+func (t *Target) Pause(ctx context.Context) (string, error) {
+	if t.Set.Spec.UpdateStrategy.Type != appsv1.RollingUpdateStatefulSetStrategyType {
+		return "", fmt.Errorf("cannot pause %s: its update strategy is %s, where pods change only when you delete them; pause works on RollingUpdate sets",
+			t.Ref(), t.Set.Spec.UpdateStrategy.Type)
+	}
+	freeze, err := t.freezePoint(ctx)
+	if err != nil {
+		return "", err
+	}
+	saved, paused := t.Set.Annotations[view.PausedAnnotation]
+	if !paused {
+		saved = savedPartition(t.Set)
+	}
+	if !paused || freeze != planner.Partition(t.Set) {
+		if err := t.patchPause(ctx, &freeze, &saved); err != nil {
+			return "", err
+		}
+	}
+	verb := "paused"
+	if paused {
+		verb = "already paused"
+	}
+	return fmt.Sprintf("%s %s at partition %d (%s); resume restores partition %s", t.Ref(), verb, freeze, held(t.Set, freeze), saved), nil
+}
+
+// freezePoint computes the partition from the live pods and the update
+// revision the controller resolves for the live template.
+func (t *Target) freezePoint(ctx context.Context) (int32, error) {
+	revs, err := t.Revisions(ctx)
+	if err != nil {
+		return 0, err
+	}
+	res, err := revision.Resolve(t.Set, revs)
+	if err != nil {
+		return 0, err
+	}
+	pods, err := t.Pods(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return view.FreezePartition(t.Set, pods, res.Update.Name), nil
+}
+
+// held says in words which ordinals the partition holds back.
+func held(set *appsv1.StatefulSet, p int32) string {
+	n, start := planner.Replicas(set), planner.StartOrdinal(set)
+	switch {
+	case p <= 0:
+		return "no ordinal held"
+	case p >= n:
+		return "every ordinal held"
+	}
+	return fmt.Sprintf("ordinals %d-%d held, %d-%d may update", start, start+p-1, start+p, start+n-1)
+}
+
+func savedPartition(set *appsv1.StatefulSet) string {
+	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
+		return strconv.Itoa(int(*ru.Partition))
+	}
+	return noPartition
+}
+
+// patchPause writes the partition and the saved annotation in one JSON
+// merge patch guarded by the resourceVersion just read, so a concurrent
+// edit makes it fail (Conflict) instead of being overwritten. A nil
+// partition removes the field; a nil saved value removes the annotation.
+func (t *Target) patchPause(ctx context.Context, partition *int32, saved *string) error {
+	body := map[string]any{
+		"metadata": map[string]any{
+			"resourceVersion": t.Set.ResourceVersion,
+			"annotations":     map[string]any{view.PausedAnnotation: saved},
+		},
+		"spec": map[string]any{"updateStrategy": map[string]any{"rollingUpdate": map[string]any{"partition": partition}}},
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	_, err = t.Client.AppsV1().StatefulSets(t.Set.Namespace).Patch(ctx, t.Set.Name, types.MergePatchType, data, metav1.PatchOptions{})
+	if err != nil {
+		return fmt.Errorf("updating %s: %w", t.Ref(), err)
+	}
+	return nil
+}
+
+// Resume restores the partition saved by Pause and removes the
+// annotation; a set that is not paused is left alone.
+func (t *Target) Resume(ctx context.Context) (string, error) {
+	saved, paused := t.Set.Annotations[view.PausedAnnotation]
+	if !paused {
+		return t.Ref() + " is not paused; nothing to resume", nil
+	}
+	var restore *int32
+	if saved != noPartition {
+		n, err := strconv.ParseInt(saved, 10, 32)
+		if err != nil || n < 0 {
+			return "", fmt.Errorf("%s has an invalid %s annotation %q; set spec.updateStrategy.rollingUpdate.partition yourself and remove the annotation",
+				t.Ref(), view.PausedAnnotation, saved)
+		}
+		p := int32(n)
+		restore = &p
+	}
+	if err := t.patchPause(ctx, restore, nil); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s resumed; partition restored to %s", t.Ref(), saved), nil
+}

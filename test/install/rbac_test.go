@@ -1,0 +1,135 @@
+package install
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/ordinal-sh/ordinal/internal/cli/doctor"
+)
+
+// rbacKinds are the kinds that grant or hold permissions.
+var rbacKinds = map[string]bool{"ServiceAccount": true, "ClusterRole": true, "ClusterRoleBinding": true, "Role": true, "RoleBinding": true}
+
+// access is what an RBAC object grants, with labels and comments left out:
+// identity, rules, role reference and subjects.
+type access struct {
+	Kind, Namespace, Name string
+	Rules                 []rbacv1.PolicyRule
+	RoleRef               rbacv1.RoleRef
+	Subjects              []rbacv1.Subject
+}
+
+func accessOf(t *testing.T, manifest string) []access {
+	t.Helper()
+	var out []access
+	for _, o := range objects(t, manifest) {
+		if !rbacKinds[o.GetKind()] {
+			continue
+		}
+		var typed struct {
+			Rules    []rbacv1.PolicyRule `json:"rules"`
+			RoleRef  rbacv1.RoleRef      `json:"roleRef"`
+			Subjects []rbacv1.Subject    `json:"subjects"`
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &typed); err != nil {
+			t.Fatalf("%s %s: %v", o.GetKind(), o.GetName(), err)
+		}
+		out = append(out, access{Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName(),
+			Rules: typed.Rules, RoleRef: typed.RoleRef, Subjects: typed.Subjects})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Kind+"/"+out[i].Namespace+"/"+out[i].Name < out[j].Kind+"/"+out[j].Namespace+"/"+out[j].Name
+	})
+	return out
+}
+
+func find(t *testing.T, all []access, kind, name string) access {
+	t.Helper()
+	for _, a := range all {
+		if a.Kind == kind && a.Name == name {
+			return a
+		}
+	}
+	t.Fatalf("no %s %s among %v", kind, name, all)
+	return access{}
+}
+
+// With the release name "ordinal" in ordinal-system, the chart grants
+// exactly what config/ grants, to the same account under the same names.
+func TestTheChartGrantsExactlyWhatConfigGrants(t *testing.T) {
+	want := accessOf(t, buildConfig(t))
+	got := accessOf(t, releases["default"].mustRender(t))
+	if len(want) != 5 {
+		t.Fatalf("config/ has %d RBAC objects, want a ServiceAccount, a ClusterRole and binding, a Role and binding", len(want))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("RBAC (-config/ +chart):\n%s", diff)
+	}
+}
+
+// Watching one namespace, the chart grants config/'s ClusterRole rules
+// as a Role in that namespace, and nothing cluster-wide.
+func TestTheChartWatchingOneNamespaceGrantsNothingClusterWide(t *testing.T) {
+	config := find(t, accessOf(t, buildConfig(t)), "ClusterRole", "ordinal-statefulset-controller")
+	got := accessOf(t, releases["one-namespace"].mustRender(t))
+	role := find(t, got, "Role", "ordinal-statefulset-controller")
+	if role.Namespace != "apps" {
+		t.Errorf("the controller's Role is in %q, want the watched namespace apps", role.Namespace)
+	}
+	if diff := cmp.Diff(config.Rules, role.Rules); diff != "" {
+		t.Errorf("Role rules (-config/'s ClusterRole +chart):\n%s", diff)
+	}
+	for _, a := range got {
+		if strings.HasPrefix(a.Kind, "Cluster") {
+			t.Errorf("watching one namespace renders %s %s", a.Kind, a.Name)
+		}
+	}
+}
+
+// `ordinal doctor` checks the controller's account for exactly the calls
+// config/'s roles grant.
+func TestTheDoctorChecksExactlyTheCallsConfigGrants(t *testing.T) {
+	all := accessOf(t, buildConfig(t))
+	for _, tc := range []struct {
+		role  access
+		perms []doctor.Permission
+	}{
+		{find(t, all, "ClusterRole", "ordinal-statefulset-controller"), doctor.ControllerPermissions},
+		{find(t, all, "Role", "ordinal-leader-election"), []doctor.Permission{doctor.LeasePermission}},
+	} {
+		var fromDoctor []string
+		for _, p := range tc.perms {
+			for _, v := range p.Verbs {
+				fromDoctor = append(fromDoctor, p.Group+" "+p.Resource+" "+v)
+			}
+		}
+		if diff := cmp.Diff(calls(tc.role.Rules), sorted(fromDoctor)); diff != "" {
+			t.Errorf("%s %s (-config/ +doctor):\n%s", tc.role.Kind, tc.role.Name, diff)
+		}
+	}
+}
+
+// calls expands rules into "group resource verb" lines.
+func calls(rules []rbacv1.PolicyRule) []string {
+	var out []string
+	for _, r := range rules {
+		for _, g := range r.APIGroups {
+			for _, res := range r.Resources {
+				for _, v := range r.Verbs {
+					out = append(out, g+" "+res+" "+v)
+				}
+			}
+		}
+	}
+	return sorted(out)
+}
+
+func sorted(s []string) []string {
+	sort.Strings(s)
+	return s
+}
