@@ -27,7 +27,9 @@ const DefaultProgressDeadline = 600
 // block, since an extended set is never updated as a gate-off apps/v1 set.
 func View(s *v1alpha1.StatefulSet) *appsv1.StatefulSet {
 	v := &appsv1.StatefulSet{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "StatefulSet"},
+		// The view's type is the extended kind's, so that events recorded
+		// on it and owner references made from it name the extended set.
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: v1alpha1.Kind.Kind},
 		ObjectMeta: *s.ObjectMeta.DeepCopy(),
 		Spec: appsv1.StatefulSetSpec{
 			Replicas:             ptr.To(ptr.Deref(s.Spec.Replicas, 1)),

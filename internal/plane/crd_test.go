@@ -35,7 +35,7 @@ func TestThePlaneServesTheExtendedStatefulSetOnceStarted(t *testing.T) {
 	if !established(got) {
 		t.Errorf("the CRD is not Established: %+v", got.Status.Conditions)
 	}
-	kubectl := kubectlOrSkip(t)
+	kubectl := planetest.KubectlOrSkip(t)
 	out, err := exec.Command(kubectl, "--kubeconfig", planetest.Plane().KubeconfigPath(), "get", "osts", "-A").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "No resources found") {
 		t.Errorf("kubectl get osts -A: %v\n%s", err, out)

@@ -287,8 +287,12 @@ func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("StatefulSet controller client: %w", err)
 	}
+	opts := ctrl.Options(limiter.Busy)
+	if opts.Extended, err = controller.ExtendedClient(cfg); err != nil {
+		return err
+	}
 	run := func(ctx context.Context) error {
-		return controller.Run(ctx, client, ctrl.Options(limiter.Busy))
+		return controller.Run(ctx, client, opts)
 	}
 	p.goClient("ordinal StatefulSet controller", run, ctx)
 	return nil

@@ -51,40 +51,52 @@ func Classify(pod *corev1.Pod, minReadySeconds int32, now time.Time, deadline ti
 // containerFailure fills f from the first container that is stuck or
 // crash-looping, init containers first.
 func containerFailure(pod *corev1.Pod, f *PodFailure) bool {
-	statuses := append(append([]corev1.ContainerStatus(nil), pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...)
-	for _, cs := range statuses {
-		w := cs.State.Waiting
-		if w == nil || w.Reason == "" {
-			continue
-		}
-		switch {
-		case permanentWaiting[w.Reason]:
-			f.Reason, f.Permanent = w.Reason, true
-		case w.Reason == "CrashLoopBackOff":
-			f.Reason, f.Permanent = w.Reason, cs.RestartCount >= CrashLoopRestarts
-		case w.Reason == "ErrImagePull":
-			f.Reason = w.Reason
-		default:
-			continue
-		}
-		f.Message = fmt.Sprintf("container %s: %s", cs.Name, w.Reason)
-		if w.Message != "" {
-			f.Message += ": " + w.Message
-		}
-		if f.Reason == "CrashLoopBackOff" {
-			f.Message += fmt.Sprintf(" (%d restarts)", cs.RestartCount)
-		}
-		return true
+	cs := troubledContainer(pod)
+	if cs == nil {
+		return false
 	}
-	return false
+	w := cs.State.Waiting
+	f.Reason = w.Reason
+	f.Permanent = permanentWaiting[w.Reason] || (w.Reason == "CrashLoopBackOff" && cs.RestartCount >= CrashLoopRestarts)
+	f.Message = fmt.Sprintf("container %s: %s", cs.Name, w.Reason)
+	if w.Message != "" {
+		f.Message += ": " + w.Message
+	}
+	if w.Reason == "CrashLoopBackOff" {
+		f.Message += fmt.Sprintf(" (%d restarts)", cs.RestartCount)
+	}
+	return true
+}
+
+// troubledContainer is the status of the first container, init containers
+// first, that waits for a reason Classify knows: stuck on its image or
+// configuration, or crash-looping.
+func troubledContainer(pod *corev1.Pod) *corev1.ContainerStatus {
+	for _, list := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
+		for i := range list {
+			if w := list[i].State.Waiting; w != nil && (permanentWaiting[w.Reason] || w.Reason == "CrashLoopBackOff" || w.Reason == "ErrImagePull") {
+				return &list[i]
+			}
+		}
+	}
+	return nil
+}
+
+// unschedulableCondition is the pod's PodScheduled condition when it says
+// the scheduler found no node.
+func unschedulableCondition(pod *corev1.Pod) *corev1.PodCondition {
+	for i, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
 }
 
 func unschedulable(pod *corev1.Pod, f *PodFailure) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-			f.Reason, f.Message = "Unschedulable", c.Message
-			return true
-		}
+	if c := unschedulableCondition(pod); c != nil {
+		f.Reason, f.Message = "Unschedulable", c.Message
+		return true
 	}
 	return false
 }
@@ -93,10 +105,8 @@ func failedMessage(pod *corev1.Pod) string {
 	if pod.Status.Message != "" {
 		return pod.Status.Message
 	}
-	for _, cs := range pod.Status.ContainerStatuses {
-		if t := cs.State.Terminated; t != nil && t.ExitCode != 0 {
-			return fmt.Sprintf("container %s exited with code %d", cs.Name, t.ExitCode)
-		}
+	if pod.Status.Reason != "" {
+		return pod.Status.Reason
 	}
 	return "the pod failed"
 }

@@ -82,8 +82,10 @@ func (p *planner) trackProgress(x *ExtendedStatus, st appsv1.StatefulSetStatus, 
 	}
 }
 
-// blockedBy classifies the pods the rollout waits on and the pods at the
-// update revision that are not Available, in ordinal order.
+// blockedBy lists, in ordinal order, the pods the rollout waits on or that
+// run the update revision and are not Available, which are stuck: failing
+// permanently (at once), or in their state for longer than the progress
+// deadline. Pods merely starting are not listed.
 func (p *planner) blockedBy() []PodFailure {
 	waited := map[string]bool{}
 	for _, w := range p.plan.Waits {
@@ -94,7 +96,8 @@ func (p *planner) blockedBy() []PodFailure {
 		if s.placeholder || !(waited[s.pod.Name] || podRevision(s.pod) == p.update) {
 			continue
 		}
-		if f := Classify(s.pod, p.set.Spec.MinReadySeconds, p.in.Now, p.ext.ProgressDeadline); f != nil {
+		f := Classify(s.pod, p.set.Spec.MinReadySeconds, p.in.Now, p.ext.ProgressDeadline)
+		if f != nil && (f.Permanent || p.in.Now.Sub(f.Since) >= p.ext.ProgressDeadline) {
 			f.Ordinal = s.ordinal
 			out = append(out, *f)
 		}

@@ -1,0 +1,190 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
+)
+
+// extended is the tests' client of the extended kind.
+func extended(t *testing.T) *ostsclient.Client {
+	t.Helper()
+	c, err := ostsclient.NewForConfig(restConfig(200, 400))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// asExtended turns an apps/v1 set into the extended kind: the same JSON
+// under another apiVersion, as a user changes a manifest.
+func asExtended(t *testing.T, set *appsv1.StatefulSet, change ...func(*v1alpha1.StatefulSet)) *v1alpha1.StatefulSet {
+	t.Helper()
+	data, err := json.Marshal(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := &v1alpha1.StatefulSet{}
+	if err := json.Unmarshal(data, ext); err != nil {
+		t.Fatal(err)
+	}
+	ext.APIVersion, ext.Kind = v1alpha1.SchemeGroupVersion.String(), v1alpha1.Kind.Kind
+	for _, c := range change {
+		c(ext)
+	}
+	return ext
+}
+
+func createExtended(t *testing.T, set *v1alpha1.StatefulSet) *v1alpha1.StatefulSet {
+	t.Helper()
+	created, err := extended(t).StatefulSets(set.Namespace).Create(context.Background(), set, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating extended set %s: %v", set.Name, err)
+	}
+	return created
+}
+
+func getExtended(t *testing.T, ns string) *v1alpha1.StatefulSet {
+	t.Helper()
+	set, err := extended(t).StatefulSets(ns).Get(context.Background(), setName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("getting extended set: %v", err)
+	}
+	return set
+}
+
+// patchExtended applies a JSON merge patch to the extended set.
+func patchExtended(t *testing.T, ns, patch string) {
+	t.Helper()
+	if _, err := extended(t).StatefulSets(ns).Patch(context.Background(), setName, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("patching extended set with %s: %v", patch, err)
+	}
+}
+
+func waitExtended(t *testing.T, ns string, timeout time.Duration, what string, check func(*v1alpha1.StatefulSet) error) *v1alpha1.StatefulSet {
+	t.Helper()
+	var got *v1alpha1.StatefulSet
+	waitFor(t, timeout, what, func() (bool, error) {
+		set, err := extended(t).StatefulSets(ns).Get(context.Background(), setName, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if err := check(set); err != nil {
+			return false, fmt.Errorf("%w; status %+v; pods %s", err, set.Status, describePods(listPods(t, ns)))
+		}
+		got = set
+		return true, nil
+	})
+	return got
+}
+
+// extendedSettled accepts a set whose wanted pods all run the update
+// revision, Ready and Available, with its rollout complete.
+func extendedSettled(set *v1alpha1.StatefulSet) error {
+	st, want := set.Status, *set.Spec.Replicas
+	switch {
+	case st.ObservedGeneration < set.Generation:
+		return fmt.Errorf("generation %d not observed", set.Generation)
+	case st.Replicas != want || st.ReadyReplicas != want || st.UpdatedReplicas != want || st.AvailableReplicas != want:
+		return fmt.Errorf("want %d replicas ready, available and updated", want)
+	case st.CurrentRevision != st.UpdateRevision:
+		return fmt.Errorf("currentRevision %s != updateRevision %s", st.CurrentRevision, st.UpdateRevision)
+	}
+	return nil
+}
+
+func condition(set *v1alpha1.StatefulSet, typ string) metav1.Condition {
+	if c := meta.FindStatusCondition(set.Status.Conditions, typ); c != nil {
+		return *c
+	}
+	return metav1.Condition{}
+}
+
+// An extended set runs the pods, claims and revisions an apps/v1 set of the
+// same manifest would, owned by it, and reports conditions.
+func TestAnExtendedSetRunsLikeItsAppsV1Twin(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	startOrdinal(t, ns)
+	apps := webSet(ns, replicas(3), withClaims())
+	want := firstRevisionName(t, apps)
+	createExtended(t, asExtended(t, apps))
+	set := waitExtended(t, ns, time.Minute, "3 ready replicas", extendedSettled)
+	if set.Status.UpdateRevision != want {
+		t.Errorf("update revision %s, want %s, the apps/v1 set's for the same manifest", set.Status.UpdateRevision, want)
+	}
+	for _, p := range listPods(t, ns) {
+		ref := metav1.GetControllerOf(&p)
+		if ref == nil || ref.APIVersion != v1alpha1.SchemeGroupVersion.String() || ref.UID != set.UID || podRev(&p) != want {
+			t.Errorf("pod %s: owner %+v, revision %s", p.Name, ref, podRev(&p))
+		}
+	}
+	for typ, status := range map[string]metav1.ConditionStatus{v1alpha1.ConditionAvailable: metav1.ConditionTrue, v1alpha1.ConditionProgressing: metav1.ConditionTrue} {
+		if c := condition(set, typ); c.Status != status {
+			t.Errorf("condition %s is %q (%s), want %s", typ, c.Status, c.Message, status)
+		}
+	}
+	if set.Status.LabelSelector != "app=nginx" || set.Status.LastCompletedRevision != want {
+		t.Errorf("labelSelector %q, lastCompletedRevision %q", set.Status.LabelSelector, set.Status.LastCompletedRevision)
+	}
+}
+
+// A template whose pods crash-loop, with onFailure Rollback: the rollout
+// fails at the first broken pod, the set's template goes back to the last
+// completed revision, and self-healing replaces the broken pod — no human.
+func TestABrokenRolloutRollsItselfBack(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	startOrdinal(t, ns)
+	rec := recordPods(t, ns)
+	createExtended(t, asExtended(t, webSet(ns, replicas(3)), func(s *v1alpha1.StatefulSet) {
+		s.Spec.UpdateStrategy.RollingUpdate = &v1alpha1.RollingUpdateStatefulSetStrategy{OnFailure: v1alpha1.FailureRollback}
+	}))
+	good := waitExtended(t, ns, time.Minute, "3 ready replicas", extendedSettled).Status.UpdateRevision
+	broke := time.Now()
+	patchExtended(t, ns, `{"spec":{"template":{"metadata":{"annotations":{"`+behaviorKey+`":"crash-loop"}}}}}`)
+	set := waitExtended(t, ns, 2*time.Minute, "the rollback to "+good, func(s *v1alpha1.StatefulSet) error {
+		if s.Status.Rollback == nil || s.Status.Rollback.To != good {
+			return fmt.Errorf("no rollback to %s recorded", good)
+		}
+		if err := extendedSettled(s); err != nil {
+			return err
+		}
+		if s.Status.UpdateRevision != good {
+			return fmt.Errorf("update revision %s, want %s", s.Status.UpdateRevision, good)
+		}
+		return nil
+	})
+	t.Logf("from the broken template to all pods Ready at %s again: %s", good, time.Since(broke).Round(100*time.Millisecond))
+	if _, ok := set.Spec.Template.Annotations[behaviorKey]; ok {
+		t.Errorf("the template still has the broken annotation: %v", set.Spec.Template.Annotations)
+	}
+	hasEvent(t, ns, "RolledBack", "rolling back to "+good)
+	// Only web-2 ever moved: the rollout stopped at the first broken pod,
+	// and self-healing replaced it; web-0 and web-1 kept running.
+	var moved []string
+	for _, e := range rec.Events(evAdded, evDeleted) {
+		if e.Name != "web-2" && e.Type == evDeleted {
+			t.Errorf("%s was deleted: %s", e.Name, e)
+		}
+		if e.Name == "web-2" {
+			moved = append(moved, e.String())
+		}
+	}
+	bad := set.Status.Rollback.From
+	want := []string{"ADDED web-2@" + good, "DELETED web-2@" + good, "ADDED web-2@" + bad, "DELETED web-2@" + bad, "ADDED web-2@" + good}
+	if !slices.Equal(moved, want) {
+		t.Errorf("web-2's history %v, want %v", moved, want)
+	}
+}
