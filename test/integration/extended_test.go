@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -186,5 +187,131 @@ func TestABrokenRolloutRollsItselfBack(t *testing.T) {
 	want := []string{"ADDED web-2@" + good, "DELETED web-2@" + good, "ADDED web-2@" + bad, "DELETED web-2@" + bad, "ADDED web-2@" + good}
 	if !slices.Equal(moved, want) {
 		t.Errorf("web-2's history %v, want %v", moved, want)
+	}
+}
+
+// Paused holds the pods where they are: a template change replaces no pod,
+// a scale-up still works (the new pod at the current revision), and
+// resuming lets the rollout go on.
+func TestAPausedExtendedSetHoldsItsPodsAndStillScales(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	startOrdinal(t, ns)
+	rec := recordPods(t, ns)
+	createExtended(t, asExtended(t, webSet(ns, replicas(2)), func(s *v1alpha1.StatefulSet) {
+		s.Spec.UpdateStrategy.RollingUpdate = &v1alpha1.RollingUpdateStatefulSetStrategy{Paused: true}
+	}))
+	rev1 := waitExtended(t, ns, time.Minute, "2 ready replicas", extendedSettled).Status.UpdateRevision
+	mark := rec.Mark()
+	patchExtended(t, ns, `{"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"nginx","image":"`+imageNew+`"}]}}}}`)
+	set := waitExtended(t, ns, time.Minute, "3 ready replicas, none updated", func(s *v1alpha1.StatefulSet) error {
+		st := s.Status
+		if st.ObservedGeneration < s.Generation || st.ReadyReplicas != 3 || st.UpdatedReplicas != 0 || st.UpdateRevision == rev1 {
+			return fmt.Errorf("not yet")
+		}
+		return nil
+	})
+	if c := condition(set, v1alpha1.ConditionProgressing); c.Reason != "RolloutPaused" {
+		t.Errorf("Progressing reason %q, want RolloutPaused", c.Reason)
+	}
+	consistently(t, 3*time.Second, "no pod is replaced while paused", func() error {
+		for _, e := range rec.Since(mark, evDeleted) {
+			return fmt.Errorf("%s deleted while paused", e)
+		}
+		return nil
+	})
+	if p, _ := getPod(t, ns, "web-2"); p == nil || podRev(p) != rev1 {
+		t.Errorf("the scaled-up web-2 is not at the current revision %s", rev1)
+	}
+	patchExtended(t, ns, `{"spec":{"updateStrategy":{"rollingUpdate":{"paused":false}}}}`)
+	waitExtended(t, ns, time.Minute, "the resumed rollout", func(s *v1alpha1.StatefulSet) error {
+		if s.Status.UpdateRevision == rev1 {
+			return fmt.Errorf("no new revision")
+		}
+		return extendedSettled(s)
+	})
+}
+
+// Recreate deletes every old pod and creates the new ones only once all are
+// gone: two revisions never run side by side.
+func TestRecreateNeverRunsTwoRevisions(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	startOrdinal(t, ns)
+	rec := recordPods(t, ns)
+	createExtended(t, asExtended(t, webSet(ns, replicas(3), parallel()), func(s *v1alpha1.StatefulSet) {
+		s.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RecreateStatefulSetStrategyType}
+	}))
+	rev1 := waitExtended(t, ns, time.Minute, "3 ready replicas", extendedSettled).Status.UpdateRevision
+	mark := rec.Mark()
+	patchExtended(t, ns, `{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"`+imageNew+`"}]}}}}`)
+	waitExtended(t, ns, time.Minute, "the recreated set", func(s *v1alpha1.StatefulSet) error {
+		if s.Status.UpdateRevision == rev1 {
+			return fmt.Errorf("no new revision")
+		}
+		return extendedSettled(s)
+	})
+	// Replaying the pod events: a pod of the new revision is added only
+	// when no pod of the old one is left.
+	old := 3
+	for _, e := range rec.Since(mark, evAdded, evDeleted) {
+		switch {
+		case e.Type == evDeleted && e.Rev == rev1:
+			old--
+		case e.Type == evAdded && e.Rev != rev1 && old > 0:
+			t.Errorf("%s added while %d pods of %s were left", e, old, rev1)
+		}
+	}
+}
+
+// Upstream #67250 on the extended kind, with the default failure policy
+// (Report): a rollout stuck on a pod that never becomes Ready reports it,
+// and reverting the template heals by itself, where apps/v1 needs someone
+// to delete the stuck pod.
+func TestReportingAndSelfHealingOfAStuckRollout(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	startOrdinal(t, ns)
+	createExtended(t, asExtended(t, webSet(ns, replicas(3)), func(s *v1alpha1.StatefulSet) {
+		s.Spec.ProgressDeadlineSeconds = ptr(int32(3))
+	}))
+	good := waitExtended(t, ns, time.Minute, "3 ready replicas", extendedSettled).Status.UpdateRevision
+	patchExtended(t, ns, `{"spec":{"template":{"metadata":{"annotations":{"`+behaviorKey+`":"never-ready"}}}}}`)
+	set := waitExtended(t, ns, time.Minute, "the progress deadline to pass", func(s *v1alpha1.StatefulSet) error {
+		if c := condition(s, v1alpha1.ConditionProgressing); c.Status != metav1.ConditionFalse || c.Reason != "ProgressDeadlineExceeded" {
+			return fmt.Errorf("Progressing %s/%s", c.Status, c.Reason)
+		}
+		return nil
+	})
+	if len(set.Status.BlockedBy) != 1 || set.Status.BlockedBy[0].Pod != "web-2" || set.Status.BlockedBy[0].Reason != "NeverReady" {
+		t.Errorf("blockedBy %+v, want web-2 NeverReady", set.Status.BlockedBy)
+	}
+	if set.Spec.UpdateStrategy.RollingUpdate != nil && set.Spec.UpdateStrategy.RollingUpdate.Paused {
+		t.Error("Report paused the set")
+	}
+	// The user reverts the template; web-2, at the broken revision and not
+	// Ready, is replaced without anyone deleting it.
+	patchExtended(t, ns, `{"spec":{"template":{"metadata":{"annotations":null}}}}`)
+	waitExtended(t, ns, time.Minute, "the set healed at "+good, func(s *v1alpha1.StatefulSet) error {
+		if s.Status.UpdateRevision != good {
+			return fmt.Errorf("update revision %s", s.Status.UpdateRevision)
+		}
+		return extendedSettled(s)
+	})
+}
+
+// kubectl works on the extended kind: wait for a condition, scale through
+// the scale subresource.
+func TestKubectlWaitAndScaleOnAnExtendedSet(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	startOrdinal(t, ns)
+	createExtended(t, asExtended(t, webSet(ns, replicas(2))))
+	kubectl(t, ns, "wait", "--for=condition=Available", "osts/web", "--timeout=60s")
+	kubectl(t, ns, "scale", "osts/web", "--replicas=4")
+	waitExtended(t, ns, time.Minute, "4 ready replicas", extendedSettled)
+	out := kubectl(t, ns, "get", "osts", "web")
+	if !strings.Contains(out, "RolloutComplete") {
+		t.Errorf("kubectl get osts shows no Progressing reason:\n%s", out)
 	}
 }
