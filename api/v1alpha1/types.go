@@ -100,10 +100,11 @@ type StatefulSetSpec struct {
 	PodManagementPolicy appsv1.PodManagementPolicyType `json:"podManagementPolicy,omitempty"`
 
 	// UpdateStrategy says how the set's pods are moved to a new template.
+	// Defaults to type RollingUpdate with the rollingUpdate defaults.
 	//
-	// +kubebuilder:default={type: RollingUpdate}
+	// +kubebuilder:default={type: RollingUpdate, rollingUpdate: {}}
 	// +optional
-	UpdateStrategy StatefulSetUpdateStrategy `json:"updateStrategy,omitempty"`
+	UpdateStrategy StatefulSetUpdateStrategy `json:"updateStrategy,omitzero"`
 
 	// RevisionHistoryLimit is how many old ControllerRevisions are kept.
 	// Defaults to 10.
