@@ -23,8 +23,8 @@ import (
 // +kubebuilder:printcolumn:name="Update Revision",type=string,JSONPath=`.status.updateRevision`,priority=1
 // +kubebuilder:printcolumn:name="Progressing",type=string,JSONPath=`.status.conditions[?(@.type=="Progressing")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 63",message="metadata.name must be a DNS label: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit"
-// +kubebuilder:validation:XValidation:rule="self.spec.podManagementPolicy == oldSelf.spec.podManagementPolicy || !has(self.status) || !has(self.status.updateRevision) || (has(self.status.currentRevision) && self.status.currentRevision == self.status.updateRevision && (has(self.status.updatedReplicas) ? self.status.updatedReplicas : 0) == self.status.replicas)",message="spec.podManagementPolicy may change only when no rollout is in progress (status.currentRevision equals status.updateRevision and every pod is updated)"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 63",message="metadata.name must be a DNS label: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit",fieldPath=`.metadata`
+// +kubebuilder:validation:XValidation:rule="self.spec.podManagementPolicy == oldSelf.spec.podManagementPolicy || !has(self.status) || !has(self.status.updateRevision) || (has(self.status.currentRevision) && self.status.currentRevision == self.status.updateRevision && (has(self.status.updatedReplicas) ? self.status.updatedReplicas : 0) == self.status.replicas)",message="spec.podManagementPolicy may change only when no rollout is in progress (status.currentRevision equals status.updateRevision and every pod is updated)",fieldPath=`.spec.podManagementPolicy`
 type StatefulSet struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -47,16 +47,16 @@ type StatefulSetList struct {
 // StatefulSetSpec is apps/v1's StatefulSetSpec, field for field, plus
 // progressDeadlineSeconds and the rollout fields of updateStrategy.
 //
-// +kubebuilder:validation:XValidation:rule="self.selector == oldSelf.selector",message="spec.selector is immutable"
-// +kubebuilder:validation:XValidation:rule=`(has(self.serviceName) ? self.serviceName : "") == (has(oldSelf.serviceName) ? oldSelf.serviceName : "")`,message="spec.serviceName is immutable"
-// +kubebuilder:validation:XValidation:rule="(has(self.volumeClaimTemplates) ? self.volumeClaimTemplates : []) == (has(oldSelf.volumeClaimTemplates) ? oldSelf.volumeClaimTemplates : [])",message="spec.volumeClaimTemplates is immutable"
-// +kubebuilder:validation:XValidation:rule="(has(self.selector.matchLabels) && size(self.selector.matchLabels) > 0) || (has(self.selector.matchExpressions) && size(self.selector.matchExpressions) > 0)",message="spec.selector must not be empty"
-// +kubebuilder:validation:XValidation:rule="!has(self.selector.matchLabels) || self.selector.matchLabels.all(k, has(self.template.metadata) && has(self.template.metadata.labels) && k in self.template.metadata.labels && self.template.metadata.labels[k] == self.selector.matchLabels[k])",message="spec.selector.matchLabels must match spec.template.metadata.labels"
-// +kubebuilder:validation:XValidation:rule="!has(self.selector.matchExpressions) || self.selector.matchExpressions.all(e, e.operator == 'In' ? (has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels && has(e.values) && self.template.metadata.labels[e.key] in e.values) : e.operator == 'NotIn' ? (!has(self.template.metadata) || !has(self.template.metadata.labels) || !(e.key in self.template.metadata.labels) || !has(e.values) || !(self.template.metadata.labels[e.key] in e.values)) : e.operator == 'Exists' ? (has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) : (!has(self.template.metadata) || !has(self.template.metadata.labels) || !(e.key in self.template.metadata.labels)))",message="spec.selector.matchExpressions must match spec.template.metadata.labels"
-// +kubebuilder:validation:XValidation:rule="has(self.template.spec) && size(self.template.spec.containers) > 0",message="spec.template.spec.containers must list at least one container"
-// +kubebuilder:validation:XValidation:rule="!has(self.template.spec) || !has(self.template.spec.restartPolicy) || self.template.spec.restartPolicy == 'Always'",message="spec.template.spec.restartPolicy must be Always"
-// +kubebuilder:validation:XValidation:rule="!has(self.template.spec) || !has(self.template.spec.activeDeadlineSeconds)",message="spec.template.spec.activeDeadlineSeconds is not supported in a StatefulSet"
-// +kubebuilder:validation:XValidation:rule="!has(self.progressDeadlineSeconds) || !has(self.minReadySeconds) || self.progressDeadlineSeconds > self.minReadySeconds",message="spec.progressDeadlineSeconds must be greater than spec.minReadySeconds"
+// +kubebuilder:validation:XValidation:rule="self.selector == oldSelf.selector",message="spec.selector is immutable",fieldPath=`.selector`
+// +kubebuilder:validation:XValidation:rule=`(has(self.serviceName) ? self.serviceName : "") == (has(oldSelf.serviceName) ? oldSelf.serviceName : "")`,message="spec.serviceName is immutable",fieldPath=`.serviceName`
+// +kubebuilder:validation:XValidation:rule="(has(self.volumeClaimTemplates) ? self.volumeClaimTemplates : []) == (has(oldSelf.volumeClaimTemplates) ? oldSelf.volumeClaimTemplates : [])",message="spec.volumeClaimTemplates is immutable",fieldPath=`.volumeClaimTemplates`
+// +kubebuilder:validation:XValidation:rule="(has(self.selector.matchLabels) && size(self.selector.matchLabels) > 0) || (has(self.selector.matchExpressions) && size(self.selector.matchExpressions) > 0)",message="spec.selector must not be empty",fieldPath=`.selector`
+// +kubebuilder:validation:XValidation:rule="!has(self.selector.matchLabels) || self.selector.matchLabels.all(k, has(self.template.metadata) && has(self.template.metadata.labels) && k in self.template.metadata.labels && self.template.metadata.labels[k] == self.selector.matchLabels[k])",message="spec.selector.matchLabels must match spec.template.metadata.labels",fieldPath=`.selector.matchLabels`
+// +kubebuilder:validation:XValidation:rule="!has(self.selector.matchExpressions) || self.selector.matchExpressions.all(e, e.operator == 'In' ? (has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels && has(e.values) && self.template.metadata.labels[e.key] in e.values) : e.operator == 'NotIn' ? (!has(self.template.metadata) || !has(self.template.metadata.labels) || !(e.key in self.template.metadata.labels) || !has(e.values) || !(self.template.metadata.labels[e.key] in e.values)) : e.operator == 'Exists' ? (has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) : (!has(self.template.metadata) || !has(self.template.metadata.labels) || !(e.key in self.template.metadata.labels)))",message="spec.selector.matchExpressions must match spec.template.metadata.labels",fieldPath=`.selector.matchExpressions`
+// +kubebuilder:validation:XValidation:rule="has(self.template.spec) && size(self.template.spec.containers) > 0",message="spec.template.spec.containers must list at least one container",fieldPath=`.template.spec.containers`
+// +kubebuilder:validation:XValidation:rule="!has(self.template.spec) || !has(self.template.spec.restartPolicy) || self.template.spec.restartPolicy == 'Always'",message="spec.template.spec.restartPolicy must be Always",fieldPath=`.template.spec.restartPolicy`
+// +kubebuilder:validation:XValidation:rule="!has(self.template.spec) || !has(self.template.spec.activeDeadlineSeconds)",message="spec.template.spec.activeDeadlineSeconds is not supported in a StatefulSet",fieldPath=`.template.spec.activeDeadlineSeconds`
+// +kubebuilder:validation:XValidation:rule="!has(self.progressDeadlineSeconds) || !has(self.minReadySeconds) || self.progressDeadlineSeconds > self.minReadySeconds",message="spec.progressDeadlineSeconds must be greater than spec.minReadySeconds",fieldPath=`.progressDeadlineSeconds`
 type StatefulSetSpec struct {
 	// Replicas is the number of pods wanted. Defaults to 1.
 	//
@@ -100,10 +100,11 @@ type StatefulSetSpec struct {
 	PodManagementPolicy appsv1.PodManagementPolicyType `json:"podManagementPolicy,omitempty"`
 
 	// UpdateStrategy says how the set's pods are moved to a new template.
+	// Defaults to type RollingUpdate with the rollingUpdate defaults.
 	//
-	// +kubebuilder:default={type: RollingUpdate}
+	// +kubebuilder:default={type: RollingUpdate, rollingUpdate: {}}
 	// +optional
-	UpdateStrategy StatefulSetUpdateStrategy `json:"updateStrategy,omitempty"`
+	UpdateStrategy StatefulSetUpdateStrategy `json:"updateStrategy,omitzero"`
 
 	// RevisionHistoryLimit is how many old ControllerRevisions are kept.
 	// Defaults to 10.
@@ -197,7 +198,7 @@ const (
 // StatefulSetUpdateStrategy is apps/v1's update strategy with Recreate as
 // a third type.
 //
-// +kubebuilder:validation:XValidation:rule="!has(self.rollingUpdate) || !has(self.type) || self.type == 'RollingUpdate'",message="spec.updateStrategy.rollingUpdate is allowed only with type RollingUpdate"
+// +kubebuilder:validation:XValidation:rule="!has(self.rollingUpdate) || !has(self.type) || self.type == 'RollingUpdate'",message="spec.updateStrategy.rollingUpdate is allowed only with type RollingUpdate",fieldPath=`.rollingUpdate`
 type StatefulSetUpdateStrategy struct {
 	// Type is RollingUpdate (the default), OnDelete or Recreate.
 	//

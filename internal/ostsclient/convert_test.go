@@ -7,6 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // quantities compare by value: a parsed Quantity caches its string.
@@ -68,5 +70,20 @@ func TestAnObjectThatDoesNotConvertIsAnErrorNamingIt(t *testing.T) {
 	_, err := FromUnstructured(u)
 	if err == nil || !strings.HasPrefix(err.Error(), "converting StatefulSet ns/web: ") {
 		t.Errorf("got error %v, want one naming StatefulSet ns/web", err)
+	}
+}
+
+// A set built in Go with no update strategy must send none, not an empty
+// one: the API server then defaults the rollingUpdate block as apps/v1 does
+// for the same Go object (an empty strategy would get a type and no block).
+func TestAZeroUpdateStrategyIsLeftOutForTheServerToDefault(t *testing.T) {
+	set := fullSet("ns", "web")
+	set.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{}
+	u, err := ToUnstructured(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, found, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "updateStrategy"); found {
+		t.Errorf("spec.updateStrategy sent as %#v, want it left out", got)
 	}
 }

@@ -53,9 +53,10 @@ func establishOnWrite(client *fake.Clientset, conds ...apiextensionsv1.CustomRes
 	}
 }
 
-func TestEnsureCreatesAMissingCRDAndWaitsForEstablished(t *testing.T) {
-	client := fake.NewSimpleClientset()
-	establishOnWrite(client, established)
+// ensureV1 ensures widgets v1 and returns the stored CRD, whose spec must
+// be v1's.
+func ensureV1(t *testing.T, client *fake.Clientset) *apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
 	if err := Ensure(context.Background(), client, widgets("v1"), 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -64,8 +65,15 @@ func TestEnsureCreatesAMissingCRDAndWaitsForEstablished(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(widgets("v1").Spec, got.Spec); diff != "" {
-		t.Errorf("created spec (-want +got):\n%s", diff)
+		t.Errorf("stored spec (-want +got):\n%s", diff)
 	}
+	return got
+}
+
+func TestEnsureCreatesAMissingCRDAndWaitsForEstablished(t *testing.T) {
+	client := fake.NewSimpleClientset()
+	establishOnWrite(client, established)
+	ensureV1(t, client)
 }
 
 func TestEnsureUpdatesAnOldCRDAndKeepsOthersAnnotations(t *testing.T) {
@@ -74,16 +82,7 @@ func TestEnsureUpdatesAnOldCRDAndKeepsOthersAnnotations(t *testing.T) {
 	old.ResourceVersion = "7"
 	client := fake.NewSimpleClientset(old)
 	establishOnWrite(client, established)
-	if err := Ensure(context.Background(), client, widgets("v1"), 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	got, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(context.Background(), "widgets.example.com", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(widgets("v1").Spec, got.Spec); diff != "" {
-		t.Errorf("updated spec (-want +got):\n%s", diff)
-	}
+	got := ensureV1(t, client)
 	want := map[string]string{"generator": "v1", "kubectl.kubernetes.io/last-applied-configuration": "{}"}
 	if diff := cmp.Diff(want, got.Annotations); diff != "" {
 		t.Errorf("annotations (-want +got):\n%s", diff)
