@@ -2,7 +2,6 @@ package integration
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,32 +14,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
-	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 )
 
-// extended is the tests' client of the extended kind.
-func extended(t *testing.T) *ostsclient.Client {
-	t.Helper()
-	c, err := ostsclient.NewForConfig(restConfig(200, 400))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// asExtended turns an apps/v1 set into the extended kind: the same JSON
-// under another apiVersion, as a user changes a manifest.
+// asExtended turns an apps/v1 set into the extended kind, as a user
+// changes a manifest's apiVersion, and applies the kind's own changes.
 func asExtended(t *testing.T, set *appsv1.StatefulSet, change ...func(*v1alpha1.StatefulSet)) *v1alpha1.StatefulSet {
 	t.Helper()
-	data, err := json.Marshal(set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ext := &v1alpha1.StatefulSet{}
-	if err := json.Unmarshal(data, ext); err != nil {
-		t.Fatal(err)
-	}
-	ext.APIVersion, ext.Kind = v1alpha1.SchemeGroupVersion.String(), v1alpha1.Kind.Kind
+	ext := extended(t, set)
 	for _, c := range change {
 		c(ext)
 	}
@@ -49,7 +29,7 @@ func asExtended(t *testing.T, set *appsv1.StatefulSet, change ...func(*v1alpha1.
 
 func createExtended(t *testing.T, set *v1alpha1.StatefulSet) *v1alpha1.StatefulSet {
 	t.Helper()
-	created, err := extended(t).StatefulSets(set.Namespace).Create(context.Background(), set, metav1.CreateOptions{})
+	created, err := extendedSets(t, set.Namespace).Create(context.Background(), set, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("creating extended set %s: %v", set.Name, err)
 	}
@@ -58,7 +38,7 @@ func createExtended(t *testing.T, set *v1alpha1.StatefulSet) *v1alpha1.StatefulS
 
 func getExtended(t *testing.T, ns string) *v1alpha1.StatefulSet {
 	t.Helper()
-	set, err := extended(t).StatefulSets(ns).Get(context.Background(), setName, metav1.GetOptions{})
+	set, err := extendedSets(t, ns).Get(context.Background(), setName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("getting extended set: %v", err)
 	}
@@ -68,7 +48,7 @@ func getExtended(t *testing.T, ns string) *v1alpha1.StatefulSet {
 // patchExtended applies a JSON merge patch to the extended set.
 func patchExtended(t *testing.T, ns, patch string) {
 	t.Helper()
-	if _, err := extended(t).StatefulSets(ns).Patch(context.Background(), setName, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+	if _, err := extendedSets(t, ns).Patch(context.Background(), setName, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatalf("patching extended set with %s: %v", patch, err)
 	}
 }
@@ -77,7 +57,7 @@ func waitExtended(t *testing.T, ns string, timeout time.Duration, what string, c
 	t.Helper()
 	var got *v1alpha1.StatefulSet
 	waitFor(t, timeout, what, func() (bool, error) {
-		set, err := extended(t).StatefulSets(ns).Get(context.Background(), setName, metav1.GetOptions{})
+		set, err := extendedSets(t, ns).Get(context.Background(), setName, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
