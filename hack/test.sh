@@ -15,8 +15,10 @@ ldflags=$(hack/ldflags.sh)
 echo "== chromium (for the dashboard's browser tests)"
 hack/ensure-chromium.sh
 echo "== gofmt"
-unformatted=$(gofmt -l cmd internal test hack)
+unformatted=$(gofmt -l api cmd config internal test hack)
 if [ -n "$unformatted" ]; then echo "not gofmt-ed:"; echo "$unformatted"; exit 1; fi
+echo "== generated files"
+hack/verify-generated.sh
 echo "== go vet"
 go vet ./...
 echo "== golangci-lint"

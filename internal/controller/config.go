@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 )
 
 // Config is the controller's configuration, the one definition every
@@ -30,12 +32,16 @@ type Config struct {
 	StatusHold time.Duration
 	// Namespace limits the controller to one namespace; "" means all.
 	Namespace string
+	// AppsV1 makes the controller manage apps/v1 StatefulSets. Off, it
+	// leaves them to kube-controller-manager's controller (for clusters
+	// where that cannot be turned off) and manages only the extended kind.
+	AppsV1 bool
 }
 
 // NewConfig returns the defaults: kube-controller-manager's client limits
 // (QPS 20, burst 30) and worker count (5), and DefaultStatusHold.
 func NewConfig() Config {
-	return Config{QPS: 20, Burst: 30, Workers: 5, StatusHold: DefaultStatusHold}
+	return Config{QPS: 20, Burst: 30, Workers: 5, StatusHold: DefaultStatusHold, AppsV1: true}
 }
 
 // AddFlags binds every field to fs, using c's current values as defaults.
@@ -43,6 +49,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "kubeconfig file; empty means in-cluster configuration, then $KUBECONFIG")
 	c.AddLimitFlags(fs)
 	fs.StringVar(&c.Namespace, "namespace", c.Namespace, "only manage StatefulSets in this namespace (default: all)")
+	fs.BoolVar(&c.AppsV1, "manage-apps-v1", c.AppsV1,
+		"manage apps/v1 StatefulSets; false leaves them to kube-controller-manager's controller (where it cannot be turned off) and manages only apps.ordinal.dev StatefulSets")
 }
 
 // AddLimitFlags binds the fields that say how hard the controller works
@@ -95,9 +103,10 @@ func (c *Config) RESTConfig(userAgent string) (*rest.Config, error) {
 }
 
 // Options returns Run's options for this configuration; busy is the
-// client's Limiter.Busy (nil when unthrottled).
+// client's Limiter.Busy (nil when unthrottled). Options.Extended is the
+// caller's to set (ExtendedClient).
 func (c *Config) Options(busy func() bool) Options {
-	return Options{Workers: c.Workers, Namespace: c.Namespace, Busy: busy, StatusHold: c.StatusHold}
+	return Options{Workers: c.Workers, Namespace: c.Namespace, Busy: busy, StatusHold: c.StatusHold, SkipAppsV1: !c.AppsV1}
 }
 
 // LoadRESTConfig prefers the kubeconfig at path, then the in-cluster
@@ -120,4 +129,14 @@ func LoadRESTConfig(path string) (*rest.Config, error) {
 		return nil, fmt.Errorf("no kubeconfig: pass --kubeconfig, set $KUBECONFIG, or run in a cluster: %w", err)
 	}
 	return cfg, nil
+}
+
+// ExtendedClient returns the client of the extended kind for Options.Extended,
+// sharing rc's rate limiter when Throttle installed one.
+func ExtendedClient(rc *rest.Config) (*ostsclient.Client, error) {
+	c, err := ostsclient.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("extended StatefulSet client: %w", err)
+	}
+	return c, nil
 }

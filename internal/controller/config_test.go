@@ -21,8 +21,8 @@ func TestFlagsAndDefaultsAreOneDefinition(t *testing.T) {
 	if diff := cmp.Diff(NewConfig(), cfg); diff != "" {
 		t.Errorf("parsing no flags changed the defaults (-want +got):\n%s", diff)
 	}
-	want := Config{Kubeconfig: "kc", QPS: 7.5, Burst: 9, Workers: 2, StatusHold: 4 * time.Second, Namespace: "ns"}
-	if err := fs.Parse([]string{"--kubeconfig=kc", "--qps=7.5", "--burst=9", "--workers=2", "--status-hold-under-load=4s", "--namespace=ns"}); err != nil {
+	want := Config{Kubeconfig: "kc", QPS: 7.5, Burst: 9, Workers: 2, StatusHold: 4 * time.Second, Namespace: "ns", AppsV1: false}
+	if err := fs.Parse([]string{"--kubeconfig=kc", "--qps=7.5", "--burst=9", "--workers=2", "--status-hold-under-load=4s", "--namespace=ns", "--manage-apps-v1=false"}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {

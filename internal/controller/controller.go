@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
@@ -31,7 +32,8 @@ const ownerIndex = "controllerUID"
 // owner index, a sync reads its own pods without scanning the namespace.
 const orphanIndex = "orphanOf"
 
-// Controller reconciles apps/v1 StatefulSets.
+// Controller reconciles apps/v1 StatefulSets and, when the cluster serves
+// it, the extended kind (apps.ordinal.dev/v1alpha1).
 type Controller struct {
 	client   kubernetes.Interface
 	sets     appslisters.StatefulSetLister
@@ -55,6 +57,10 @@ type Controller struct {
 	deferred statusDeferrals
 	exp      *expectations
 	now      func() time.Time
+	// ext is the extended kind, or nil when the controller runs without it.
+	ext *extendedSets
+	// skipAppsV1 leaves apps/v1 sets alone (Options.SkipAppsV1).
+	skipAppsV1 bool
 }
 
 // NewInformerFactory returns the informer factory the controller expects:
@@ -97,6 +103,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "statefulset"}),
 		recorder: recorder, events: events,
 		history: &apiHistory{client: client}, busy: busy, statusHold: opts.StatusHold, states: newSetStates(), now: time.Now,
+		skipAppsV1: opts.SkipAppsV1,
 	}
 	c.status, c.deferred = newAPIStatus(client, c.states), statusDeferrals{states: c.states}
 	c.exp = newExpectations(c.states, time.Now)
@@ -109,7 +116,30 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	if err := c.addHandlers(setInf.Informer(), podInf.Informer(), claimInf.Informer()); err != nil {
 		return nil, err
 	}
+	if opts.Extended != nil {
+		if err := c.addExtended(opts.Extended, opts.Namespace); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// addExtended makes the controller manage extended sets too.
+func (c *Controller) addExtended(client *ostsclient.Client, namespace string) error {
+	ext, err := newExtendedSets(client, namespace)
+	if err != nil {
+		return err
+	}
+	if _, err := ext.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueueExtended,
+		UpdateFunc: func(_, cur any) { c.enqueueExtended(cur) },
+		DeleteFunc: c.enqueueExtended,
+	}); err != nil {
+		return fmt.Errorf("extended StatefulSet handlers: %w", err)
+	}
+	c.ext = ext
+	c.synced = append(c.synced, ext.informer.HasSynced)
+	return nil
 }
 
 // Run processes sets with the given number of workers until ctx ends.
@@ -118,7 +148,10 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	defer c.queue.ShutDown()
 	defer c.events.Shutdown()
 	logger := klog.FromContext(ctx)
-	logger.Info("Starting StatefulSet controller", "workers", workers)
+	logger.Info("Starting StatefulSet controller", "workers", workers, "extendedKind", c.ext != nil)
+	if c.ext != nil {
+		go c.ext.informer.Run(ctx.Done())
+	}
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
 		return fmt.Errorf("waiting for informer caches: %w", ctx.Err())
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
@@ -39,6 +40,9 @@ func (c *Controller) addHandlers(sets, pods, claims cache.SharedIndexInformer) e
 }
 
 func (c *Controller) enqueueSet(obj any) {
+	if c.skipAppsV1 {
+		return
+	}
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tomb.Obj
 	}
@@ -67,16 +71,31 @@ func (c *Controller) podDeleted(obj any) {
 		return
 	}
 	if ref := pod.controllerRef(); ref != nil {
-		c.exp.observedDeletion(pod.Namespace()+"/"+ref.Name, pod.Name(), pod.GetUID())
-		if ref.Kind == setKind.Kind && ref.APIVersion == setKind.GroupVersion().String() {
+		extended, ours := isSetKind(ref)
+		key := pod.Namespace() + "/" + ref.Name
+		if extended {
+			key = extendedKey(pod.Namespace(), ref.Name)
+		}
+		c.exp.observedDeletion(key, pod.Name(), pod.GetUID())
+		if ours {
 			return
 		}
 	}
 	// A pod of someone else's that held one of a set's pod names: the set
 	// may have been waiting for the name (see nameTaken).
 	if parent, _, ok := planner.SplitPodName(pod.Name()); ok {
-		if set, err := c.sets.StatefulSets(pod.Namespace()).Get(parent); err == nil {
-			c.enqueueSet(set)
+		c.enqueueByName(pod.Namespace(), parent)
+	}
+}
+
+// enqueueByName wakes the sets of either kind named name.
+func (c *Controller) enqueueByName(namespace, name string) {
+	if set, err := c.sets.StatefulSets(namespace).Get(name); err == nil {
+		c.enqueueSet(set)
+	}
+	if c.ext != nil {
+		if set, err := c.ext.lister.Get(namespace, name); err == nil {
+			c.enqueueExtended(set)
 		}
 	}
 }
@@ -95,17 +114,24 @@ func (c *Controller) podChanged(obj any) {
 	for _, set := range c.setsMatching(pod.Namespace(), pod.labelMap()) {
 		c.enqueueSet(set)
 	}
+	for _, set := range c.extendedMatching(pod.Namespace(), pod.labelMap()) {
+		c.enqueueExtended(set)
+	}
 }
 
 func (c *Controller) enqueueOwner(namespace string, ref *metav1.OwnerReference) {
-	if ref.Kind != setKind.Kind || ref.APIVersion != setKind.GroupVersion().String() {
-		return
+	extended, ok := isSetKind(ref)
+	switch {
+	case !ok:
+	case extended && c.ext != nil:
+		if set, err := c.ext.lister.Get(namespace, ref.Name); err == nil && set.UID == ref.UID {
+			c.enqueueExtended(set)
+		}
+	case !extended:
+		if set, err := c.sets.StatefulSets(namespace).Get(ref.Name); err == nil && set.UID == ref.UID {
+			c.enqueueSet(set)
+		}
 	}
-	set, err := c.sets.StatefulSets(namespace).Get(ref.Name)
-	if err != nil || set.UID != ref.UID {
-		return
-	}
-	c.enqueueSet(set)
 }
 
 func (c *Controller) setsMatching(namespace string, podLabels map[string]string) []*appsv1.StatefulSet {
@@ -138,17 +164,25 @@ func (c *Controller) claimChanged(obj any) {
 	}
 	for i := strings.IndexByte(prefix, '-'); i >= 0; i = nextDash(prefix, i) {
 		template, setName := prefix[:i], prefix[i+1:]
-		set, err := c.sets.StatefulSets(claim.Namespace()).Get(setName)
-		if err != nil {
+		if set, err := c.sets.StatefulSets(claim.Namespace()).Get(setName); err == nil && hasTemplate(set.Spec.VolumeClaimTemplates, template) {
+			c.enqueueSet(set)
+		}
+		if c.ext == nil {
 			continue
 		}
-		for _, t := range set.Spec.VolumeClaimTemplates {
-			if t.Name == template {
-				c.enqueueSet(set)
-				break
-			}
+		if set, err := c.ext.lister.Get(claim.Namespace(), setName); err == nil && hasTemplate(set.Spec.VolumeClaimTemplates, template) {
+			c.enqueueExtended(set)
 		}
 	}
+}
+
+func hasTemplate(templates []corev1.PersistentVolumeClaim, name string) bool {
+	for _, t := range templates {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // nextDash returns the index of the first dash in s after index i, or -1.

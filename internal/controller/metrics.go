@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	appsv1 "k8s.io/api/apps/v1"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
@@ -58,7 +59,8 @@ type rolloutGauges struct {
 }
 
 // rolloutCollector makes each set's gauges from its state only when
-// scraped: a GaugeVec keeps every series with its label pairs, about 3 KB
+// scraped (group tells the two kinds of set apart: "apps" or
+// "apps.ordinal.dev"): a GaugeVec keeps every series with its label pairs, about 3 KB
 // a set, which with thousands of sets was a tenth of the controller's
 // heap. A deleted set's state, and so its series, is gone with it.
 type rolloutCollector struct {
@@ -69,9 +71,9 @@ type rolloutCollector struct {
 func newRolloutCollector(states *setStates) *rolloutCollector {
 	return &rolloutCollector{
 		replicasDesc: prometheus.NewDesc("ordinal_statefulset_replicas",
-			"Pods of a StatefulSet by kind: desired, ready, available, updated, current.", []string{"namespace", "statefulset", "kind"}, nil),
+			"Pods of a StatefulSet by kind: desired, ready, available, updated, current.", []string{"namespace", "statefulset", "group", "kind"}, nil),
 		waitingDesc: prometheus.NewDesc("ordinal_statefulset_rollout_waiting",
-			"1 while a StatefulSet's rollout waits on something (see `ordinal rollout plan`).", []string{"namespace", "statefulset"}, nil),
+			"1 while a StatefulSet's rollout waits on something (see `ordinal rollout plan`).", []string{"namespace", "statefulset", "group"}, nil),
 		states: states,
 	}
 }
@@ -85,14 +87,20 @@ func (c *rolloutCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector.
 func (c *rolloutCollector) Collect(ch chan<- prometheus.Metric) {
 	for key, g := range c.states.rollouts() {
-		namespace, name, _ := strings.Cut(key, "/")
+		group := setKind.Group
+		namespace, name, ext := splitExtendedKey(key)
+		if ext {
+			group = v1alpha1.GroupName
+		} else {
+			namespace, name, _ = strings.Cut(key, "/")
+		}
 		for i, kind := range replicaKinds {
-			ch <- prometheus.MustNewConstMetric(c.replicasDesc, prometheus.GaugeValue, float64(g.replicas[i]), namespace, name, kind)
+			ch <- prometheus.MustNewConstMetric(c.replicasDesc, prometheus.GaugeValue, float64(g.replicas[i]), namespace, name, group, kind)
 		}
 		waiting := 0.0
 		if g.waiting {
 			waiting = 1
 		}
-		ch <- prometheus.MustNewConstMetric(c.waitingDesc, prometheus.GaugeValue, waiting, namespace, name)
+		ch <- prometheus.MustNewConstMetric(c.waitingDesc, prometheus.GaugeValue, waiting, namespace, name, group)
 	}
 }

@@ -25,20 +25,20 @@ func TestRolloutGaugesFollowEachSetUntilItIsDeleted(t *testing.T) {
 	want := `
 # HELP ordinal_statefulset_replicas Pods of a StatefulSet by kind: desired, ready, available, updated, current.
 # TYPE ordinal_statefulset_replicas gauge
-ordinal_statefulset_replicas{kind="available",namespace="NS",statefulset="db"} 1
-ordinal_statefulset_replicas{kind="current",namespace="NS",statefulset="db"} 1
-ordinal_statefulset_replicas{kind="desired",namespace="NS",statefulset="db"} 1
-ordinal_statefulset_replicas{kind="ready",namespace="NS",statefulset="db"} 1
-ordinal_statefulset_replicas{kind="updated",namespace="NS",statefulset="db"} 1
-ordinal_statefulset_replicas{kind="available",namespace="NS",statefulset="web"} 1
-ordinal_statefulset_replicas{kind="current",namespace="NS",statefulset="web"} 0
-ordinal_statefulset_replicas{kind="desired",namespace="NS",statefulset="web"} 3
-ordinal_statefulset_replicas{kind="ready",namespace="NS",statefulset="web"} 2
-ordinal_statefulset_replicas{kind="updated",namespace="NS",statefulset="web"} 3
+ordinal_statefulset_replicas{group="apps",kind="available",namespace="NS",statefulset="db"} 1
+ordinal_statefulset_replicas{group="apps",kind="current",namespace="NS",statefulset="db"} 1
+ordinal_statefulset_replicas{group="apps",kind="desired",namespace="NS",statefulset="db"} 1
+ordinal_statefulset_replicas{group="apps",kind="ready",namespace="NS",statefulset="db"} 1
+ordinal_statefulset_replicas{group="apps",kind="updated",namespace="NS",statefulset="db"} 1
+ordinal_statefulset_replicas{group="apps",kind="available",namespace="NS",statefulset="web"} 1
+ordinal_statefulset_replicas{group="apps",kind="current",namespace="NS",statefulset="web"} 0
+ordinal_statefulset_replicas{group="apps",kind="desired",namespace="NS",statefulset="web"} 3
+ordinal_statefulset_replicas{group="apps",kind="ready",namespace="NS",statefulset="web"} 2
+ordinal_statefulset_replicas{group="apps",kind="updated",namespace="NS",statefulset="web"} 3
 # HELP ordinal_statefulset_rollout_waiting 1 while a StatefulSet's rollout waits on something (see ` + "`ordinal rollout plan`" + `).
 # TYPE ordinal_statefulset_rollout_waiting gauge
-ordinal_statefulset_rollout_waiting{namespace="NS",statefulset="db"} 0
-ordinal_statefulset_rollout_waiting{namespace="NS",statefulset="web"} 1
+ordinal_statefulset_rollout_waiting{group="apps",namespace="NS",statefulset="db"} 0
+ordinal_statefulset_rollout_waiting{group="apps",namespace="NS",statefulset="web"} 1
 `
 	if err := testutil.CollectAndCompare(rollouts, strings.NewReader(strings.ReplaceAll(want, "NS", ns))); err != nil {
 		t.Error(err)

@@ -26,36 +26,46 @@ func isMemberOf(set *appsv1.StatefulSet, pod *corev1.Pod) bool {
 	return ok && parent == set.Name
 }
 
+// recheck reads a set from the API server, past the cache.
+type recheck func(ctx context.Context, set *appsv1.StatefulSet) (metav1.Object, error)
+
 // adopter gates adoption on one uncached read of the set per sync: the set
 // must still exist with the same UID and not be being deleted, so a stale
 // cache never makes a dying or replaced set grab pods (upstream #42639).
 type adopter struct {
-	client kubernetes.Interface
-	set    *appsv1.StatefulSet
-	once   sync.Once
-	err    error
+	recheck recheck
+	set     *appsv1.StatefulSet
+	once    sync.Once
+	err     error
 }
 
 func (a *adopter) canAdopt(ctx context.Context) error {
 	a.once.Do(func() {
-		fresh, err := a.client.AppsV1().StatefulSets(a.set.Namespace).Get(ctx, a.set.Name, metav1.GetOptions{})
+		fresh, err := a.recheck(ctx, a.set)
 		switch {
 		case err != nil:
 			a.err = fmt.Errorf("rechecking %s before adopting: %w", a.set.Name, err)
-		case fresh.UID != a.set.UID:
-			a.err = fmt.Errorf("set %s was replaced (UID %s, cached %s); not adopting", a.set.Name, fresh.UID, a.set.UID)
-		case fresh.DeletionTimestamp != nil:
+		case fresh.GetUID() != a.set.UID:
+			a.err = fmt.Errorf("set %s was replaced (UID %s, cached %s); not adopting", a.set.Name, fresh.GetUID(), a.set.UID)
+		case fresh.GetDeletionTimestamp() != nil:
 			a.err = fmt.Errorf("set %s is being deleted; not adopting", a.set.Name)
 		}
 	})
 	return a.err
 }
 
+// apiRecheck is the recheck of apps/v1 sets.
+func apiRecheck(client kubernetes.Interface) recheck {
+	return func(ctx context.Context, set *appsv1.StatefulSet) (metav1.Object, error) {
+		return client.AppsV1().StatefulSets(set.Namespace).Get(ctx, set.Name, metav1.GetOptions{})
+	}
+}
+
 // claimPods sorts candidates into the pods the set owns: owned and matching
 // pods are kept, owned pods that stopped matching are released, matching
 // orphans are adopted, pods owned by anything else are ignored.
-func claimPods(ctx context.Context, client kubernetes.Interface, set *appsv1.StatefulSet, selector labels.Selector, candidates []*corev1.Pod) ([]*corev1.Pod, error) {
-	a := &adopter{client: client, set: set}
+func claimPods(ctx context.Context, client kubernetes.Interface, rc recheck, set *appsv1.StatefulSet, selector labels.Selector, candidates []*corev1.Pod) ([]*corev1.Pod, error) {
+	a := &adopter{recheck: rc, set: set}
 	var owned []*corev1.Pod
 	var errs []error
 	for _, pod := range candidates {
@@ -112,8 +122,8 @@ func releasePod(ctx context.Context, client kubernetes.Interface, set *appsv1.St
 
 // claimRevisions adopts matching orphan revisions; revisions are never
 // released, as upstream.
-func claimRevisions(ctx context.Context, client kubernetes.Interface, set *appsv1.StatefulSet, selector labels.Selector, candidates []*appsv1.ControllerRevision) ([]*appsv1.ControllerRevision, error) {
-	a := &adopter{client: client, set: set}
+func claimRevisions(ctx context.Context, client kubernetes.Interface, rc recheck, set *appsv1.StatefulSet, selector labels.Selector, candidates []*appsv1.ControllerRevision) ([]*appsv1.ControllerRevision, error) {
+	a := &adopter{recheck: rc, set: set}
 	var owned []*appsv1.ControllerRevision
 	var errs []error
 	for _, rev := range candidates {
@@ -150,7 +160,8 @@ func ownerPatch(set *appsv1.StatefulSet, uid types.UID, release bool) ([]byte, e
 	if release {
 		ref["$patch"] = "delete"
 	} else {
-		ref = map[string]any{"apiVersion": setKind.GroupVersion().String(), "kind": setKind.Kind, "name": set.Name,
+		kind := kindOf(set)
+		ref = map[string]any{"apiVersion": kind.GroupVersion().String(), "kind": kind.Kind, "name": set.Name,
 			"uid": set.UID, "controller": true, "blockOwnerDeletion": true}
 	}
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"ownerReferences": []any{ref}, "uid": uid}})

@@ -31,7 +31,7 @@ func TestClaimPodsKeepsReleasesAndAdoptsAsUpstreamDoes(t *testing.T) {
 	client := fake.NewClientset(web, owned, stray, adoptable, foreign, misnamed)
 	selector := labels.SelectorFromSet(web.Spec.Selector.MatchLabels)
 
-	got, err := claimPods(context.Background(), client, web, selector, []*corev1.Pod{owned, stray, adoptable, foreign, misnamed})
+	got, err := claimPods(context.Background(), client, apiRecheck(client), web, selector, []*corev1.Pod{owned, stray, adoptable, foreign, misnamed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestAReplacedSetAdoptsNothing(t *testing.T) {
 	adoptable := orphan(testgen.Pod(web, 0))
 	client := fake.NewClientset(replaced, adoptable)
 	selector := labels.SelectorFromSet(web.Spec.Selector.MatchLabels)
-	got, err := claimPods(context.Background(), client, web, selector, []*corev1.Pod{adoptable})
+	got, err := claimPods(context.Background(), client, apiRecheck(client), web, selector, []*corev1.Pod{adoptable})
 	if err == nil || !strings.Contains(err.Error(), "was replaced") || len(got) != 0 {
 		t.Errorf("adopted %d pods with error %v, want none and an error saying the set was replaced", len(got), err)
 	}
@@ -74,7 +74,7 @@ func TestASetBeingDeletedReleasesAndAdoptsNothing(t *testing.T) {
 	adoptable := orphan(testgen.Pod(web, 1))
 	client := fake.NewClientset(web, stray, adoptable)
 	selector := labels.SelectorFromSet(web.Spec.Selector.MatchLabels)
-	if _, err := claimPods(context.Background(), client, web, selector, []*corev1.Pod{stray, adoptable}); err != nil {
+	if _, err := claimPods(context.Background(), client, apiRecheck(client), web, selector, []*corev1.Pod{stray, adoptable}); err != nil {
 		t.Fatal(err)
 	}
 	if got := writes(client); len(got) != 0 {

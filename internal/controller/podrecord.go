@@ -28,6 +28,10 @@ type podRecord struct {
 	hasReady     bool // the pod has a Ready condition, of this status and time:
 	readyStatus  unique.Handle[string]
 	readySince   metav1.Time
+	// trouble holds what planner.TrimPod keeps of a pod in trouble (its
+	// stuck container, an Unschedulable condition, a Failed pod's reason
+	// and message); nil for every healthy pod, so they cost one pointer.
+	trouble *corev1.PodStatus
 }
 
 // newPodRecord records what planner.TrimPod keeps of p.
@@ -38,9 +42,16 @@ func newPodRecord(p *corev1.Pod) *podRecord {
 	if r.hostname == r.name {
 		r.hostname = r.name // one string for both: the decoded hostname's bytes can go
 	}
-	if len(t.Status.Conditions) > 0 {
-		c := t.Status.Conditions[0]
-		r.hasReady, r.readyStatus, r.readySince = true, intern(string(c.Status)), c.LastTransitionTime
+	var others []corev1.PodCondition
+	for _, c := range t.Status.Conditions {
+		if c.Type == corev1.PodReady && !r.hasReady {
+			r.hasReady, r.readyStatus, r.readySince = true, intern(string(c.Status)), c.LastTransitionTime
+			continue
+		}
+		others = append(others, c)
+	}
+	if st := t.Status; len(st.ContainerStatuses) > 0 || len(others) > 0 || st.Reason != "" || st.Message != "" {
+		r.trouble = &corev1.PodStatus{ContainerStatuses: st.ContainerStatuses, Conditions: others, Reason: st.Reason, Message: st.Message}
 	}
 	return r
 }
@@ -57,6 +68,10 @@ func (r *podRecord) pod() *corev1.Pod {
 		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady,
 			Status: corev1.ConditionStatus(value(r.readyStatus)), LastTransitionTime: r.readySince}}
 	}
+	if t := r.trouble; t != nil {
+		p.Status.ContainerStatuses, p.Status.Reason, p.Status.Message = t.ContainerStatuses, t.Reason, t.Message
+		p.Status.Conditions = append(p.Status.Conditions, t.Conditions...)
+	}
 	return p
 }
 
@@ -70,6 +85,7 @@ func (r *podRecord) DeepCopyObject() runtime.Object {
 			r.claimVolumes[i].DeepCopyInto(&out.claimVolumes[i])
 		}
 	}
+	out.trouble = r.trouble.DeepCopy()
 	return &out
 }
 

@@ -8,6 +8,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 )
 
 // UseProtobuf makes a client configuration speak protobuf to the API
@@ -32,6 +35,12 @@ type Options struct {
 	// Busy (DefaultStatusHold is the commands' default); below the 1 s
 	// debounce every status change waits for, it means that debounce.
 	StatusHold time.Duration
+	// SkipAppsV1 leaves apps/v1 StatefulSets to another controller.
+	SkipAppsV1 bool
+	// Extended, when set, makes the controller manage the extended kind
+	// too. Run leaves it out, with one log line, when the cluster does not
+	// serve the kind.
+	Extended *ostsclient.Client
 	// Metrics, when set, receives the per-set rollout gauges
 	// (ordinal_statefulset_replicas, ordinal_statefulset_rollout_waiting);
 	// see NewRegistry.
@@ -45,6 +54,16 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) error {
 	}
 	if opts.StatusHold < 0 {
 		return fmt.Errorf("status hold must not be negative, got %s", opts.StatusHold)
+	}
+	if opts.Extended != nil {
+		installed, err := ExtendedInstalled(client.Discovery())
+		if err != nil {
+			return err
+		}
+		if !installed {
+			klog.FromContext(ctx).Info("The extended StatefulSet (apps.ordinal.dev/v1alpha1) is not installed in this cluster; managing apps/v1 StatefulSets only. Install its CustomResourceDefinition (config/crd) and restart to manage it too.")
+			opts.Extended = nil
+		}
 	}
 	factory := NewInformerFactory(client, opts.Namespace)
 	c, err := New(client, factory, opts)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // setState is everything the controller remembers about one set between
@@ -20,8 +22,10 @@ type setState struct {
 	// (freshWarnings).
 	warnings map[string]time.Time
 	// stored is the set as the controller's last status write returned it
-	// (apiStatus).
-	stored *appsv1.StatefulSet
+	// (apiStatus); extended is the same for an extended set
+	// (writeExtendedStatus).
+	stored   *appsv1.StatefulSet
+	extended *v1alpha1.StatefulSet
 	// held is the latest status change held back, and heldSince when the
 	// holding began; nil when nothing is held (statusDeferrals).
 	held      *appsv1.StatefulSetStatus

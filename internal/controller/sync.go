@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 )
@@ -26,13 +27,11 @@ const cacheLagRequeue = 200 * time.Millisecond
 // sync reconciles one set: observe, resolve revisions, plan, apply, write
 // status, truncate history. It returns when to look again without an event.
 // Status is written and history truncated even when applying failed, as
-// upstream does, so users see the state the failure left behind.
+// upstream does, so users see the state the failure left behind. Both kinds
+// of set take this path; an extended set's plan has extra inputs, may ask
+// for a change to the set itself, and its status has more fields.
 func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error) {
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return 0, nil
-	}
-	set, err := c.sets.StatefulSets(ns).Get(name)
+	t, err := c.targetOf(key)
 	if apierrors.IsNotFound(err) {
 		c.states.forget(key)
 		return 0, nil
@@ -40,19 +39,24 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, err
 	}
-	logger := klog.FromContext(ctx).WithValues("statefulset", klog.KObj(set))
+	set := t.view
+	logger := klog.FromContext(ctx).WithValues("statefulset", klog.KObj(set), "kind", kindOf(set).Group)
 	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
 	if err != nil || selector.Empty() {
 		c.warnOnce(key, set, planner.Warning{Reason: "InvalidSelector", Object: "StatefulSet/" + set.Name, Message: fmt.Sprintf("selector cannot be used: %v", err)})
 		return 0, nil
 	}
-	if pod := c.exp.pending(key, c.cachedPod(ns)); pod != "" {
+	if pod := c.exp.pending(key, c.cachedPod(set.Namespace)); pod != "" {
 		logger.V(4).Info("Cache does not show our last write yet", "pod", pod)
 		return cacheLagRequeue, nil
 	}
 	// Plan from the freshest status the controller knows: its own last
 	// write when the cache lags, and a status change it is holding back.
-	view := c.status.Stored(set)
+	view := set
+	if t.extended == nil {
+		view = c.status.Stored(set)
+	}
+	stored := view.Status
 	if held, ok := c.deferred.pending(key, view.Generation); ok {
 		view = view.DeepCopy()
 		applyStatus(&view.Status, held)
@@ -61,33 +65,70 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, err
 	}
+	in.Extended = t.inputs
 	plan := planner.Compute(in)
 	applyErr := c.podControl.Apply(ctx, set, key, plan.Steps)
 	c.reportWarnings(key, set, plan.Warnings)
-	requeue := plan.RequeueAfter
-	var statusErr error
+	changeErr := c.changeSet(ctx, t, plan, revs)
+	requeue, set, statusErr := c.writeStatus(ctx, t, stored, plan, applyErr != nil || changeErr != nil)
+	truncErr := c.truncate(ctx, set, revs, in)
+	recordRollout(c.states, key, set, plan)
+	return requeue, errors.Join(applyErr, changeErr, statusErr, truncErr)
+}
+
+// targetOf reads the set a key names from the cache; NotFound when it is
+// gone (or the key names nothing).
+func (c *Controller) targetOf(key string) (*target, error) {
+	if ns, name, ok := splitExtendedKey(key); ok {
+		return c.extendedTarget(key, ns, name)
+	}
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil, apierrors.NewNotFound(appsv1.Resource("statefulsets"), key)
+	}
+	set, err := c.sets.StatefulSets(ns).Get(name)
+	if err != nil {
+		return nil, err
+	}
+	return &target{key: key, view: set}, nil
+}
+
+// changeSet applies the change an extended set's plan asks of the set
+// itself (its failure policy), before its status is written.
+func (c *Controller) changeSet(ctx context.Context, t *target, plan planner.Plan, revs []*appsv1.ControllerRevision) error {
+	if t.extended == nil || plan.Extended == nil || plan.Extended.Change == nil {
+		return nil
+	}
+	return c.applyChange(ctx, t, plan.Extended.Change, revs)
+}
+
+// writeStatus writes the plan's status, or holds a count-only change back
+// (statusBound), and returns when to sync again for it and the set as
+// stored. A failed sync is retried on the queue's backoff, which soon
+// outlasts any hold: its status, like upstream's, goes out at once.
+func (c *Controller) writeStatus(ctx context.Context, t *target, stored appsv1.StatefulSetStatus, plan planner.Plan, failed bool) (time.Duration, *appsv1.StatefulSet, error) {
+	set, requeue := t.view, plan.RequeueAfter
 	bound := statusBound(c.busy(), c.statusHold, plan.Status, planner.Replicas(set))
-	if applyErr != nil {
-		// A failed sync is retried on the queue's backoff, which soon
-		// outlasts any hold: its status, like upstream's, goes out now.
+	if failed || (t.extended != nil && !extendedHoldable(t.extended.Status, osts.Status(t.extended, plan.Status, plan.Extended))) {
 		bound = 0
 	}
-	if left, held := c.deferred.hold(key, c.status.Stored(set).Status, plan.Status, c.now(), bound); held {
-		logger.V(4).Info("Deferring a count-only status change", "for", left)
+	if left, held := c.deferred.hold(t.key, stored, plan.Status, c.now(), bound); held {
+		klog.FromContext(ctx).V(4).Info("Deferring a count-only status change", "statefulset", klog.KObj(set), "for", left)
 		left = max(left, 50*time.Millisecond)
 		if requeue == 0 || requeue > left {
 			requeue = left
 		}
-	} else {
-		c.deferred.done(key)
-		var stored *appsv1.StatefulSet
-		if stored, statusErr = c.status.Write(ctx, set, plan.Status); statusErr == nil {
-			set = stored
-		}
+		return requeue, set, nil
 	}
-	truncErr := c.truncate(ctx, set, revs, in)
-	recordRollout(c.states, key, set, plan)
-	return requeue, errors.Join(applyErr, statusErr, truncErr)
+	c.deferred.done(t.key)
+	if t.extended != nil {
+		return requeue, set, c.writeExtendedStatus(ctx, t, plan)
+	}
+	written, err := c.status.Write(ctx, set, plan.Status)
+	if err != nil {
+		return requeue, set, err
+	}
+	return requeue, written, nil
 }
 
 // observe gathers the planner's input: owned revisions (resolved and, if
@@ -101,6 +142,9 @@ func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selec
 	res, err := revision.Resolve(set, revs)
 	if err != nil {
 		return planner.Input{}, nil, err
+	}
+	if kind := kindOf(set); kind != setKind && res.Write == revision.WriteCreate {
+		res.Update.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(set, kind)}
 	}
 	if res, err = c.history.Persist(ctx, set, res); err != nil {
 		return planner.Input{}, nil, err
@@ -121,14 +165,14 @@ func (c *Controller) ownedRevisions(ctx context.Context, set *appsv1.StatefulSet
 		return nil, err
 	}
 	candidates := unionByUID(matching, byOwner[*appsv1.ControllerRevision](c.revIdx, set))
-	return claimRevisions(ctx, c.client, set, selector, candidates)
+	return claimRevisions(ctx, c.client, c.fresh, set, selector, candidates)
 }
 
 func (c *Controller) ownedPods(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector) ([]*corev1.Pod, error) {
 	// Candidates are the set's own pods and the orphans named like them, the
 	// only ones claimPods may keep or adopt; no namespace scan.
 	records := unionByUID(byOwner[*podRecord](c.podIdx, set), byIndex[*podRecord](c.podIdx, orphanIndex, set.Namespace+"/"+set.Name))
-	return claimPods(ctx, c.client, set, selector, podsOf(records))
+	return claimPods(ctx, c.client, c.fresh, set, selector, podsOf(records))
 }
 
 // claimsFor looks up, by name, the claims of every ordinal in range and of

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/ordinal-sh/ordinal/config/crd"
 	"github.com/ordinal-sh/ordinal/internal/controller"
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 	"github.com/ordinal-sh/ordinal/internal/plane/provisioner"
@@ -59,8 +60,9 @@ type Plane struct {
 
 // Start brings the plane up stage by stage, each gated on the previous being
 // ready: data directory and credentials, etcd, kube-apiserver, the
-// controller-manager's controllers, the scheduler, the simulated nodes, the
-// storage provisioner and the StatefulSet controller. It returns once every
+// extended StatefulSet's CRD (Established), the controller-manager's
+// controllers, the scheduler, the simulated nodes, the storage provisioner
+// and the StatefulSet controller. It returns once every
 // stage is ready. On any error the stages already started are stopped again
 // and the data directory is left as it was found, apart from credentials
 // generated for the first time.
@@ -143,6 +145,10 @@ func (p *Plane) startStages(ctx context.Context, creds *credentials, listener ne
 		return err
 	}
 	p.cfg.logf("kube-apiserver ready on %s (%s)", p.serverURL, since(began))
+	if err := p.startCRDStage(ctx); err != nil {
+		return err
+	}
+	p.cfg.logf("CustomResourceDefinition %s established (%s)", crd.StatefulSetName, since(began))
 	clientsCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p.stopClients = cancel
 	client, err := kubernetes.NewForConfig(p.rest)
@@ -281,8 +287,12 @@ func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("StatefulSet controller client: %w", err)
 	}
+	opts := ctrl.Options(limiter.Busy)
+	if opts.Extended, err = controller.ExtendedClient(cfg); err != nil {
+		return err
+	}
 	run := func(ctx context.Context) error {
-		return controller.Run(ctx, client, ctrl.Options(limiter.Busy))
+		return controller.Run(ctx, client, opts)
 	}
 	p.goClient("ordinal StatefulSet controller", run, ctx)
 	return nil

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/ordinal-sh/ordinal/internal/revision"
@@ -24,6 +26,7 @@ type slot struct {
 // planner holds one Compute call's working state.
 type planner struct {
 	in                    Input
+	ext                   *Extended // nil for apps/v1
 	set                   *appsv1.StatefulSet
 	current, update       string
 	currentSet, updateSet *appsv1.StatefulSet
@@ -59,7 +62,7 @@ func Compute(in Input) Plan {
 	if in.Set == nil {
 		return Plan{}
 	}
-	p := &planner{in: in, set: in.Set, deleted: map[int32]bool{}}
+	p := &planner{in: in, set: in.Set, ext: in.Extended, deleted: map[int32]bool{}}
 	p.monotonic = in.Set.Spec.PodManagementPolicy != appsv1.ParallelPodManagement
 	p.sortPods()
 	if p.resolveRevisions() {
@@ -70,11 +73,22 @@ func Compute(in Input) Plan {
 	}
 	p.plan.Status = p.status()
 	p.plan.RequeueAfter = p.requeueAfter()
+	if p.ext != nil {
+		p.plan.Extended = p.extend(p.plan.Status)
+	}
 	return p.plan
 }
 
+// requeueBy makes the plan's RequeueAfter no later than d (zero: no
+// change).
+func (p *planner) requeueBy(d time.Duration) {
+	if d > 0 && (p.plan.RequeueAfter == 0 || d < p.plan.RequeueAfter) {
+		p.plan.RequeueAfter = d
+	}
+}
+
 func (p *planner) run() {
-	if p.set.DeletionTimestamp != nil || !p.replicaPass() {
+	if p.set.DeletionTimestamp != nil || p.recreatePass() || !p.replicaPass() {
 		return
 	}
 	p.retentionPass()
@@ -95,6 +109,9 @@ func (p *planner) run() {
 // what the set asked for; here its pods are not replaced for updates,
 // while scaling and status go on.
 func (p *planner) checkStrategy() {
+	if p.ext != nil {
+		return // the extended kind's schema admits only the types it implements
+	}
 	switch t := p.set.Spec.UpdateStrategy.Type; t {
 	case appsv1.RollingUpdateStatefulSetStrategyType, appsv1.OnDeleteStatefulSetStrategyType, "":
 	default:
@@ -204,15 +221,18 @@ func (p *planner) fillHoles() {
 			continue
 		}
 		ord := p.start + int32(i)
-		pod := newPod(p.updateSet, p.update, ord)
+		pod := newPod(p.updateSet, p.ownerKind(), p.update, ord)
 		if p.recreateAtCurrent(ord) {
-			pod = newPod(p.currentSet, p.current, ord)
+			pod = newPod(p.currentSet, p.ownerKind(), p.current, ord)
 		}
 		p.replicas[i] = slot{ordinal: ord, pod: pod, placeholder: true}
 	}
 }
 
 func (p *planner) recreateAtCurrent(ord int32) bool {
+	if p.paused() {
+		return true
+	}
 	strategy := p.set.Spec.UpdateStrategy
 	if strategy.RollingUpdate == nil {
 		// Upstream's quirk keeps ordinals below status.currentReplicas at
@@ -221,7 +241,7 @@ func (p *planner) recreateAtCurrent(ord int32) bool {
 		return strategy.Type == appsv1.RollingUpdateStatefulSetStrategyType &&
 			int64(ord) < int64(p.start)+int64(p.set.Status.CurrentReplicas)
 	}
-	return int64(ord) < int64(p.start)+int64(Partition(p.set))
+	return int64(ord) < int64(p.start)+int64(p.partition())
 }
 
 // checkNames warns about names the API server will reject when a pod is
@@ -245,6 +265,29 @@ func (p *planner) checkNames() {
 func (p *planner) warn(reason, object, message string) {
 	p.plan.Warnings = append(p.plan.Warnings, Warning{Reason: reason, Object: object, Message: message})
 }
+
+// ownerKind is the kind that owns the set's pods and claims.
+func (p *planner) ownerKind() schema.GroupVersionKind {
+	if p.ext != nil && !p.ext.Owner.Empty() {
+		return p.ext.Owner
+	}
+	return setKind
+}
+
+// replicaCount is spec.replicas, 1 when unset, never negative.
+func (p *planner) replicaCount() int32 { return Replicas(p.set) }
+
+// partition is the set's partition, counted from the start ordinal: every
+// ordinal while an extended set is paused, so that no pod is replaced for
+// an update and a missing one comes back at the current revision.
+func (p *planner) partition() int32 {
+	if p.paused() {
+		return p.replicaCount()
+	}
+	return Partition(p.set)
+}
+
+func (p *planner) paused() bool { return p.ext != nil && p.ext.Paused }
 
 func podRevision(pod *corev1.Pod) string {
 	return pod.Labels[appsv1.StatefulSetRevisionLabel]

@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/ordinal-sh/ordinal/internal/revision"
 )
@@ -53,12 +54,12 @@ func NewPod(set *appsv1.StatefulSet, rev *appsv1.ControllerRevision, ordinal int
 	if err != nil {
 		return nil, err
 	}
-	return newPod(templated, rev.Name, ordinal), nil
+	return newPod(templated, setKind, rev.Name, ordinal), nil
 }
 
 // newPod builds the pod from a set that already carries the revision's
 // template, so a sync applies each revision once rather than once per pod.
-func newPod(set *appsv1.StatefulSet, revisionName string, ordinal int32) *corev1.Pod {
+func newPod(set *appsv1.StatefulSet, owner schema.GroupVersionKind, revisionName string, ordinal int32) *corev1.Pod {
 	tmpl := &set.Spec.Template
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
@@ -66,7 +67,7 @@ func newPod(set *appsv1.StatefulSet, revisionName string, ordinal int32) *corev1
 			Labels:          copyMap(tmpl.Labels),
 			Annotations:     copyMap(tmpl.Annotations),
 			Finalizers:      append([]string(nil), tmpl.Finalizers...),
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(set, setKind)},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(set, owner)},
 		},
 		Spec: *tmpl.Spec.DeepCopy(),
 	}

@@ -74,6 +74,9 @@ func (p *planner) processReplica(s slot) outcome {
 	}
 	if p.monotonic && !healthy(s.pod, p.set.Spec.MinReadySeconds, p.in.Now) {
 		out.exit, out.wait = true, p.replicaWait(s)
+		if heal, ok := p.selfHeal(s); ok {
+			out.actions = append(out.actions, heal)
+		}
 		return out
 	}
 	repair := p.repair(s, !retained)
@@ -236,7 +239,7 @@ type claimFix struct {
 // claims' owner references match the retention policy; failEvent is what
 // the pod's unit records if one fails.
 func (p *planner) retentionUpdates(s slot, condemned bool, failEvent string) claimFix {
-	o := owners{set: p.set, pod: s.pod, condemned: condemned}
+	o := owners{set: p.set, kind: p.ownerKind(), pod: s.pod, condemned: condemned}
 	var fix claimFix
 	for _, tmpl := range p.set.Spec.VolumeClaimTemplates {
 		name := ClaimName(tmpl.Name, p.set.Name, s.ordinal)

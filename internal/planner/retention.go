@@ -17,6 +17,7 @@ const (
 // pod at the claim's ordinal (whose UID is empty while it is not created).
 type owners struct {
 	set       *appsv1.StatefulSet
+	kind      schema.GroupVersionKind // the set's kind
 	pod       *corev1.Pod
 	condemned bool // the pod is outside the ordinal range (scaled down)
 }
@@ -48,7 +49,7 @@ func (o owners) wantRefs() (setRef, podRef bool) {
 // the same name (a stale UID) is left for the garbage collector; a claim
 // controlled by someone else only needs our references scrubbed.
 func (o owners) claimUpToDate(claim *corev1.PersistentVolumeClaim) bool {
-	if hasStaleRef(claim, o.set, setKind) || hasStaleRef(claim, o.pod, podKind) {
+	if hasStaleRef(claim, o.set, o.kind) || hasStaleRef(claim, o.pod, podKind) {
 		return true
 	}
 	hasSet, hasPod := hasUID(claim, o.set.UID), hasUID(claim, o.pod.UID)
@@ -70,14 +71,14 @@ func (o owners) fixedClaim(claim *corev1.PersistentVolumeClaim) *corev1.Persiste
 	foreign := o.foreignController(claim)
 	refs := make([]metav1.OwnerReference, 0, len(claim.OwnerReferences)+1)
 	for _, ref := range claim.OwnerReferences {
-		if !matchesRef(ref, o.set.Name, setKind) && !matchesRef(ref, o.pod.Name, podKind) {
+		if !matchesRef(ref, o.set.Name, o.kind) && !matchesRef(ref, o.pod.Name, podKind) {
 			refs = append(refs, ref)
 		}
 	}
 	if !foreign {
 		setRef, podRef := o.wantRefs()
 		if setRef {
-			refs = append(refs, *metav1.NewControllerRef(o.set, setKind))
+			refs = append(refs, *metav1.NewControllerRef(o.set, o.kind))
 		}
 		if podRef {
 			refs = append(refs, *metav1.NewControllerRef(o.pod, podKind))
@@ -96,7 +97,7 @@ func (o owners) foreignController(claim *corev1.PersistentVolumeClaim) bool {
 	}
 	for _, ref := range claim.OwnerReferences {
 		switch {
-		case matchesRef(ref, o.set.Name, setKind):
+		case matchesRef(ref, o.set.Name, o.kind):
 			if ref.UID != o.set.UID {
 				return true
 			}

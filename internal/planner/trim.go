@@ -9,7 +9,8 @@ import (
 // metadata that ownership and selection need: name, namespace, UID,
 // resourceVersion, creation and deletion times and grace, labels and owner
 // references; hostname and subdomain; the volumes that mount claims; the
-// phase; and the Ready condition's status and transition time. Compute
+// phase; the Ready condition's status and transition time; and, for a pod
+// in trouble, what Classify reads (trimTrouble). Compute
 // gives the same plan for the trimmed pod as for the whole one (a property
 // test checks it), so a controller may cache only this. The trimmed pod
 // shares maps and slices with pod and must never be written back whole.
@@ -29,7 +30,25 @@ func TrimPod(pod *corev1.Pod) *corev1.Pod {
 			break
 		}
 	}
+	trimTrouble(pod, out)
 	return out
+}
+
+// trimTrouble keeps what Classify reads of a pod in trouble, and nothing
+// for a healthy one: the one container status it looks at (name, restart
+// count, waiting reason and message), an Unschedulable condition, and a
+// Failed pod's reason and message.
+func trimTrouble(pod, out *corev1.Pod) {
+	if cs := troubledContainer(pod); cs != nil {
+		out.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: cs.Name, RestartCount: cs.RestartCount,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: cs.State.Waiting.Reason, Message: cs.State.Waiting.Message}}}}
+	}
+	if c := unschedulableCondition(pod); c != nil {
+		out.Status.Conditions = append(out.Status.Conditions, corev1.PodCondition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message})
+	}
+	if pod.Status.Phase == corev1.PodFailed {
+		out.Status.Reason, out.Status.Message = pod.Status.Reason, pod.Status.Message
+	}
 }
 
 // TrimClaim returns a new claim holding only what Compute reads (its

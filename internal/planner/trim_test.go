@@ -78,8 +78,8 @@ func decoratePod(p *corev1.Pod) {
 	p.Status.Conditions = append(p.Status.Conditions,
 		corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Unix(1, 0)},
 		corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, LastTransitionTime: metav1.Unix(2, 0)})
-	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", RestartCount: 4,
-		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}}}
+	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", RestartCount: 4, Image: "app:1", ImageID: "sha256:x",
+		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Unix(3, 0)}}}}
 	p.Status.PodIP, p.Status.HostIP = "10.0.0.1", "10.1.0.1"
 	p.Status.PodIPs = []corev1.PodIP{{IP: "10.0.0.1"}}
 	p.Status.StartTime = &metav1.Time{Time: time.Unix(5, 0)}
@@ -132,4 +132,37 @@ func observable(p planner.Plan) observedPlan {
 		out.Steps = append(out.Steps, actions)
 	}
 	return out
+}
+
+// What Classify reads of a pod in trouble survives TrimPod: the failure of
+// the trimmed pod is the failure of the whole one.
+func TestTrimPodKeepsWhatClassifyReads(t *testing.T) {
+	waiting := func(name, reason string, restarts int32) corev1.ContainerStatus {
+		return corev1.ContainerStatus{Name: name, RestartCount: restarts, Image: "x", ImageID: "y",
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: "because"}}}
+	}
+	running := corev1.ContainerStatus{Name: "ok", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}
+	pods := map[string]*corev1.Pod{
+		"crash loop after a running sidecar": {Status: corev1.PodStatus{Phase: corev1.PodRunning,
+			ContainerStatuses: []corev1.ContainerStatus{running, waiting("app", "CrashLoopBackOff", 5)}}},
+		"an init container stuck on its image": {Status: corev1.PodStatus{Phase: corev1.PodPending,
+			InitContainerStatuses: []corev1.ContainerStatus{waiting("init", "ImagePullBackOff", 0)},
+			ContainerStatuses:     []corev1.ContainerStatus{waiting("app", "PodInitializing", 0)}}},
+		"unschedulable": {Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{
+			{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, Message: "0/3 nodes"}}}},
+		"failed": {Status: corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted", Message: "the node ran out of memory"}},
+	}
+	for name, pod := range pods {
+		t.Run(name, func(t *testing.T) {
+			pod.Name, pod.Namespace = "web-0", "ns"
+			want := planner.Classify(pod, 0, time.Unix(1000, 0), time.Minute)
+			got := planner.Classify(planner.TrimPod(pod), 0, time.Unix(1000, 0), time.Minute)
+			if want == nil || want.Reason == "NotReady" || want.Reason == "Pending" {
+				t.Fatalf("the case does not exercise a failure: %+v", want)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Classify (-whole +trimmed):\n%s", diff)
+			}
+		})
+	}
 }

@@ -25,6 +25,8 @@ type Input struct {
 	CollisionCount int32
 	// Now is the time availability (minReadySeconds) is judged at.
 	Now time.Time
+	// Extended holds the extended kind's fields; nil for apps/v1 sets.
+	Extended *Extended
 }
 
 // Plan is what one sync should do, in order, and why.
@@ -51,6 +53,8 @@ type Plan struct {
 	RequeueAfter time.Duration
 	// Warnings report odd objects a user should know about.
 	Warnings []Warning
+	// Extended is what an extended set's plan adds; nil for apps/v1.
+	Extended *ExtendedPlan
 }
 
 // Step is a group of actions that run together.

@@ -63,7 +63,7 @@ func (p *planner) replicaHint(s slot) string {
 // rollingReplaces reports whether the rolling update would replace an
 // old-revision pod at ordinal.
 func (p *planner) rollingReplaces(ordinal int32) bool {
-	return !p.onDelete() && int64(ordinal) >= int64(p.start)+int64(Partition(p.set))
+	return !p.onDelete() && int64(ordinal) >= int64(p.start)+int64(p.partition())
 }
 
 func (p *planner) onDelete() bool {

@@ -85,7 +85,12 @@ func startOrdinal(t *testing.T, ns string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- controller.Run(ctx, controllerClient(), controller.Options{Workers: 5, Namespace: ns}) }()
+	opts := controller.Options{Workers: 5, Namespace: ns}
+	var err error
+	if opts.Extended, err = controller.ExtendedClient(restConfig(20, 30)); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- controller.Run(ctx, controllerClient(), opts) }()
 	t.Cleanup(func() {
 		cancel()
 		select {

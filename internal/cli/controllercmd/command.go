@@ -63,6 +63,9 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("cannot reach the API server at %s: %w", restConfig.Host, err)
 	}
 	opts := cfg.Options(limiter.Busy)
+	if opts.Extended, err = controller.ExtendedClient(restConfig); err != nil {
+		return err
+	}
 	ready := make(chan struct{})
 	if cfg.MetricsAddress != "" {
 		reg := controller.NewRegistry()

@@ -145,6 +145,7 @@ func TestOrdinalUpStopsWithinTenSecondsAndComesBackWithItsObjects(t *testing.T) 
 		return string(out)
 	}
 	run("create", "configmap", "survivor", "--from-literal=k=v")
+	run("apply", "-f", "../../examples/web-osts.yaml")
 	if took := up.interrupt(t); took > 10*time.Second {
 		t.Errorf("stopping took %s, want at most 10s", took)
 	}
@@ -152,6 +153,10 @@ func TestOrdinalUpStopsWithinTenSecondsAndComesBackWithItsObjects(t *testing.T) 
 	defer up.interrupt(t)
 	if got := run("get", "configmap", "survivor", "-o", "jsonpath={.data.k}"); got != "v" {
 		t.Errorf("after restart the configmap holds %q, want v", got)
+	}
+	// The restart installed the CRD over the one it found; the set is kept.
+	if got := run("get", "osts", "web", "-o", "jsonpath={.spec.replicas}"); got != "3" {
+		t.Errorf("after restart the extended set web wants %q replicas, want 3", got)
 	}
 	if out := run("version", "-o", "json"); !strings.Contains(out, `"gitVersion": "v1.36`) {
 		t.Errorf("kubectl version does not see a v1.36 server:\n%s", out)

@@ -1,0 +1,419 @@
+package v1alpha1
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// StatefulSet is apps/v1's StatefulSet with rollouts that heal, stop and
+// roll back by themselves. Its spec holds every apps/v1 field with the
+// same JSON and defaults.
+//
+// +genclient
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:shortName=osts,categories=all
+// +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.labelSelector
+// +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.spec.replicas`
+// +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
+// +kubebuilder:printcolumn:name="Updated",type=integer,JSONPath=`.status.updatedReplicas`
+// +kubebuilder:printcolumn:name="Current Revision",type=string,JSONPath=`.status.currentRevision`,priority=1
+// +kubebuilder:printcolumn:name="Update Revision",type=string,JSONPath=`.status.updateRevision`,priority=1
+// +kubebuilder:printcolumn:name="Progressing",type=string,JSONPath=`.status.conditions[?(@.type=="Progressing")].reason`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 63",message="metadata.name must be a DNS label: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit",fieldPath=`.metadata`
+// +kubebuilder:validation:XValidation:rule="self.spec.podManagementPolicy == oldSelf.spec.podManagementPolicy || !has(self.status) || !has(self.status.updateRevision) || (has(self.status.currentRevision) && self.status.currentRevision == self.status.updateRevision && (has(self.status.updatedReplicas) ? self.status.updatedReplicas : 0) == self.status.replicas)",message="spec.podManagementPolicy may change only when no rollout is in progress (status.currentRevision equals status.updateRevision and every pod is updated)",fieldPath=`.spec.podManagementPolicy`
+type StatefulSet struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the desired state of the set.
+	Spec StatefulSetSpec `json:"spec,omitempty"`
+	// Status is the observed state of the set, written by the controller.
+	Status StatefulSetStatus `json:"status,omitempty"`
+}
+
+// StatefulSetList is a list of extended StatefulSets.
+//
+// +kubebuilder:object:root=true
+type StatefulSetList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []StatefulSet `json:"items"`
+}
+
+// StatefulSetSpec is apps/v1's StatefulSetSpec, field for field, plus
+// progressDeadlineSeconds and the rollout fields of updateStrategy.
+//
+// +kubebuilder:validation:XValidation:rule="self.selector == oldSelf.selector",message="spec.selector is immutable",fieldPath=`.selector`
+// +kubebuilder:validation:XValidation:rule=`(has(self.serviceName) ? self.serviceName : "") == (has(oldSelf.serviceName) ? oldSelf.serviceName : "")`,message="spec.serviceName is immutable",fieldPath=`.serviceName`
+// +kubebuilder:validation:XValidation:rule="(has(self.volumeClaimTemplates) ? self.volumeClaimTemplates : []) == (has(oldSelf.volumeClaimTemplates) ? oldSelf.volumeClaimTemplates : [])",message="spec.volumeClaimTemplates is immutable",fieldPath=`.volumeClaimTemplates`
+// +kubebuilder:validation:XValidation:rule="(has(self.selector.matchLabels) && size(self.selector.matchLabels) > 0) || (has(self.selector.matchExpressions) && size(self.selector.matchExpressions) > 0)",message="spec.selector must not be empty",fieldPath=`.selector`
+// +kubebuilder:validation:XValidation:rule="!has(self.selector.matchLabels) || self.selector.matchLabels.all(k, has(self.template.metadata) && has(self.template.metadata.labels) && k in self.template.metadata.labels && self.template.metadata.labels[k] == self.selector.matchLabels[k])",message="spec.selector.matchLabels must match spec.template.metadata.labels",fieldPath=`.selector.matchLabels`
+// +kubebuilder:validation:XValidation:rule="!has(self.selector.matchExpressions) || self.selector.matchExpressions.all(e, e.operator == 'In' ? (has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels && has(e.values) && self.template.metadata.labels[e.key] in e.values) : e.operator == 'NotIn' ? (!has(self.template.metadata) || !has(self.template.metadata.labels) || !(e.key in self.template.metadata.labels) || !has(e.values) || !(self.template.metadata.labels[e.key] in e.values)) : e.operator == 'Exists' ? (has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) : (!has(self.template.metadata) || !has(self.template.metadata.labels) || !(e.key in self.template.metadata.labels)))",message="spec.selector.matchExpressions must match spec.template.metadata.labels",fieldPath=`.selector.matchExpressions`
+// +kubebuilder:validation:XValidation:rule="has(self.template.spec) && size(self.template.spec.containers) > 0",message="spec.template.spec.containers must list at least one container",fieldPath=`.template.spec.containers`
+// +kubebuilder:validation:XValidation:rule="!has(self.template.spec) || !has(self.template.spec.restartPolicy) || self.template.spec.restartPolicy == 'Always'",message="spec.template.spec.restartPolicy must be Always",fieldPath=`.template.spec.restartPolicy`
+// +kubebuilder:validation:XValidation:rule="!has(self.template.spec) || !has(self.template.spec.activeDeadlineSeconds)",message="spec.template.spec.activeDeadlineSeconds is not supported in a StatefulSet",fieldPath=`.template.spec.activeDeadlineSeconds`
+// +kubebuilder:validation:XValidation:rule="!has(self.progressDeadlineSeconds) || !has(self.minReadySeconds) || self.progressDeadlineSeconds > self.minReadySeconds",message="spec.progressDeadlineSeconds must be greater than spec.minReadySeconds",fieldPath=`.progressDeadlineSeconds`
+type StatefulSetSpec struct {
+	// Replicas is the number of pods wanted. Defaults to 1.
+	//
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// Selector is a label query over pods that should match the replica
+	// count. It must match the pod template's labels. Immutable. At most 256
+	// matchLabels and 64 matchExpressions of at most 256 values each.
+	Selector *metav1.LabelSelector `json:"selector"`
+
+	// Template is the object that describes the pod that will be created
+	// if insufficient replicas are detected.
+	Template corev1.PodTemplateSpec `json:"template"`
+
+	// VolumeClaimTemplates is a list of claims that pods are allowed to
+	// reference; each pod gets its own claim from each template.
+	//
+	// +optional
+	// +listType=atomic
+	VolumeClaimTemplates []corev1.PersistentVolumeClaim `json:"volumeClaimTemplates,omitempty"`
+
+	// ServiceName is the name of the service that governs the set's
+	// network identity. Immutable.
+	//
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +optional
+	ServiceName string `json:"serviceName,omitempty"`
+
+	// PodManagementPolicy controls how pods are created during initial
+	// scale up, when replacing pods on nodes, or when scaling down:
+	// OrderedReady (the default) or Parallel. Unlike apps/v1 it may change
+	// while no rollout is in progress.
+	//
+	// +kubebuilder:default=OrderedReady
+	// +kubebuilder:validation:Enum=OrderedReady;Parallel
+	// +optional
+	PodManagementPolicy appsv1.PodManagementPolicyType `json:"podManagementPolicy,omitempty"`
+
+	// UpdateStrategy says how the set's pods are moved to a new template.
+	// Defaults to type RollingUpdate with the rollingUpdate defaults.
+	//
+	// +kubebuilder:default={type: RollingUpdate, rollingUpdate: {}}
+	// +optional
+	UpdateStrategy StatefulSetUpdateStrategy `json:"updateStrategy,omitzero"`
+
+	// RevisionHistoryLimit is how many old ControllerRevisions are kept.
+	// Defaults to 10.
+	//
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
+
+	// MinReadySeconds is how long a newly Ready pod must stay Ready, with
+	// none of its containers crashing, to count as Available.
+	//
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	MinReadySeconds int32 `json:"minReadySeconds,omitempty"`
+
+	// PersistentVolumeClaimRetentionPolicy says what happens to the claims
+	// made from VolumeClaimTemplates when the set is deleted or scaled
+	// down. Defaults to Retain for both.
+	//
+	// +kubebuilder:default={whenDeleted: Retain, whenScaled: Retain}
+	// +optional
+	PersistentVolumeClaimRetentionPolicy *StatefulSetPersistentVolumeClaimRetentionPolicy `json:"persistentVolumeClaimRetentionPolicy,omitempty"`
+
+	// Ordinals controls the numbering of the set's pods.
+	//
+	// +optional
+	Ordinals *StatefulSetOrdinals `json:"ordinals,omitempty"`
+
+	// ProgressDeadlineSeconds is how long a rollout may go without progress
+	// (a pod reaching the update revision and becoming Available) before
+	// the Progressing condition turns False with reason
+	// ProgressDeadlineExceeded and updateStrategy.rollingUpdate.onFailure
+	// applies. Defaults to 600.
+	//
+	// +kubebuilder:default=600
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
+}
+
+// StatefulSetPersistentVolumeClaimRetentionPolicy is apps/v1's claim
+// retention policy.
+type StatefulSetPersistentVolumeClaimRetentionPolicy struct {
+	// WhenDeleted says what happens to the claims when the set is deleted:
+	// Retain (the default) or Delete.
+	//
+	// +kubebuilder:default=Retain
+	// +kubebuilder:validation:Enum=Retain;Delete
+	// +optional
+	WhenDeleted appsv1.PersistentVolumeClaimRetentionPolicyType `json:"whenDeleted,omitempty"`
+	// WhenScaled says what happens to a pod's claims when the set is scaled
+	// down past it: Retain (the default) or Delete.
+	//
+	// +kubebuilder:default=Retain
+	// +kubebuilder:validation:Enum=Retain;Delete
+	// +optional
+	WhenScaled appsv1.PersistentVolumeClaimRetentionPolicyType `json:"whenScaled,omitempty"`
+}
+
+// StatefulSetOrdinals is apps/v1's ordinals.
+type StatefulSetOrdinals struct {
+	// Start is the number of the first pod. Defaults to 0.
+	//
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Start int32 `json:"start"`
+}
+
+// StatefulSetUpdateStrategyType is how a set moves its pods to a new
+// template.
+//
+// +kubebuilder:validation:Enum=RollingUpdate;OnDelete;Recreate
+type StatefulSetUpdateStrategyType string
+
+// Update strategy types.
+const (
+	// RollingUpdateStatefulSetStrategyType replaces pods one (or
+	// maxUnavailable) at a time, highest ordinal first.
+	RollingUpdateStatefulSetStrategyType StatefulSetUpdateStrategyType = "RollingUpdate"
+	// OnDeleteStatefulSetStrategyType moves a pod to the new template only
+	// when it is deleted.
+	OnDeleteStatefulSetStrategyType StatefulSetUpdateStrategyType = "OnDelete"
+	// RecreateStatefulSetStrategyType deletes every pod, waits until all
+	// are gone, and creates them again from the new template, as upstream
+	// 1.37's alpha Recreate does: downtime instead of two revisions running
+	// side by side.
+	RecreateStatefulSetStrategyType StatefulSetUpdateStrategyType = "Recreate"
+)
+
+// StatefulSetUpdateStrategy is apps/v1's update strategy with Recreate as
+// a third type.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.rollingUpdate) || !has(self.type) || self.type == 'RollingUpdate'",message="spec.updateStrategy.rollingUpdate is allowed only with type RollingUpdate",fieldPath=`.rollingUpdate`
+type StatefulSetUpdateStrategy struct {
+	// Type is RollingUpdate (the default), OnDelete or Recreate.
+	//
+	// +kubebuilder:default=RollingUpdate
+	// +optional
+	Type StatefulSetUpdateStrategyType `json:"type,omitempty"`
+	// RollingUpdate configures the RollingUpdate type.
+	//
+	// +optional
+	RollingUpdate *RollingUpdateStatefulSetStrategy `json:"rollingUpdate,omitempty"`
+}
+
+// FailurePolicy is what a rollout does when it fails: a permanent pod
+// failure at the update revision, or no progress within
+// progressDeadlineSeconds.
+//
+// +kubebuilder:validation:Enum=Report;Pause;Rollback
+type FailurePolicy string
+
+// Failure policies.
+const (
+	// FailureReport records conditions, events and status.blockedBy, and
+	// changes nothing.
+	FailureReport FailurePolicy = "Report"
+	// FailurePause also sets rollingUpdate.paused, so no further pod is
+	// updated until someone resumes the rollout.
+	FailurePause FailurePolicy = "Pause"
+	// FailureRollback restores the template of status.lastCompletedRevision;
+	// self-healing then replaces the broken pods. A rollback that itself
+	// fails pauses the set; it never rolls back again on its own.
+	FailureRollback FailurePolicy = "Rollback"
+)
+
+// SelfHealing says whether broken pods of an old revision are replaced.
+//
+// +kubebuilder:validation:Enum=Enabled;Disabled
+type SelfHealing string
+
+// Self-healing settings.
+const (
+	// SelfHealingEnabled replaces a pod that is not at the update revision
+	// and is not Ready (or is failing) with one at the update revision,
+	// even while the rollout waits: replacing it costs no availability.
+	SelfHealingEnabled SelfHealing = "Enabled"
+	// SelfHealingDisabled leaves such pods to the rolling update, as
+	// apps/v1 does.
+	SelfHealingDisabled SelfHealing = "Disabled"
+)
+
+// RollingUpdateStatefulSetStrategy is apps/v1's rolling update with
+// pausing, self-healing and a failure policy.
+type RollingUpdateStatefulSetStrategy struct {
+	// Partition is the ordinal from which pods are updated; pods below it
+	// stay at the current revision. Defaults to 0.
+	//
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Partition *int32 `json:"partition,omitempty"`
+	// MaxUnavailable is the most pods that may be unavailable during the
+	// update, a number or a percentage of replicas (rounded down, at least
+	// 1). Defaults to 1.
+	//
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self >= 1 : self.matches('^0*([1-9][0-9]?|100)%$')",message="spec.updateStrategy.rollingUpdate.maxUnavailable must be an integer of at least 1 or a percentage from 1% to 100%"
+	// +optional
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
+	// Paused holds pod updates where they are; scaling still works.
+	// `ordinal rollout pause` and `resume` set it.
+	//
+	// +optional
+	Paused bool `json:"paused,omitempty"`
+	// SelfHealing replaces broken pods of an old revision with the update
+	// revision even while the rollout waits. Defaults to Enabled.
+	//
+	// +kubebuilder:default=Enabled
+	// +optional
+	SelfHealing SelfHealing `json:"selfHealing,omitempty"`
+	// OnFailure is what a failed rollout does: Report (the default), Pause
+	// or Rollback.
+	//
+	// +kubebuilder:default=Report
+	// +optional
+	OnFailure FailurePolicy `json:"onFailure,omitempty"`
+}
+
+// StatefulSetStatus is apps/v1's StatefulSetStatus, with conditions as
+// metav1.Condition, plus what a rollout's observer needs.
+type StatefulSetStatus struct {
+	// ObservedGeneration is the generation the controller last acted on.
+	//
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Replicas is the number of pods the set has.
+	Replicas int32 `json:"replicas"`
+	// ReadyReplicas is the number of pods that are Running and Ready.
+	//
+	// +optional
+	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+	// CurrentReplicas is the number of pods at currentRevision.
+	//
+	// +optional
+	CurrentReplicas int32 `json:"currentReplicas,omitempty"`
+	// UpdatedReplicas is the number of pods at updateRevision.
+	//
+	// +optional
+	UpdatedReplicas int32 `json:"updatedReplicas,omitempty"`
+	// AvailableReplicas is the number of pods Ready for minReadySeconds.
+	//
+	// +optional
+	AvailableReplicas int32 `json:"availableReplicas"`
+	// UpdatedReadyReplicas is the number of pods at updateRevision that are
+	// Running and Ready.
+	//
+	// +optional
+	UpdatedReadyReplicas int32 `json:"updatedReadyReplicas,omitempty"`
+	// UpdatedAvailableReplicas is the number of pods at updateRevision that
+	// are Available.
+	//
+	// +optional
+	UpdatedAvailableReplicas int32 `json:"updatedAvailableReplicas,omitempty"`
+	// CurrentRevision is the revision the pods below the partition run.
+	//
+	// +optional
+	CurrentRevision string `json:"currentRevision,omitempty"`
+	// UpdateRevision is the revision of the set's template.
+	//
+	// +optional
+	UpdateRevision string `json:"updateRevision,omitempty"`
+	// LastCompletedRevision is the last revision every wanted pod ran,
+	// Ready and Available: where a rollback returns to.
+	//
+	// +optional
+	LastCompletedRevision string `json:"lastCompletedRevision,omitempty"`
+	// CollisionCount counts hash collisions of revision names.
+	//
+	// +optional
+	CollisionCount *int32 `json:"collisionCount,omitempty"`
+	// LabelSelector is spec.selector as a string, for the scale subresource.
+	//
+	// +optional
+	LabelSelector string `json:"labelSelector,omitempty"`
+	// Conditions are Available, Progressing and ReplicaFailure.
+	//
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// BlockedBy lists the pods the rollout cannot get past, with why.
+	//
+	// +optional
+	// +listType=atomic
+	BlockedBy []BlockedPod `json:"blockedBy,omitempty"`
+	// LastProgressTime is when the rollout last made progress: a new update
+	// revision, or one more pod at it created or Available. The progress
+	// deadline counts from it.
+	//
+	// +optional
+	LastProgressTime *metav1.Time `json:"lastProgressTime,omitempty"`
+	// Rollback records the controller's last automatic rollback, so that a
+	// rollback that fails too is never rolled back again.
+	//
+	// +optional
+	Rollback *RollbackRecord `json:"rollback,omitempty"`
+}
+
+// BlockedPod is a pod a rollout waits on, and why.
+type BlockedPod struct {
+	// Pod is the pod's name.
+	Pod string `json:"pod"`
+	// Revision is the revision the pod runs.
+	//
+	// +optional
+	Revision string `json:"revision,omitempty"`
+	// Reason is a CamelCase classification: ImagePullBackOff, InvalidImage,
+	// CreateContainerConfigError, CrashLoopBackOff, Failed, NeverReady, …
+	Reason string `json:"reason"`
+	// Message says more, in words.
+	//
+	// +optional
+	Message string `json:"message,omitempty"`
+	// Permanent is true for failures that waiting will not cure.
+	//
+	// +optional
+	Permanent bool `json:"permanent,omitempty"`
+	// Since is when the pod entered this state.
+	//
+	// +optional
+	Since metav1.Time `json:"since,omitempty"`
+}
+
+// RollbackRecord is one automatic rollback.
+type RollbackRecord struct {
+	// From is the revision rolled back from.
+	From string `json:"from"`
+	// To is the revision restored.
+	To string `json:"to"`
+	// Reason says why.
+	//
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// Time is when.
+	Time metav1.Time `json:"time"`
+}
+
+// Condition types.
+const (
+	// ConditionAvailable is True when at least replicas - maxUnavailable
+	// pods are Available.
+	ConditionAvailable = "Available"
+	// ConditionProgressing is True while a rollout progresses or is
+	// complete, False when it failed or exceeded its deadline.
+	ConditionProgressing = "Progressing"
+	// ConditionReplicaFailure is True when pods cannot be created or are
+	// failing permanently.
+	ConditionReplicaFailure = "ReplicaFailure"
+)

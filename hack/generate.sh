@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Generates the extended StatefulSet's deepcopy functions and its
+# CustomResourceDefinition from the types in api/v1alpha1, with
+# controller-gen pinned in hack/tools/go.mod (its own module: the
+# generator's dependencies would otherwise move the project's Kubernetes
+# pins).
+#
+#   hack/generate.sh          writes api/v1alpha1/zz_generated.deepcopy.go
+#                             and config/crd/apps.ordinal.dev_statefulsets.yaml
+#   hack/generate.sh DIR      writes the same paths under DIR instead
+#                             (hack/verify-generated.sh compares them)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+out=${1:-$root}
+out=$(cd "$out" && pwd)
+mkdir -p "$out/api/v1alpha1" "$out/config/crd"
+
+controller_gen=$(go -C hack/tools tool -n controller-gen)
+"$controller_gen" object paths=./api/... output:object:dir="$out/api/v1alpha1"
+# generateEmbeddedObjectMeta keeps the pod template's labels and
+# annotations: without it the API server prunes them.
+"$controller_gen" crd:generateEmbeddedObjectMeta=true paths=./api/... output:crd:dir="$out/config/crd"
+
+# Finishing touches that markers cannot put on types of other packages:
+#  - the embedded core types lose their descriptions (the pod template alone
+#    has about 260 KB of them, which would put the CRD over the 256 KiB a
+#    client-side `kubectl apply` can record); the kind's own fields keep
+#    theirs;
+#  - the selector gets the bounds its rules against the template's labels
+#    need to stay within the API server's CEL cost budget: label values of
+#    at most 63 characters (as for any label), at most 256 matchLabels and
+#    64 matchExpressions of at most 256 values each.
+go -C hack/tools run ./crdpatch \
+	-trim spec.selector -trim spec.template -trim spec.volumeClaimTemplates -trim status.conditions \
+	-bound 'spec.selector.matchLabels{}:maxLength=63' \
+	-bound 'spec.selector.matchLabels:maxProperties=256' \
+	-bound 'spec.selector.matchExpressions:maxItems=64' \
+	-bound 'spec.selector.matchExpressions[].values:maxItems=256' \
+	"$out/config/crd/apps.ordinal.dev_statefulsets.yaml"

@@ -1,0 +1,192 @@
+package osts
+
+import (
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/defaults"
+	"github.com/ordinal-sh/ordinal/internal/planner"
+)
+
+// DefaultProgressDeadline applies when spec.progressDeadlineSeconds is
+// unset, which the schema's default normally prevents.
+const DefaultProgressDeadline = 600
+
+// View is the apps/v1 StatefulSet the planner reads for an extended set:
+// the same metadata, spec and status, defaulted the way the API server
+// defaults an apps/v1 set (a custom resource's pod template is not
+// defaulted by the API server), so the same manifest yields the same pods,
+// claims and revision names in both kinds. Update strategies apps/v1 does
+// not have (Recreate) keep their type; the rolling update always has its
+// block, since an extended set is never updated as a gate-off apps/v1 set.
+func View(s *v1alpha1.StatefulSet) *appsv1.StatefulSet {
+	v := &appsv1.StatefulSet{
+		// The view's type is the extended kind's, so that events recorded
+		// on it and owner references made from it name the extended set.
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: v1alpha1.Kind.Kind},
+		ObjectMeta: *s.ObjectMeta.DeepCopy(),
+		Spec: appsv1.StatefulSetSpec{
+			Replicas:             ptr.To(ptr.Deref(s.Spec.Replicas, 1)),
+			Selector:             s.Spec.Selector.DeepCopy(),
+			Template:             *s.Spec.Template.DeepCopy(),
+			VolumeClaimTemplates: deepCopyClaims(s.Spec.VolumeClaimTemplates),
+			ServiceName:          s.Spec.ServiceName,
+			PodManagementPolicy:  s.Spec.PodManagementPolicy,
+			UpdateStrategy:       strategyView(s.Spec.UpdateStrategy),
+			RevisionHistoryLimit: ptr.To(ptr.Deref(s.Spec.RevisionHistoryLimit, 10)),
+			MinReadySeconds:      s.Spec.MinReadySeconds,
+		},
+		Status: statusView(s.Status),
+	}
+	if p := s.Spec.PersistentVolumeClaimRetentionPolicy; p != nil {
+		v.Spec.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{WhenDeleted: p.WhenDeleted, WhenScaled: p.WhenScaled}
+	}
+	if o := s.Spec.Ordinals; o != nil {
+		v.Spec.Ordinals = &appsv1.StatefulSetOrdinals{Start: o.Start}
+	}
+	defaults.StatefulSet(v, defaults.Options{MaxUnavailable: true})
+	storedPodSpec(&v.Spec.Template.Spec)
+	return v
+}
+
+// storedPodSpec makes a defaulted pod spec what the API server stores for
+// an apps/v1 set: its round trip through the internal version also copies
+// serviceAccountName into the deprecated serviceAccount field (and reads
+// serviceAccount when serviceAccountName is empty).
+func storedPodSpec(spec *corev1.PodSpec) {
+	if spec.ServiceAccountName == "" {
+		spec.ServiceAccountName = spec.DeprecatedServiceAccount
+	}
+	spec.DeprecatedServiceAccount = spec.ServiceAccountName
+}
+
+func deepCopyClaims(in []corev1.PersistentVolumeClaim) []corev1.PersistentVolumeClaim {
+	if in == nil {
+		return nil
+	}
+	out := make([]corev1.PersistentVolumeClaim, len(in))
+	for i := range in {
+		in[i].DeepCopyInto(&out[i])
+	}
+	return out
+}
+
+func strategyView(s v1alpha1.StatefulSetUpdateStrategy) appsv1.StatefulSetUpdateStrategy {
+	t := appsv1.StatefulSetUpdateStrategyType(s.Type)
+	if t == "" {
+		t = appsv1.RollingUpdateStatefulSetStrategyType
+	}
+	out := appsv1.StatefulSetUpdateStrategy{Type: t}
+	if t != appsv1.RollingUpdateStatefulSetStrategyType {
+		return out
+	}
+	out.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To[int32](0), MaxUnavailable: ptr.To(intstr.FromInt32(1))}
+	if ru := s.RollingUpdate; ru != nil {
+		if ru.Partition != nil {
+			out.RollingUpdate.Partition = ptr.To(*ru.Partition)
+		}
+		if ru.MaxUnavailable != nil {
+			out.RollingUpdate.MaxUnavailable = ptr.To(*ru.MaxUnavailable)
+		}
+	}
+	return out
+}
+
+func statusView(s v1alpha1.StatefulSetStatus) appsv1.StatefulSetStatus {
+	return appsv1.StatefulSetStatus{
+		ObservedGeneration: s.ObservedGeneration, Replicas: s.Replicas, ReadyReplicas: s.ReadyReplicas,
+		CurrentReplicas: s.CurrentReplicas, UpdatedReplicas: s.UpdatedReplicas, AvailableReplicas: s.AvailableReplicas,
+		CurrentRevision: s.CurrentRevision, UpdateRevision: s.UpdateRevision, CollisionCount: s.CollisionCount,
+	}
+}
+
+// Extended is the planner's view of what the extended kind adds.
+func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
+	e := &planner.Extended{
+		Owner:            v1alpha1.Kind,
+		Recreate:         s.Spec.UpdateStrategy.Type == v1alpha1.RecreateStatefulSetStrategyType,
+		SelfHealing:      true,
+		OnFailure:        planner.FailureReport,
+		ProgressDeadline: secondsOf(ptr.Deref(s.Spec.ProgressDeadlineSeconds, DefaultProgressDeadline)),
+		MaxUnavailable:   1,
+		Last:             lastStatus(s.Status),
+	}
+	if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		e.Paused = ru.Paused
+		e.SelfHealing = ru.SelfHealing != v1alpha1.SelfHealingDisabled
+		if ru.OnFailure != "" {
+			e.OnFailure = planner.FailurePolicy(ru.OnFailure)
+		}
+		if ru.MaxUnavailable != nil {
+			n, err := intstr.GetScaledValueFromIntOrPercent(ru.MaxUnavailable, int(ptr.Deref(s.Spec.Replicas, 1)), false)
+			if err == nil {
+				e.MaxUnavailable = max(n, 1)
+			}
+		}
+	}
+	return e
+}
+
+func lastStatus(s v1alpha1.StatefulSetStatus) planner.ExtendedStatus {
+	x := planner.ExtendedStatus{
+		UpdatedReadyReplicas: s.UpdatedReadyReplicas, UpdatedAvailableReplicas: s.UpdatedAvailableReplicas,
+		LastCompletedRevision: s.LastCompletedRevision, Conditions: s.Conditions,
+		UpdateRevision: s.UpdateRevision, UpdatedReplicas: s.UpdatedReplicas,
+	}
+	if s.LastProgressTime != nil {
+		x.LastProgress = s.LastProgressTime.Time
+	}
+	for _, b := range s.BlockedBy {
+		x.BlockedBy = append(x.BlockedBy, planner.PodFailure{Pod: b.Pod, Revision: b.Revision, Reason: b.Reason,
+			Message: b.Message, Permanent: b.Permanent, Since: b.Since.Time})
+	}
+	if r := s.Rollback; r != nil {
+		x.Rollback = &planner.RollbackRecord{From: r.From, To: r.To, Reason: r.Reason, Time: r.Time.Time}
+	}
+	return x
+}
+
+// Status is the extended set's status from a plan: apps/v1's counts and
+// revisions, what the extended kind adds, and the selector string the
+// scale subresource reads.
+func Status(s *v1alpha1.StatefulSet, st appsv1.StatefulSetStatus, x *planner.ExtendedPlan) v1alpha1.StatefulSetStatus {
+	out := v1alpha1.StatefulSetStatus{
+		ObservedGeneration: st.ObservedGeneration, Replicas: st.Replicas, ReadyReplicas: st.ReadyReplicas,
+		CurrentReplicas: st.CurrentReplicas, UpdatedReplicas: st.UpdatedReplicas, AvailableReplicas: st.AvailableReplicas,
+		CurrentRevision: st.CurrentRevision, UpdateRevision: st.UpdateRevision, CollisionCount: st.CollisionCount,
+		LabelSelector: selectorString(s.Spec.Selector),
+	}
+	if x == nil {
+		return out
+	}
+	e := x.Status
+	out.UpdatedReadyReplicas, out.UpdatedAvailableReplicas = e.UpdatedReadyReplicas, e.UpdatedAvailableReplicas
+	out.LastCompletedRevision, out.Conditions = e.LastCompletedRevision, e.Conditions
+	if !e.LastProgress.IsZero() {
+		out.LastProgressTime = ptr.To(metav1.NewTime(e.LastProgress))
+	}
+	for _, f := range e.BlockedBy {
+		out.BlockedBy = append(out.BlockedBy, v1alpha1.BlockedPod{Pod: f.Pod, Revision: f.Revision, Reason: f.Reason,
+			Message: f.Message, Permanent: f.Permanent, Since: metav1.NewTime(f.Since)})
+	}
+	if r := e.Rollback; r != nil {
+		out.Rollback = &v1alpha1.RollbackRecord{From: r.From, To: r.To, Reason: r.Reason, Time: metav1.NewTime(r.Time)}
+	}
+	return out
+}
+
+func selectorString(sel *metav1.LabelSelector) string {
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return ""
+	}
+	return s.String()
+}
+
+func secondsOf(n int32) time.Duration { return time.Duration(n) * time.Second }

@@ -1,0 +1,140 @@
+package osts_test
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/osts"
+	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/revision"
+)
+
+// manifests are StatefulSet specs as users write them.
+var manifests = []string{"../../examples/web.yaml", "../defaults/testdata/db.yaml", "../defaults/testdata/cache.yaml"}
+
+// withServiceAccount is a spec that names a service account, which the API
+// server's round trip also copies into the deprecated serviceAccount.
+const withServiceAccount = `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: sa}
+spec:
+  selector: {matchLabels: {app: sa}}
+  serviceName: sa
+  template:
+    metadata: {labels: {app: sa}}
+    spec:
+      serviceAccountName: robot
+      containers: [{name: app, image: "example.com/app@sha256:` + digest + `"}]
+`
+
+const digest = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+// TestTheSameManifestGivesTheSameRevisionInBothKinds: the extended kind's
+// view of a manifest hashes to the revision the API server's apps/v1 set of
+// the same manifest has, so a set changes kind without a pod restarting.
+func TestTheSameManifestGivesTheSameRevisionInBothKinds(t *testing.T) {
+	docs := map[string][]byte{"serviceAccountName": []byte(withServiceAccount)}
+	for _, path := range manifests {
+		docs[path] = statefulSetDocument(t, path)
+	}
+	for name, doc := range docs {
+		t.Run(name, func(t *testing.T) {
+			stored := storedByAPIServer(t, doc)
+			ext := asExtended(t, doc)
+			want, err := revision.New(stored, 1, ptr.To[int32](0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := revision.New(osts.View(ext), 1, ptr.To[int32](0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Name != want.Name {
+				t.Errorf("revision %s, the apps/v1 set's %s; data (-apps/v1 +extended):\n%s", got.Name, want.Name, cmp.Diff(string(want.Data.Raw), string(got.Data.Raw)))
+			}
+		})
+	}
+}
+
+func TestExtendedInputs(t *testing.T) {
+	ext := asExtended(t, []byte(withServiceAccount))
+	e := osts.Extended(ext)
+	if e.Owner != v1alpha1.Kind || !e.SelfHealing || e.OnFailure != planner.FailureReport || e.ProgressDeadline.Seconds() != osts.DefaultProgressDeadline || e.MaxUnavailable != 1 {
+		t.Errorf("defaults %+v", e)
+	}
+	ext.Spec.UpdateStrategy.RollingUpdate = &v1alpha1.RollingUpdateStatefulSetStrategy{Paused: true, SelfHealing: v1alpha1.SelfHealingDisabled, OnFailure: v1alpha1.FailureRollback}
+	ext.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intOrString("50%"))
+	ext.Spec.Replicas = ptr.To[int32](5)
+	e = osts.Extended(ext)
+	if !e.Paused || e.SelfHealing || e.OnFailure != planner.FailureRollback || e.MaxUnavailable != 2 {
+		t.Errorf("from the spec %+v", e)
+	}
+	v := osts.View(ext)
+	if v.Spec.UpdateStrategy.RollingUpdate == nil || v.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable == nil {
+		t.Errorf("the view's rolling update lost maxUnavailable: %+v", v.Spec.UpdateStrategy)
+	}
+}
+
+func asExtended(t *testing.T, doc []byte) *v1alpha1.StatefulSet {
+	t.Helper()
+	data, err := yaml.YAMLToJSON(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := &v1alpha1.StatefulSet{}
+	if err := json.Unmarshal(data, ext); err != nil {
+		t.Fatal(err)
+	}
+	return ext
+}
+
+func storedByAPIServer(t *testing.T, doc []byte) *appsv1.StatefulSet {
+	t.Helper()
+	data, err := yaml.YAMLToJSON(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	internal, _, err := legacyscheme.Codecs.UniversalDecoder().Decode(data, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encoded, err := runtime.Encode(legacyscheme.Codecs.LegacyCodec(appsv1.SchemeGroupVersion), internal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := &appsv1.StatefulSet{}
+	if err := json.Unmarshal(encoded, stored); err != nil {
+		t.Fatal(err)
+	}
+	return stored
+}
+
+func statefulSetDocument(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		if strings.Contains(doc, "\nkind: StatefulSet\n") {
+			return []byte(doc)
+		}
+	}
+	t.Fatalf("%s has no StatefulSet", path)
+	return nil
+}
+
+func intOrString(s string) intstr.IntOrString { return intstr.FromString(s) }

@@ -1,0 +1,3 @@
+// Package crdinstall installs a CustomResourceDefinition, creating or
+// updating it, and waits until the API server serves it.
+package crdinstall

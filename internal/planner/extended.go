@@ -1,0 +1,121 @@
+package planner
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Extended is what the extended kind (apps.ordinal.dev/v1alpha1) adds to
+// a set; Input.Set carries the fields it shares with apps/v1. A nil
+// Extended plans an apps/v1 set exactly as upstream does, so nothing here
+// can change apps/v1 behaviour.
+type Extended struct {
+	// Owner is the kind that owns the set's pods, claims and revisions.
+	Owner schema.GroupVersionKind
+	// Recreate is the Recreate update strategy: every old-revision pod is
+	// deleted, and pods are created again only once all are gone.
+	Recreate bool
+	// Paused holds pod updates where they are: no pod is replaced for an
+	// update, and a missing pod is recreated at the current revision.
+	Paused bool
+	// SelfHealing replaces a pod at or above the partition that runs an
+	// old revision and is not Ready, even while the rollout waits on it.
+	SelfHealing bool
+	// OnFailure is what a failed rollout does.
+	OnFailure FailurePolicy
+	// ProgressDeadline is how long a rollout may go without progress.
+	ProgressDeadline time.Duration
+	// MaxUnavailable is rollingUpdate.maxUnavailable scaled to replicas,
+	// for the Available condition.
+	MaxUnavailable int
+	// Last is what the set's status said at the previous sync.
+	Last ExtendedStatus
+}
+
+// FailurePolicy is what a failed rollout does.
+type FailurePolicy string
+
+// Failure policies, as the extended kind spells them.
+const (
+	FailureReport   FailurePolicy = "Report"
+	FailurePause    FailurePolicy = "Pause"
+	FailureRollback FailurePolicy = "Rollback"
+)
+
+// ExtendedStatus is the part of the extended kind's status the planner
+// computes beyond apps/v1's.
+type ExtendedStatus struct {
+	UpdatedReadyReplicas     int32
+	UpdatedAvailableReplicas int32
+	LastCompletedRevision    string
+	// LastProgress is when the rollout last made progress: a new update
+	// revision, or one more pod at it created or Available.
+	LastProgress time.Time
+	Conditions   []metav1.Condition
+	BlockedBy    []PodFailure
+	Rollback     *RollbackRecord
+	// UpdateRevision and UpdatedReplicas repeat apps/v1's fields, so the
+	// next plan can tell progress from the last status alone.
+	UpdateRevision  string
+	UpdatedReplicas int32
+}
+
+// PodFailure is why a pod holds a rollout up.
+type PodFailure struct {
+	Pod      string
+	Ordinal  int32
+	Revision string
+	// Reason is a CamelCase class: Failed, InvalidImageName,
+	// ImagePullBackOff, CreateContainerConfigError, CrashLoopBackOff,
+	// NotReady, NeverReady, Unschedulable, Pending, Terminating.
+	Reason  string
+	Message string
+	// Permanent failures do not cure with time; they fail the rollout at
+	// once instead of at the progress deadline.
+	Permanent bool
+	Since     time.Time
+}
+
+// RollbackRecord is one automatic rollback.
+type RollbackRecord struct {
+	From, To, Reason string
+	Time             time.Time
+}
+
+// SetChange is a write to the set's own spec that the plan asks for.
+type SetChange struct {
+	// Pause sets updateStrategy.rollingUpdate.paused.
+	Pause bool
+	// RollbackTo is the revision whose template replaces spec.template.
+	RollbackTo string
+	// Reason says why, in words, for the event the change records.
+	Reason string
+}
+
+// ExtendedPlan is what the planner adds to a plan of an extended set.
+type ExtendedPlan struct {
+	Status ExtendedStatus
+	// Change, when set, is applied to the set before its status is
+	// written.
+	Change *SetChange
+}
+
+// Condition types and reasons of the extended kind.
+const (
+	ConditionAvailable      = "Available"
+	ConditionProgressing    = "Progressing"
+	ConditionReplicaFailure = "ReplicaFailure"
+
+	ReasonRolloutComplete         = "RolloutComplete"
+	ReasonRolloutProgressing      = "RolloutProgressing"
+	ReasonRolloutPaused           = "RolloutPaused"
+	ReasonRolloutFailed           = "RolloutFailed"
+	ReasonProgressDeadlineExceded = "ProgressDeadlineExceeded"
+	ReasonRollingBack             = "RollingBack"
+	ReasonMinimumAvailable        = "MinimumReplicasAvailable"
+	ReasonMinimumUnavailable      = "MinimumReplicasUnavailable"
+	ReasonPodFailure              = "PodFailure"
+	ReasonNoFailure               = "NoPodFailure"
+)

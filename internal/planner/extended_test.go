@@ -1,0 +1,261 @@
+package planner_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/testgen"
+)
+
+var ostsKind = schema.GroupVersionKind{Group: "apps.ordinal.dev", Version: "v1alpha1", Kind: "StatefulSet"}
+
+// extended returns the extended kind's defaults, changed by opts.
+func extended(opts ...func(*planner.Extended)) *planner.Extended {
+	e := &planner.Extended{Owner: ostsKind, SelfHealing: true, OnFailure: planner.FailureReport,
+		ProgressDeadline: 10 * time.Minute, MaxUnavailable: 1}
+	for _, o := range opts {
+		o(e)
+	}
+	return e
+}
+
+func (f fixture) ext(e *planner.Extended, pods ...*corev1.Pod) planner.Plan {
+	in := f.input(pods)
+	in.Extended = e
+	return planner.Compute(in)
+}
+
+func TestSelfHealing(t *testing.T) {
+	f := rollout(testgen.Replicas(3))
+	stuck := f.pod(2, testgen.NotReady(now))
+	t.Run("an old-revision pod that is not Ready, which holds an OrderedReady rollout, is replaced", func(t *testing.T) {
+		plan := f.ext(extended(), f.pod(0), f.pod(1), stuck)
+		if diff := cmp.Diff([]string{"replicas: DeletePod web-2"}, f.summary(plan)); diff != "" {
+			t.Errorf("steps (-want +got):\n%s", diff)
+		}
+		if got := plan.Status.CurrentReplicas; got != 2 {
+			t.Errorf("currentReplicas %d, want 2 (web-2 leaves it)", got)
+		}
+	})
+	t.Run("apps/v1 and a Disabled set wait on it, as upstream does", func(t *testing.T) {
+		for name, e := range map[string]*planner.Extended{"apps/v1": nil, "Disabled": extended(func(e *planner.Extended) { e.SelfHealing = false })} {
+			if plan := f.ext(e, f.pod(0), f.pod(1), stuck); len(plan.Steps) != 0 {
+				t.Errorf("%s: want no action, got %v", name, f.summary(plan))
+			}
+		}
+	})
+	t.Run("a pod at the update revision is never replaced", func(t *testing.T) {
+		if plan := f.ext(extended(), f.pod(0), f.pod(1), f.updated(2, testgen.NotReady(now))); len(plan.Steps) != 0 {
+			t.Errorf("want no action, got %v", f.summary(plan))
+		}
+	})
+	t.Run("a Ready pod is never replaced, even when not yet Available", func(t *testing.T) {
+		slow := rollout(testgen.Replicas(3), testgen.MinReadySeconds(600))
+		if plan := slow.ext(extended(), slow.pod(0), slow.pod(1), slow.pod(2, testgen.Ready(now))); len(plan.Steps) != 0 {
+			t.Errorf("want no action, got %v", slow.summary(plan))
+		}
+	})
+	t.Run("a pod below the partition, or of a paused set, is left alone", func(t *testing.T) {
+		canary := rollout(testgen.Replicas(3), testgen.Partition(2))
+		if plan := canary.ext(extended(), canary.pod(0), canary.pod(1, testgen.NotReady(now)), canary.pod(2)); len(plan.Steps) != 0 {
+			t.Errorf("below the partition: want no action, got %v", canary.summary(plan))
+		}
+		if plan := f.ext(extended(func(e *planner.Extended) { e.Paused = true }), f.pod(0), f.pod(1), stuck); len(plan.Steps) != 0 {
+			t.Errorf("paused: want no action, got %v", f.summary(plan))
+		}
+	})
+}
+
+func TestRecreateStrategy(t *testing.T) {
+	f := rollout(testgen.Replicas(3), testgen.NoRollingUpdate())
+	recreate := extended(func(e *planner.Extended) { e.Recreate = true })
+	t.Run("every old pod is deleted at once and nothing is created", func(t *testing.T) {
+		plan := f.ext(recreate, f.pod(0), f.pod(2))
+		want := []string{"recreate: DeletePod web-0", "recreate: DeletePod web-2"}
+		if diff := cmp.Diff(want, f.summary(plan)); diff != "" {
+			t.Errorf("steps (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("while an old pod terminates, nothing is created", func(t *testing.T) {
+		plan := f.ext(recreate, f.pod(0, testgen.Terminating(now)))
+		if len(plan.Steps) != 0 || len(plan.Waits) != 1 {
+			t.Errorf("want one wait and no action, got %v and %v", f.summary(plan), waitLines(plan))
+		}
+	})
+	t.Run("once all are gone, pods are created at the update revision in order", func(t *testing.T) {
+		plan := f.ext(recreate)
+		if diff := cmp.Diff([]string{"replicas: CreatePod web-0 at update"}, f.summary(plan)); diff != "" {
+			t.Errorf("steps (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestPodsOfAnExtendedSetAreOwnedByIt(t *testing.T) {
+	f := steady(testgen.Replicas(1), testgen.ClaimTemplates("data"), testgen.Retention(del, retain))
+	plan := f.ext(extended())
+	for _, step := range plan.Steps {
+		for _, a := range step.Actions {
+			if a.Kind == planner.CreatePod {
+				if ref := metav1.GetControllerOf(a.Pod); ref == nil || ref.APIVersion != "apps.ordinal.dev/v1alpha1" || ref.Kind != "StatefulSet" {
+					t.Errorf("pod owner %+v, want the extended kind", ref)
+				}
+			}
+		}
+	}
+	claim := testgen.Claim(f.set, "data", 0)
+	in := f.input(f.pods(0), claim)
+	in.Extended = extended()
+	plan = planner.Compute(in)
+	var refs []metav1.OwnerReference
+	for _, step := range plan.Steps {
+		for _, a := range step.Actions {
+			if a.Kind == planner.UpdateClaim {
+				refs = a.Claim.OwnerReferences
+			}
+		}
+	}
+	if len(refs) != 1 || refs[0].APIVersion != "apps.ordinal.dev/v1alpha1" {
+		t.Errorf("claim owners %+v, want the extended set (whenDeleted Delete)", refs)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	f := steady()
+	waiting := func(reason string, restarts int32) testgen.PodOption {
+		return func(p *corev1.Pod) {
+			p.Status.Phase = corev1.PodRunning
+			p.Status.Conditions = nil
+			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", RestartCount: restarts,
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: "m"}}}}
+		}
+	}
+	tests := []struct {
+		name      string
+		pod       *corev1.Pod
+		reason    string
+		permanent bool
+	}{
+		{"an available pod is not a failure", f.pod(0), "", false},
+		{"a Failed pod is permanent", f.pod(0, testgen.Failed()), "Failed", true},
+		{"an image that cannot be pulled is permanent once the kubelet backs off", f.pod(0, waiting("ImagePullBackOff", 0)), "ImagePullBackOff", true},
+		{"a first pull error is not yet", f.pod(0, waiting("ErrImagePull", 0)), "ErrImagePull", false},
+		{"an invalid image name is permanent", f.pod(0, waiting("InvalidImageName", 0)), "InvalidImageName", true},
+		{"a missing config map or secret is permanent", f.pod(0, waiting("CreateContainerConfigError", 0)), "CreateContainerConfigError", true},
+		{"a crash loop under the restart threshold is not yet", f.pod(0, waiting("CrashLoopBackOff", 2)), "CrashLoopBackOff", false},
+		{"a crash loop at the threshold is permanent", f.pod(0, waiting("CrashLoopBackOff", planner.CrashLoopRestarts)), "CrashLoopBackOff", true},
+		{"a pod Running and not Ready is NotReady", f.pod(0, testgen.NotReady(now.Add(-time.Minute))), "NotReady", false},
+		{"past the deadline it is NeverReady", f.pod(0, testgen.NotReady(now.Add(-time.Hour))), "NeverReady", false},
+		{"a Pending pod", f.pod(0, testgen.Pending()), "Pending", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := planner.Classify(tt.pod, 0, now, 30*time.Minute)
+			reason, permanent := "", false
+			if got != nil {
+				reason, permanent = got.Reason, got.Permanent
+			}
+			if reason != tt.reason || permanent != tt.permanent {
+				t.Errorf("Classify() = %q permanent=%v, want %q permanent=%v", reason, permanent, tt.reason, tt.permanent)
+			}
+		})
+	}
+}
+
+func TestRolloutFailureAndItsPolicy(t *testing.T) {
+	f := rollout(testgen.Replicas(3))
+	broken := f.updated(2, func(p *corev1.Pod) {
+		p.Status.Conditions = nil
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff"}}}}
+	})
+	last := planner.ExtendedStatus{UpdateRevision: f.upd.Name, UpdatedReplicas: 1, LastProgress: now.Add(-time.Minute), LastCompletedRevision: f.cur.Name}
+	policy := func(p planner.FailurePolicy, l planner.ExtendedStatus) *planner.Extended {
+		return extended(func(e *planner.Extended) { e.OnFailure, e.Last = p, l })
+	}
+	t.Run("a permanent failure at the update revision fails the rollout at once and is reported", func(t *testing.T) {
+		plan := f.ext(policy(planner.FailureReport, last), f.pod(0), f.pod(1), broken)
+		x := plan.Extended
+		if x.Change != nil {
+			t.Errorf("Report changed the set: %+v", x.Change)
+		}
+		if c := condition(x.Status.Conditions, planner.ConditionProgressing); c.Status != metav1.ConditionFalse || c.Reason != planner.ReasonRolloutFailed {
+			t.Errorf("Progressing %s/%s, want False/RolloutFailed", c.Status, c.Reason)
+		}
+		if len(x.Status.BlockedBy) != 1 || x.Status.BlockedBy[0].Pod != "web-2" || !x.Status.BlockedBy[0].Permanent {
+			t.Errorf("blockedBy %+v, want web-2, permanent", x.Status.BlockedBy)
+		}
+		if diff := cmp.Diff([]string{"RolloutFailed Pod/web-2"}, warningReasons(plan)); diff != "" {
+			t.Errorf("warnings (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("Pause pauses", func(t *testing.T) {
+		plan := f.ext(policy(planner.FailurePause, last), f.pod(0), f.pod(1), broken)
+		if c := plan.Extended.Change; c == nil || !c.Pause || c.RollbackTo != "" {
+			t.Errorf("change %+v, want a pause", c)
+		}
+	})
+	t.Run("Rollback restores the last completed revision and records it", func(t *testing.T) {
+		plan := f.ext(policy(planner.FailureRollback, last), f.pod(0), f.pod(1), broken)
+		c, r := plan.Extended.Change, plan.Extended.Status.Rollback
+		if c == nil || c.RollbackTo != f.cur.Name || r == nil || r.From != f.upd.Name || r.To != f.cur.Name {
+			t.Errorf("change %+v, record %+v; want a rollback from %s to %s", c, r, f.upd.Name, f.cur.Name)
+		}
+	})
+	t.Run("a rollback whose restored revision fails too pauses instead of looping", func(t *testing.T) {
+		again := last
+		again.Rollback = &planner.RollbackRecord{From: "web-other", To: f.upd.Name}
+		plan := f.ext(policy(planner.FailureRollback, again), f.pod(0), f.pod(1), broken)
+		if c := plan.Extended.Change; c == nil || !c.Pause || c.RollbackTo != "" {
+			t.Errorf("change %+v, want a pause", c)
+		}
+	})
+	t.Run("with no completed revision to return to, Rollback pauses", func(t *testing.T) {
+		first := last
+		first.LastCompletedRevision = ""
+		plan := f.ext(policy(planner.FailureRollback, first), f.pod(0), f.pod(1), broken)
+		if c := plan.Extended.Change; c == nil || !c.Pause {
+			t.Errorf("change %+v, want a pause", c)
+		}
+	})
+	t.Run("no progress for the deadline fails the rollout; before it, a sync is asked for at the deadline", func(t *testing.T) {
+		slow := f.updated(2, testgen.NotReady(now.Add(-time.Minute)))
+		stale := last
+		stale.LastProgress = now.Add(-11 * time.Minute)
+		plan := f.ext(policy(planner.FailureReport, stale), f.pod(0), f.pod(1), slow)
+		if c := condition(plan.Extended.Status.Conditions, planner.ConditionProgressing); c.Reason != planner.ReasonProgressDeadlineExceded {
+			t.Errorf("Progressing reason %s, want ProgressDeadlineExceeded", c.Reason)
+		}
+		plan = f.ext(policy(planner.FailureReport, last), f.pod(0), f.pod(1), slow)
+		if got, want := plan.RequeueAfter, 9*time.Minute+time.Second; got != want {
+			t.Errorf("RequeueAfter %s, want %s (the deadline)", got, want)
+		}
+	})
+	t.Run("a finished rollout is complete and available", func(t *testing.T) {
+		done := last
+		done.UpdatedReplicas = 3
+		plan := f.ext(policy(planner.FailureRollback, done), f.updated(0), f.updated(1), f.updated(2))
+		x := plan.Extended.Status
+		if x.LastCompletedRevision != f.upd.Name || plan.Extended.Change != nil {
+			t.Errorf("last completed %s, change %+v", x.LastCompletedRevision, plan.Extended.Change)
+		}
+		for typ, want := range map[string]metav1.ConditionStatus{planner.ConditionAvailable: metav1.ConditionTrue, planner.ConditionProgressing: metav1.ConditionTrue, planner.ConditionReplicaFailure: metav1.ConditionFalse} {
+			if c := condition(x.Conditions, typ); c.Status != want {
+				t.Errorf("%s is %s, want %s", typ, c.Status, want)
+			}
+		}
+	})
+}
+
+func condition(conds []metav1.Condition, typ string) metav1.Condition {
+	for _, c := range conds {
+		if c.Type == typ {
+			return c
+		}
+	}
+	return metav1.Condition{}
+}

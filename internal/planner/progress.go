@@ -1,0 +1,217 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// extend computes what an extended set's plan adds to st, in order:
+//  1. the counts of updated pods that are Ready and Available;
+//  2. the last completed revision, and when the rollout last progressed;
+//  3. the pods the rollout is blocked by, classified;
+//  4. whether the rollout failed (a pod at the update revision failing
+//     permanently) or ran past its deadline, and what the failure policy
+//     does about it;
+//  5. the conditions Available, Progressing and ReplicaFailure.
+func (p *planner) extend(st appsv1.StatefulSetStatus) *ExtendedPlan {
+	x := ExtendedStatus{UpdateRevision: st.UpdateRevision, UpdatedReplicas: st.UpdatedReplicas, Rollback: p.ext.Last.Rollback}
+	p.countUpdated(&x)
+	done := p.complete(st)
+	p.trackProgress(&x, st, done)
+	x.BlockedBy = p.blockedBy()
+	// A rollout is in progress until its update revision has once
+	// completed; after that a missing or broken pod is a replica
+	// failure, not a failed rollout.
+	rolling := x.LastCompletedRevision != st.UpdateRevision
+	out := &ExtendedPlan{}
+	failure := p.rolloutFailure(x, rolling)
+	if failure != "" {
+		out.Change = p.onFailure(&x, failure)
+	}
+	x.Conditions = p.conditions(st, x, rolling, failure)
+	out.Status = x
+	if rolling && !p.ext.Paused {
+		p.requeueBy(p.deadlineLeft(x))
+	}
+	return out
+}
+
+func (p *planner) countUpdated(x *ExtendedStatus) {
+	minReady, now := p.set.Spec.MinReadySeconds, p.in.Now
+	for _, pod := range p.observed() {
+		if !isCreated(pod) || isTerminating(pod) || podRevision(pod) != p.update {
+			continue
+		}
+		if IsRunningAndReady(pod) {
+			x.UpdatedReadyReplicas++
+			if IsAvailable(pod, minReady, now) {
+				x.UpdatedAvailableReplicas++
+			}
+		}
+	}
+}
+
+// complete is the status a finished rollout has: every wanted pod exists,
+// runs the update revision, Ready and Available, and the update revision
+// is current.
+func (p *planner) complete(st appsv1.StatefulSetStatus) bool {
+	want := p.replicaCount()
+	return st.CurrentRevision == st.UpdateRevision && st.UpdatedReplicas == want && st.Replicas == want &&
+		st.ReadyReplicas == want && st.AvailableReplicas == want
+}
+
+// trackProgress moves LastProgress to now on progress: a new update
+// revision, one more pod at it, one more of those Available, or a
+// completed rollout.
+func (p *planner) trackProgress(x *ExtendedStatus, st appsv1.StatefulSetStatus, done bool) {
+	last := p.ext.Last
+	x.LastCompletedRevision = last.LastCompletedRevision
+	if done {
+		x.LastCompletedRevision = st.UpdateRevision
+	}
+	x.LastProgress = last.LastProgress
+	if done || last.LastProgress.IsZero() || last.UpdateRevision != st.UpdateRevision ||
+		st.UpdatedReplicas > last.UpdatedReplicas || x.UpdatedAvailableReplicas > last.UpdatedAvailableReplicas {
+		x.LastProgress = p.in.Now
+	}
+}
+
+// blockedBy lists, in ordinal order, the pods the rollout waits on or that
+// run the update revision and are not Available, which are stuck: failing
+// permanently (at once), or in their state for longer than the progress
+// deadline. Pods merely starting are not listed.
+func (p *planner) blockedBy() []PodFailure {
+	waited := map[string]bool{}
+	for _, w := range p.plan.Waits {
+		waited[w.Pod] = true
+	}
+	var out []PodFailure
+	for _, s := range append(append([]slot(nil), p.replicas...), p.condemned...) {
+		if s.placeholder || !(waited[s.pod.Name] || podRevision(s.pod) == p.update) {
+			continue
+		}
+		f := Classify(s.pod, p.set.Spec.MinReadySeconds, p.in.Now, p.ext.ProgressDeadline)
+		if f != nil && (f.Permanent || p.in.Now.Sub(f.Since) >= p.ext.ProgressDeadline) {
+			f.Ordinal = s.ordinal
+			out = append(out, *f)
+		}
+	}
+	slices.SortFunc(out, func(a, b PodFailure) int { return int(a.Ordinal - b.Ordinal) })
+	return out
+}
+
+// rolloutFailure says why the rollout has failed, or "": a pod at the
+// update revision fails permanently, or no progress within the deadline.
+// A paused rollout, or none, does not fail.
+func (p *planner) rolloutFailure(x ExtendedStatus, rolling bool) string {
+	if !rolling || p.ext.Paused {
+		return ""
+	}
+	for _, f := range x.BlockedBy {
+		if f.Permanent && f.Revision == p.update {
+			p.warn(ReasonRolloutFailed, "Pod/"+f.Pod, fmt.Sprintf("revision %s fails: %s: %s", p.update, f.Reason, f.Message))
+			return fmt.Sprintf("%s at revision %s: %s (%s)", f.Pod, p.update, f.Reason, f.Message)
+		}
+	}
+	if d := p.ext.ProgressDeadline; d > 0 && p.in.Now.Sub(x.LastProgress) >= d {
+		msg := fmt.Sprintf("no progress for %s (progressDeadlineSeconds %d)", p.in.Now.Sub(x.LastProgress).Round(time.Second), int(d.Seconds()))
+		p.warn(ReasonProgressDeadlineExceded, "StatefulSet/"+p.set.Name, "revision "+p.update+": "+msg)
+		return msg
+	}
+	return ""
+}
+
+// onFailure applies the failure policy. A rollback restores the template
+// of the last completed revision, once: when the revision a rollback
+// restored fails too, or there is nothing to return to, the set is paused
+// instead, so a rollback never loops.
+func (p *planner) onFailure(x *ExtendedStatus, why string) *SetChange {
+	switch p.ext.OnFailure {
+	case FailurePause:
+		return &SetChange{Pause: true, Reason: "rollout failed: " + why}
+	case FailureRollback:
+		to := x.LastCompletedRevision
+		switch {
+		case x.Rollback != nil && x.Rollback.To == p.update:
+			return &SetChange{Pause: true, Reason: fmt.Sprintf("rollout failed after a rollback to %s: %s; paused instead of rolling back again", p.update, why)}
+		case to == "" || to == p.update:
+			return &SetChange{Pause: true, Reason: fmt.Sprintf("rollout failed and no earlier revision completed: %s; paused", why)}
+		}
+		x.Rollback = &RollbackRecord{From: p.update, To: to, Reason: why, Time: p.in.Now}
+		return &SetChange{RollbackTo: to, Reason: fmt.Sprintf("rollout of %s failed: %s; rolling back to %s", p.update, why, to)}
+	}
+	return nil
+}
+
+// conditions computes Available, Progressing and ReplicaFailure, keeping
+// each one's lastTransitionTime while its status stays the same.
+func (p *planner) conditions(st appsv1.StatefulSetStatus, x ExtendedStatus, rolling bool, failure string) []metav1.Condition {
+	conds := make([]metav1.Condition, 0, 3)
+	for _, c := range p.ext.Last.Conditions {
+		conds = append(conds, *c.DeepCopy())
+	}
+	set := func(typ string, status metav1.ConditionStatus, reason, msg string) {
+		meta.SetStatusCondition(&conds, metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg,
+			ObservedGeneration: p.set.Generation, LastTransitionTime: metav1.NewTime(p.in.Now)})
+	}
+	if want := int(p.replicaCount()); int(st.AvailableReplicas) >= want-p.ext.MaxUnavailable {
+		set(ConditionAvailable, metav1.ConditionTrue, ReasonMinimumAvailable, fmt.Sprintf("%d of %d pods are available", st.AvailableReplicas, want))
+	} else {
+		set(ConditionAvailable, metav1.ConditionFalse, ReasonMinimumUnavailable, fmt.Sprintf("%d of %d pods are available; at least %d must be", st.AvailableReplicas, want, want-p.ext.MaxUnavailable))
+	}
+	status, reason, msg := p.progressing(st, x, rolling, failure)
+	set(ConditionProgressing, status, reason, msg)
+	if broken := permanentFailures(x.BlockedBy); len(broken) > 0 {
+		set(ConditionReplicaFailure, metav1.ConditionTrue, ReasonPodFailure, strings.Join(broken, "; "))
+	} else {
+		set(ConditionReplicaFailure, metav1.ConditionFalse, ReasonNoFailure, "no pod is failing")
+	}
+	return conds
+}
+
+func (p *planner) progressing(st appsv1.StatefulSetStatus, x ExtendedStatus, rolling bool, failure string) (metav1.ConditionStatus, string, string) {
+	switch {
+	case !rolling:
+		return metav1.ConditionTrue, ReasonRolloutComplete, fmt.Sprintf("revision %s is rolled out", st.UpdateRevision)
+	case p.ext.Paused:
+		return metav1.ConditionUnknown, ReasonRolloutPaused, fmt.Sprintf("the rollout of revision %s is paused", st.UpdateRevision)
+	case failure != "" && strings.HasPrefix(failure, "no progress"):
+		return metav1.ConditionFalse, ReasonProgressDeadlineExceded, failure
+	case failure != "":
+		return metav1.ConditionFalse, ReasonRolloutFailed, failure
+	case x.Rollback != nil && x.Rollback.To == st.UpdateRevision:
+		return metav1.ConditionTrue, ReasonRollingBack, fmt.Sprintf("rolling back from %s to %s: %s", x.Rollback.From, x.Rollback.To, x.Rollback.Reason)
+	}
+	return metav1.ConditionTrue, ReasonRolloutProgressing, fmt.Sprintf("%d of %d pods at revision %s are available", x.UpdatedAvailableReplicas, p.replicaCount(), st.UpdateRevision)
+}
+
+func permanentFailures(fs []PodFailure) []string {
+	var out []string
+	for _, f := range fs {
+		if f.Permanent {
+			out = append(out, fmt.Sprintf("%s: %s: %s", f.Pod, f.Reason, f.Message))
+		}
+	}
+	return out
+}
+
+// deadlineLeft is how long until the progress deadline of the running
+// rollout passes, plus a second, so that a sync sees it pass even if
+// nothing else happens; zero when it has passed or there is none.
+func (p *planner) deadlineLeft(x ExtendedStatus) time.Duration {
+	d := p.ext.ProgressDeadline
+	if d <= 0 {
+		return 0
+	}
+	left := x.LastProgress.Add(d).Sub(p.in.Now)
+	if left <= 0 {
+		return 0
+	}
+	return left + time.Second
+}

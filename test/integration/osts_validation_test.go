@@ -1,0 +1,203 @@
+package integration
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+)
+
+// The API server's wording around a CRD's validation failures.
+const (
+	invalidWeb = `StatefulSet.apps.ordinal.dev "web" is invalid: `
+	notChecked = `<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation`
+)
+
+// ruleError is the error of a CEL rule reported at field.
+func ruleError(field, message string) string {
+	return invalidWeb + field + ": Invalid value: " + message
+}
+
+// schemaErrors is the error of one or more schema failures.
+func schemaErrors(causes ...string) string {
+	if len(causes) == 1 {
+		return invalidWeb + causes[0]
+	}
+	return invalidWeb + "[" + strings.Join(causes, ", ") + "]"
+}
+
+// invalidCase is a change to a valid set and the API error it must get.
+type invalidCase struct {
+	name   string
+	mutate func(*v1alpha1.StatefulSet)
+	want   string
+}
+
+func rollingUpdateOf(s *v1alpha1.StatefulSet) *v1alpha1.RollingUpdateStatefulSetStrategy {
+	if s.Spec.UpdateStrategy.RollingUpdate == nil {
+		s.Spec.UpdateStrategy.RollingUpdate = &v1alpha1.RollingUpdateStatefulSetStrategy{}
+	}
+	return s.Spec.UpdateStrategy.RollingUpdate
+}
+
+func maxUnavailableOf(v intstr.IntOrString) func(*v1alpha1.StatefulSet) {
+	return func(s *v1alpha1.StatefulSet) { rollingUpdateOf(s).MaxUnavailable = &v }
+}
+
+func selectorExpression(op metav1.LabelSelectorOperator, key string, values ...string) func(*v1alpha1.StatefulSet) {
+	return func(s *v1alpha1.StatefulSet) {
+		s.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: key, Operator: op, Values: values}}
+	}
+}
+
+func createCases() []invalidCase {
+	const (
+		dnsLabel       = "metadata.name must be a DNS label: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit"
+		matchLabels    = "spec.selector.matchLabels must match spec.template.metadata.labels"
+		matchExprs     = "spec.selector.matchExpressions must match spec.template.metadata.labels"
+		maxUnavailable = "spec.updateStrategy.rollingUpdate.maxUnavailable must be an integer of at least 1 or a percentage from 1% to 100%"
+		rollingOnly    = "spec.updateStrategy.rollingUpdate is allowed only with type RollingUpdate"
+	)
+	return []invalidCase{
+		{"a name that is not a DNS label", func(s *v1alpha1.StatefulSet) { s.Name = "web.v2" },
+			`StatefulSet.apps.ordinal.dev "web.v2" is invalid: metadata: Invalid value: ` + dnsLabel},
+		{"an empty selector", func(s *v1alpha1.StatefulSet) { s.Spec.Selector = &metav1.LabelSelector{} },
+			ruleError("spec.selector", "spec.selector must not be empty")},
+		{"matchLabels the template lacks", func(s *v1alpha1.StatefulSet) { s.Spec.Template.Labels = map[string]string{"app": "other"} },
+			ruleError("spec.selector.matchLabels", matchLabels)},
+		{"matchLabels and a template without labels", func(s *v1alpha1.StatefulSet) { s.Spec.Template.Labels = nil },
+			ruleError("spec.selector.matchLabels", matchLabels)},
+		{"matchExpressions In a value the template lacks", selectorExpression(metav1.LabelSelectorOpIn, "app", "db"),
+			ruleError("spec.selector.matchExpressions", matchExprs)},
+		{"matchExpressions NotIn the template's value", selectorExpression(metav1.LabelSelectorOpNotIn, "app", "nginx"),
+			ruleError("spec.selector.matchExpressions", matchExprs)},
+		{"matchExpressions Exists on a label the template lacks", selectorExpression(metav1.LabelSelectorOpExists, "tier"),
+			ruleError("spec.selector.matchExpressions", matchExprs)},
+		{"matchExpressions DoesNotExist on the template's label", selectorExpression(metav1.LabelSelectorOpDoesNotExist, "app"),
+			ruleError("spec.selector.matchExpressions", matchExprs)},
+		{"a selector label value over 63 characters", func(s *v1alpha1.StatefulSet) {
+			long := strings.Repeat("x", 64)
+			s.Spec.Selector.MatchLabels["app"], s.Spec.Template.Labels["app"] = long, long
+		}, schemaErrors("spec.selector.matchLabels.app: Too long: may not be more than 63 bytes", notChecked)},
+		{"no containers", func(s *v1alpha1.StatefulSet) { s.Spec.Template.Spec.Containers = []corev1.Container{} },
+			ruleError("spec.template.spec.containers", "spec.template.spec.containers must list at least one container")},
+		{"restartPolicy Never", func(s *v1alpha1.StatefulSet) { s.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever },
+			ruleError("spec.template.spec.restartPolicy", "spec.template.spec.restartPolicy must be Always")},
+		{"activeDeadlineSeconds", func(s *v1alpha1.StatefulSet) { s.Spec.Template.Spec.ActiveDeadlineSeconds = ptr(int64(60)) },
+			ruleError("spec.template.spec.activeDeadlineSeconds", "spec.template.spec.activeDeadlineSeconds is not supported in a StatefulSet")},
+		{"progressDeadlineSeconds equal to minReadySeconds", func(s *v1alpha1.StatefulSet) {
+			s.Spec.MinReadySeconds, s.Spec.ProgressDeadlineSeconds = 30, ptr(int32(30))
+		}, ruleError("spec.progressDeadlineSeconds", "spec.progressDeadlineSeconds must be greater than spec.minReadySeconds")},
+		{"maxUnavailable 0", maxUnavailableOf(intstr.FromInt32(0)), ruleError("spec.updateStrategy.rollingUpdate.maxUnavailable", "0: "+maxUnavailable)},
+		{"maxUnavailable -1", maxUnavailableOf(intstr.FromInt32(-1)), ruleError("spec.updateStrategy.rollingUpdate.maxUnavailable", "-1: "+maxUnavailable)},
+		{"maxUnavailable 0%", maxUnavailableOf(intstr.FromString("0%")), ruleError("spec.updateStrategy.rollingUpdate.maxUnavailable", `"0%": `+maxUnavailable)},
+		{"maxUnavailable 101%", maxUnavailableOf(intstr.FromString("101%")), ruleError("spec.updateStrategy.rollingUpdate.maxUnavailable", `"101%": `+maxUnavailable)},
+		{"maxUnavailable a word", maxUnavailableOf(intstr.FromString("half")), ruleError("spec.updateStrategy.rollingUpdate.maxUnavailable", `"half": `+maxUnavailable)},
+		{"rollingUpdate with OnDelete", func(s *v1alpha1.StatefulSet) {
+			s.Spec.UpdateStrategy.Type = v1alpha1.OnDeleteStatefulSetStrategyType
+			rollingUpdateOf(s).Partition = ptr(int32(1))
+		}, ruleError("spec.updateStrategy.rollingUpdate", rollingOnly)},
+		{"rollingUpdate with Recreate", func(s *v1alpha1.StatefulSet) {
+			s.Spec.UpdateStrategy.Type = v1alpha1.RecreateStatefulSetStrategyType
+			rollingUpdateOf(s).Paused = true
+		}, ruleError("spec.updateStrategy.rollingUpdate", rollingOnly)},
+		{"an unknown podManagementPolicy", func(s *v1alpha1.StatefulSet) { s.Spec.PodManagementPolicy = "Sometimes" },
+			schemaErrors(`spec.podManagementPolicy: Unsupported value: "Sometimes": supported values: "OrderedReady", "Parallel"`, notChecked)},
+		{"an unknown update strategy", func(s *v1alpha1.StatefulSet) { s.Spec.UpdateStrategy.Type = "Canary" },
+			schemaErrors(`spec.updateStrategy.type: Unsupported value: "Canary": supported values: "RollingUpdate", "OnDelete", "Recreate"`, notChecked)},
+		{"an unknown selfHealing", func(s *v1alpha1.StatefulSet) { rollingUpdateOf(s).SelfHealing = "Sometimes" },
+			schemaErrors(`spec.updateStrategy.rollingUpdate.selfHealing: Unsupported value: "Sometimes": supported values: "Enabled", "Disabled"`, notChecked)},
+		{"an unknown onFailure", func(s *v1alpha1.StatefulSet) { rollingUpdateOf(s).OnFailure = "Retry" },
+			schemaErrors(`spec.updateStrategy.rollingUpdate.onFailure: Unsupported value: "Retry": supported values: "Report", "Pause", "Rollback"`, notChecked)},
+		{"an unknown retention policy", func(s *v1alpha1.StatefulSet) {
+			s.Spec.PersistentVolumeClaimRetentionPolicy = &v1alpha1.StatefulSetPersistentVolumeClaimRetentionPolicy{WhenDeleted: "Keep", WhenScaled: "Forget"}
+		}, schemaErrors(`spec.persistentVolumeClaimRetentionPolicy.whenDeleted: Unsupported value: "Keep": supported values: "Retain", "Delete"`,
+			`spec.persistentVolumeClaimRetentionPolicy.whenScaled: Unsupported value: "Forget": supported values: "Retain", "Delete"`, notChecked)},
+		{"negative replicas", func(s *v1alpha1.StatefulSet) { s.Spec.Replicas = ptr(int32(-1)) },
+			schemaErrors("spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0",
+				".spec.replicas: Invalid value: -1: should be a non-negative integer")},
+		{"negative revisionHistoryLimit", func(s *v1alpha1.StatefulSet) { s.Spec.RevisionHistoryLimit = ptr(int32(-1)) },
+			schemaErrors("spec.revisionHistoryLimit: Invalid value: -1: spec.revisionHistoryLimit in body should be greater than or equal to 0")},
+		{"negative minReadySeconds", func(s *v1alpha1.StatefulSet) { s.Spec.MinReadySeconds = -1 },
+			schemaErrors("spec.minReadySeconds: Invalid value: -1: spec.minReadySeconds in body should be greater than or equal to 0")},
+		{"a negative partition", func(s *v1alpha1.StatefulSet) { rollingUpdateOf(s).Partition = ptr(int32(-1)) },
+			schemaErrors("spec.updateStrategy.rollingUpdate.partition: Invalid value: -1: spec.updateStrategy.rollingUpdate.partition in body should be greater than or equal to 0")},
+		{"progressDeadlineSeconds 0", func(s *v1alpha1.StatefulSet) { s.Spec.ProgressDeadlineSeconds = ptr(int32(0)) },
+			schemaErrors("spec.progressDeadlineSeconds: Invalid value: 0: spec.progressDeadlineSeconds in body should be greater than or equal to 1")},
+		{"a negative ordinals start", func(s *v1alpha1.StatefulSet) { s.Spec.Ordinals = &v1alpha1.StatefulSetOrdinals{Start: -1} },
+			schemaErrors("spec.ordinals.start: Invalid value: -1: spec.ordinals.start in body should be greater than or equal to 0")},
+		{"a serviceName that is not a DNS label", func(s *v1alpha1.StatefulSet) { s.Spec.ServiceName = "Nginx_1" },
+			schemaErrors(`spec.serviceName: Invalid value: "Nginx_1": spec.serviceName in body should match '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'`)},
+	}
+}
+
+// Every schema and CEL rule a new set can break: the set gets exactly the
+// error the rule states and is not created.
+func TestInvalidExtendedSetsGetTheRulesMessage(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	sets := extendedSets(t, ns)
+	for _, c := range createCases() {
+		t.Run(c.name, func(t *testing.T) {
+			set := extended(t, webSet(ns))
+			c.mutate(set)
+			_, err := sets.Create(context.Background(), set, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if err.Error() != c.want {
+				t.Errorf("\n got: %s\nwant: %s", err, c.want)
+			}
+		})
+	}
+}
+
+// The other side of each rule: what apps/v1 accepts, the kind accepts too.
+func TestValidExtendedSetsAreAccepted(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	sets := extendedSets(t, ns)
+	cases := []struct {
+		name   string
+		mutate func(*v1alpha1.StatefulSet)
+	}{
+		{"examples/web.yaml's set", func(*v1alpha1.StatefulSet) {}},
+		{"matchExpressions In the template's value", selectorExpression(metav1.LabelSelectorOpIn, "app", "db", "nginx")},
+		{"matchExpressions NotIn other values", selectorExpression(metav1.LabelSelectorOpNotIn, "app", "db")},
+		{"matchExpressions NotIn on a label the template lacks", selectorExpression(metav1.LabelSelectorOpNotIn, "tier", "cache")},
+		{"matchExpressions Exists on the template's label", selectorExpression(metav1.LabelSelectorOpExists, "app")},
+		{"matchExpressions DoesNotExist on a label the template lacks", selectorExpression(metav1.LabelSelectorOpDoesNotExist, "tier")},
+		{"only matchExpressions", func(s *v1alpha1.StatefulSet) {
+			s.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpExists}}}
+		}},
+		{"restartPolicy Always", func(s *v1alpha1.StatefulSet) { s.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyAlways }},
+		{"progressDeadlineSeconds above minReadySeconds", func(s *v1alpha1.StatefulSet) {
+			s.Spec.MinReadySeconds, s.Spec.ProgressDeadlineSeconds = 30, ptr(int32(31))
+		}},
+		{"maxUnavailable 2", maxUnavailableOf(intstr.FromInt32(2))},
+		{"maxUnavailable 1%", maxUnavailableOf(intstr.FromString("1%"))},
+		{"maxUnavailable 100%", maxUnavailableOf(intstr.FromString("100%"))},
+		{"OnDelete", func(s *v1alpha1.StatefulSet) { s.Spec.UpdateStrategy.Type = v1alpha1.OnDeleteStatefulSetStrategyType }},
+		{"Recreate", func(s *v1alpha1.StatefulSet) { s.Spec.UpdateStrategy.Type = v1alpha1.RecreateStatefulSetStrategyType }},
+		{"every rollout field", func(s *v1alpha1.StatefulSet) {
+			*rollingUpdateOf(s) = v1alpha1.RollingUpdateStatefulSetStrategy{Partition: ptr(int32(1)), Paused: true,
+				SelfHealing: v1alpha1.SelfHealingDisabled, OnFailure: v1alpha1.FailureRollback}
+		}},
+		{"no serviceName", func(s *v1alpha1.StatefulSet) { s.Spec.ServiceName = "" }},
+		{"a 63-character name", func(s *v1alpha1.StatefulSet) { s.Name = strings.Repeat("w", 63) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			set := extended(t, webSet(ns, withClaims()))
+			c.mutate(set)
+			if _, err := sets.Create(context.Background(), set, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+				t.Errorf("refused: %v", err)
+			}
+		})
+	}
+}
