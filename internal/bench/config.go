@@ -14,14 +14,17 @@ import (
 
 // Contender names.
 const (
-	ContenderOrdinal       = "ordinal"
-	ContenderBuiltin       = "builtin"
-	ContenderBuiltinGateOn = "builtin-gate-on"
-	ContenderFloor         = "floor"
+	ContenderOrdinal = "ordinal"
+	// ContenderOrdinalExtended is Ordinal running the same scenarios on
+	// the extended kind (apps.ordinal.dev/v1alpha1).
+	ContenderOrdinalExtended = "ordinal-osts"
+	ContenderBuiltin         = "builtin"
+	ContenderBuiltinGateOn   = "builtin-gate-on"
+	ContenderFloor           = "floor"
 )
 
 // ContenderNames lists every contender in report order.
-var ContenderNames = []string{ContenderOrdinal, ContenderBuiltin, ContenderBuiltinGateOn, ContenderFloor}
+var ContenderNames = []string{ContenderOrdinal, ContenderOrdinalExtended, ContenderBuiltin, ContenderBuiltinGateOn, ContenderFloor}
 
 // Limit is a client QPS and burst; QPS 0 means unthrottled, as it does
 // for every contender (controller.Config).
@@ -135,10 +138,11 @@ func LeanCommands(dir string) map[string]Command {
 		return Command{Binary: filepath.Join(dir, name), Args: args}
 	}
 	return map[string]Command{
-		ContenderOrdinal:       at(OrdinalBinary),
-		ContenderBuiltin:       at(BuiltinBinary, "--max-unavailable-gate=false"),
-		ContenderBuiltinGateOn: at(BuiltinBinary, "--max-unavailable-gate=true"),
-		ContenderFloor:         at(FloorBinary),
+		ContenderOrdinal:         at(OrdinalBinary),
+		ContenderOrdinalExtended: at(OrdinalBinary),
+		ContenderBuiltin:         at(BuiltinBinary, "--max-unavailable-gate=false"),
+		ContenderBuiltinGateOn:   at(BuiltinBinary, "--max-unavailable-gate=true"),
+		ContenderFloor:           at(FloorBinary),
 	}
 }
 
@@ -148,10 +152,11 @@ func LeanCommands(dir string) map[string]Command {
 func SelfCommands(binary string) map[string]Command {
 	at := func(args ...string) Command { return Command{Binary: binary, Args: args} }
 	return map[string]Command{
-		ContenderOrdinal:       at("controller"),
-		ContenderBuiltin:       at("bench-builtin-controller", "--max-unavailable-gate=false"),
-		ContenderBuiltinGateOn: at("bench-builtin-controller", "--max-unavailable-gate=true"),
-		ContenderFloor:         at("bench-floor"),
+		ContenderOrdinal:         at("controller"),
+		ContenderOrdinalExtended: at("controller"),
+		ContenderBuiltin:         at("bench-builtin-controller", "--max-unavailable-gate=false"),
+		ContenderBuiltinGateOn:   at("bench-builtin-controller", "--max-unavailable-gate=true"),
+		ContenderFloor:           at("bench-floor"),
 	}
 }
 

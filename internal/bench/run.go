@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 )
 
 // benchNamespace holds every measured object; the warm-up probe lives in
@@ -99,7 +101,7 @@ func runOnPlane(ctx context.Context, cfg Config, sc scenario, contender string, 
 		return err
 	}
 	defer plane.stop(syscall.SIGINT, 30*time.Second)
-	client, err := adminClient(kubeconfig)
+	client, extended, err := adminClients(kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -126,7 +128,7 @@ func runOnPlane(ctx context.Context, cfg Config, sc scenario, contender string, 
 	if err != nil {
 		return err
 	}
-	h := &harness{client: client, namespace: benchNamespace, obs: obs, alive: alive, want: map[string]desiredSet{}}
+	h := &harness{client: client, sets: writerFor(contender, client, extended), namespace: benchNamespace, obs: obs, alive: alive, want: map[string]desiredSet{}}
 	for _, st := range sc.setup {
 		cfg.progress("%s %s %s: setup %s", sc.name, QPSLabel(l.QPS, l.Burst), contender, st.name)
 		if _, _, err := runStep(ctx, cfg, h, st); err != nil {
@@ -272,18 +274,24 @@ func runStep(ctx context.Context, cfg Config, h *harness, st step) (took, lastWr
 	return time.Since(began), h.obs.lastWriteSince(began), nil
 }
 
-func adminClient(kubeconfig string) (kubernetes.Interface, error) {
+// adminClients returns the harness's clients of apps/v1 and core, and of
+// the extended kind.
+func adminClients(kubeconfig string) (kubernetes.Interface, *ostsclient.Client, error) {
 	rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
-		return nil, fmt.Errorf("loading kubeconfig %s: %w", kubeconfig, err)
+		return nil, nil, fmt.Errorf("loading kubeconfig %s: %w", kubeconfig, err)
 	}
 	rc.QPS, rc.Burst = 1000, 2000
 	rc.UserAgent = "ordinal-bench"
 	c, err := kubernetes.NewForConfig(rc)
 	if err != nil {
-		return nil, fmt.Errorf("building client: %w", err)
+		return nil, nil, fmt.Errorf("building client: %w", err)
 	}
-	return c, nil
+	ext, err := ostsclient.NewForConfig(rc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("building the extended kind's client: %w", err)
+	}
+	return c, ext, nil
 }
 
 // warmUp proves the contender reconciles: a one-replica probe set in

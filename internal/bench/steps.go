@@ -6,9 +6,7 @@ import (
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/util/retry"
 )
 
 // harnessParallelism bounds the harness's own concurrent writes.
@@ -17,6 +15,7 @@ const harnessParallelism = 16
 // harness is the benchmark driver's view of one run.
 type harness struct {
 	client    kubernetes.Interface
+	sets      setWriter // the contender's kind
 	namespace string
 	obs       *observer
 	alive     func() error // non-nil error once a process under test died
@@ -89,8 +88,7 @@ func createSets(specs ...setSpec) func(context.Context, *harness) error {
 			h.setWant(s.name, desiredSet{Replicas: s.replicas, Image: imageV1}, true)
 		}
 		return forEach(names, func(name string) error {
-			_, err := h.client.AppsV1().StatefulSets(h.namespace).Create(ctx, statefulSet(byName[name]), metav1.CreateOptions{})
-			if err != nil {
+			if err := h.sets.create(ctx, h.namespace, statefulSet(byName[name])); err != nil {
 				return fmt.Errorf("creating statefulset %s: %w", name, err)
 			}
 			return nil
@@ -105,16 +103,7 @@ func mutateAll(ctx context.Context, h *harness, change func(*appsv1.StatefulSet,
 		d := want[name]
 		change(nil, &d)
 		h.setWant(name, d, true)
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			sets := h.client.AppsV1().StatefulSets(h.namespace)
-			ss, err := sets.Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			change(ss, nil)
-			_, err = sets.Update(ctx, ss, metav1.UpdateOptions{})
-			return err
-		})
+		err := h.sets.change(ctx, h.namespace, name, func(ss *appsv1.StatefulSet) { change(ss, nil) })
 		if err != nil {
 			return fmt.Errorf("updating statefulset %s: %w", name, err)
 		}
@@ -157,9 +146,7 @@ func deleteAll() func(context.Context, *harness) error {
 			h.setWant(n, desiredSet{}, false)
 		}
 		return forEach(names, func(name string) error {
-			err := h.client.AppsV1().StatefulSets(h.namespace).Delete(ctx, name,
-				metav1.DeleteOptions{PropagationPolicy: ptrTo(metav1.DeletePropagationBackground)})
-			if err != nil {
+			if err := h.sets.delete(ctx, h.namespace, name); err != nil {
 				return fmt.Errorf("deleting statefulset %s: %w", name, err)
 			}
 			return nil

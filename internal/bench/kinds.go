@@ -1,0 +1,109 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
+)
+
+// setWriter writes the benchmark's sets in one API kind: apps/v1, or the
+// extended kind for the ordinal-osts contender. Both take the same
+// apps/v1 object, so every scenario is the same manifest in either kind.
+type setWriter interface {
+	create(ctx context.Context, namespace string, set *appsv1.StatefulSet) error
+	// change reads the named set, applies change to its apps/v1 fields and
+	// writes it back, retrying on conflicts.
+	change(ctx context.Context, namespace, name string, change func(*appsv1.StatefulSet)) error
+	delete(ctx context.Context, namespace, name string) error
+}
+
+// writerFor returns the set writer the contender's scenarios use.
+func writerFor(contender string, apps kubernetes.Interface, extended *ostsclient.Client) setWriter {
+	if contender == ContenderOrdinalExtended {
+		return extendedWriter{extended}
+	}
+	return appsWriter{apps}
+}
+
+type appsWriter struct{ client kubernetes.Interface }
+
+func (w appsWriter) create(ctx context.Context, namespace string, set *appsv1.StatefulSet) error {
+	_, err := w.client.AppsV1().StatefulSets(namespace).Create(ctx, set, metav1.CreateOptions{})
+	return err
+}
+
+func (w appsWriter) change(ctx context.Context, namespace, name string, change func(*appsv1.StatefulSet)) error {
+	sets := w.client.AppsV1().StatefulSets(namespace)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		set, err := sets.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		change(set)
+		_, err = sets.Update(ctx, set, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+func (w appsWriter) delete(ctx context.Context, namespace, name string) error {
+	return w.client.AppsV1().StatefulSets(namespace).Delete(ctx, name,
+		metav1.DeleteOptions{PropagationPolicy: ptrTo(metav1.DeletePropagationBackground)})
+}
+
+type extendedWriter struct{ client *ostsclient.Client }
+
+func (w extendedWriter) create(ctx context.Context, namespace string, set *appsv1.StatefulSet) error {
+	ext := &v1alpha1.StatefulSet{}
+	if err := convertJSON(set, ext); err != nil {
+		return err
+	}
+	ext.APIVersion, ext.Kind = v1alpha1.SchemeGroupVersion.String(), v1alpha1.Kind.Kind
+	_, err := w.client.StatefulSets(namespace).Create(ctx, ext, metav1.CreateOptions{})
+	return err
+}
+
+// change applies change to the set's apps/v1 reading and copies back the
+// fields the scenarios change (replicas and the pod template); the
+// extended kind's own fields stay as they are.
+func (w extendedWriter) change(ctx context.Context, namespace, name string, change func(*appsv1.StatefulSet)) error {
+	sets := w.client.StatefulSets(namespace)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		ext, err := sets.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		apps := &appsv1.StatefulSet{}
+		if err := convertJSON(ext, apps); err != nil {
+			return err
+		}
+		change(apps)
+		ext.Spec.Replicas, ext.Spec.Template = apps.Spec.Replicas, apps.Spec.Template
+		_, err = sets.Update(ctx, ext, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+func (w extendedWriter) delete(ctx context.Context, namespace, name string) error {
+	return w.client.StatefulSets(namespace).Delete(ctx, name,
+		metav1.DeleteOptions{PropagationPolicy: ptrTo(metav1.DeletePropagationBackground)})
+}
+
+// convertJSON reads from's JSON into to: the two kinds share their JSON.
+func convertJSON(from, to any) error {
+	raw, err := json.Marshal(from)
+	if err != nil {
+		return fmt.Errorf("encoding %T: %w", from, err)
+	}
+	if err := json.Unmarshal(raw, to); err != nil {
+		return fmt.Errorf("decoding %T: %w", to, err)
+	}
+	return nil
+}
