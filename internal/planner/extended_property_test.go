@@ -49,48 +49,73 @@ func generateExtended(r *rand.Rand, g generated) *planner.Extended {
 }
 
 func extendedViolations(in planner.Input, plan planner.Plan) []string {
-	var out []string
-	e, update := in.Extended, in.Update.Name
 	observed := map[string]*corev1.Pod{}
 	for _, p := range in.Pods {
 		observed[p.Name] = p
 	}
-	oldExists := false
-	for _, p := range in.Pods {
-		if _, ok := planner.ParseOrdinal(in.Set.Name, p.Name); ok && p.Status.Phase != "" && p.Labels[appsv1.StatefulSetRevisionLabel] != update {
-			oldExists = true
-		}
-	}
+	oldExists := oldRevisionExists(in)
+	var out []string
 	for _, step := range plan.Steps {
 		for _, a := range step.Actions {
-			p := observed[podName(a)]
-			finished := p != nil && (p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded)
-			switch {
-			case a.Kind == planner.DeletePod && step.Name == planner.StepReplicas && !finished && p != nil && planner.IsRunningAndReady(p):
-				out = append(out, "the replica pass deletes a Ready pod "+p.Name)
-			case a.Kind == planner.DeletePod && step.Name == planner.StepReplicas && !finished && p != nil && p.Labels[appsv1.StatefulSetRevisionLabel] == update:
-				out = append(out, "self-healing deletes a pod at the update revision "+p.Name)
-			case a.Kind == planner.DeletePod && e.Paused && (step.Name == planner.StepRollingUpdate || (step.Name == planner.StepReplicas && !finished)):
-				out = append(out, fmt.Sprintf("a paused set deletes %s for an update (%s)", a.Pod.Name, step.Name))
-			case a.Kind == planner.CreatePod && e.Recreate && !e.Paused && oldExists && a.Pod.Labels[appsv1.StatefulSetRevisionLabel] == update:
-				out = append(out, "Recreate creates "+a.Pod.Name+" at the update revision while an old-revision pod exists")
+			if v := actionViolation(in, step.Name, a, observed[podName(a)], oldExists); v != "" {
+				out = append(out, v)
 			}
 		}
 	}
-	if x := plan.Extended; x != nil && x.Change != nil {
-		c := x.Change
-		switch {
-		case e.Paused:
-			out = append(out, "a paused set is changed again")
-		case c.RollbackTo != "" && c.RollbackTo == update:
-			out = append(out, "a rollback to the update revision itself")
-		case c.RollbackTo != "" && e.Last.Rollback != nil && e.Last.Rollback.To == update:
-			out = append(out, "a rollback of a revision a rollback restored: a loop")
-		case c.RollbackTo != "" && e.OnFailure != planner.FailureRollback:
-			out = append(out, "a rollback without onFailure Rollback")
-		}
+	if v := changeViolation(in, plan.Extended); v != "" {
+		out = append(out, v)
 	}
 	return out
+}
+
+// oldRevisionExists says whether a started pod of the set runs another
+// revision than the update revision.
+func oldRevisionExists(in planner.Input) bool {
+	for _, p := range in.Pods {
+		if _, ok := planner.ParseOrdinal(in.Set.Name, p.Name); ok && p.Status.Phase != "" && p.Labels[appsv1.StatefulSetRevisionLabel] != in.Update.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// actionViolation returns the promise one action of a step breaks, if
+// any; p is the observed pod the action acts on.
+func actionViolation(in planner.Input, step string, a planner.Action, p *corev1.Pod, oldExists bool) string {
+	e, update := in.Extended, in.Update.Name
+	finished := p != nil && (p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded)
+	replicaDelete := a.Kind == planner.DeletePod && step == planner.StepReplicas && !finished
+	switch {
+	case replicaDelete && p != nil && planner.IsRunningAndReady(p):
+		return "the replica pass deletes a Ready pod " + p.Name
+	case replicaDelete && p != nil && p.Labels[appsv1.StatefulSetRevisionLabel] == update:
+		return "self-healing deletes a pod at the update revision " + p.Name
+	case e.Paused && (replicaDelete || a.Kind == planner.DeletePod && step == planner.StepRollingUpdate):
+		return fmt.Sprintf("a paused set deletes %s for an update (%s)", a.Pod.Name, step)
+	case a.Kind == planner.CreatePod && e.Recreate && !e.Paused && oldExists && a.Pod.Labels[appsv1.StatefulSetRevisionLabel] == update:
+		return "Recreate creates " + a.Pod.Name + " at the update revision while an old-revision pod exists"
+	}
+	return ""
+}
+
+// changeViolation returns the promise a change of the set's spec breaks,
+// if any.
+func changeViolation(in planner.Input, x *planner.ExtendedPlan) string {
+	if x == nil || x.Change == nil {
+		return ""
+	}
+	e, c, update := in.Extended, x.Change, in.Update.Name
+	switch {
+	case e.Paused:
+		return "a paused set is changed again"
+	case c.RollbackTo != "" && c.RollbackTo == update:
+		return "a rollback to the update revision itself"
+	case c.RollbackTo != "" && e.Last.Rollback != nil && e.Last.Rollback.To == update:
+		return "a rollback of a revision a rollback restored: a loop"
+	case c.RollbackTo != "" && e.OnFailure != planner.FailureRollback:
+		return "a rollback without onFailure Rollback"
+	}
+	return ""
 }
 
 func podName(a planner.Action) string {

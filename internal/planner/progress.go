@@ -93,7 +93,7 @@ func (p *planner) blockedBy() []PodFailure {
 	}
 	var out []PodFailure
 	for _, s := range append(append([]slot(nil), p.replicas...), p.condemned...) {
-		if s.placeholder || !(waited[s.pod.Name] || podRevision(s.pod) == p.update) {
+		if s.placeholder || (!waited[s.pod.Name] && podRevision(s.pod) != p.update) {
 			continue
 		}
 		f := Classify(s.pod, p.set.Spec.MinReadySeconds, p.in.Now, p.ext.ProgressDeadline)
