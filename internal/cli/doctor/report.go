@@ -21,6 +21,10 @@ type Status int
 const (
 	// OK: the check passed.
 	OK Status = iota
+	// Info: nothing to pass or fail, worth knowing (the built-in
+	// controller running beside an Ordinal that leaves apps/v1 sets to
+	// it); as good as OK for the verdict.
+	Info
 	// Warn: worth knowing, not a reason to fail (an optional feature is
 	// off, or evidence is missing where it cannot be had).
 	Warn
@@ -32,7 +36,7 @@ const (
 )
 
 func (s Status) String() string {
-	return [...]string{"ok", "warn", "??", "FAIL"}[s]
+	return [...]string{"ok", "info", "warn", "??", "FAIL"}[s]
 }
 
 // Result is one check's line.
@@ -84,6 +88,8 @@ func (r Report) verdict() string {
 			noun = "warnings"
 		}
 		return fmt.Sprintf("verdict: OK, Ordinal runs StatefulSets (see the %s about %s)", noun, list(warned))
+	case Info:
+		return fmt.Sprintf("verdict: OK, Ordinal runs StatefulSets (see the note about %s)", list(r.named(Info)))
 	}
 	return "verdict: OK, Ordinal runs StatefulSets"
 }
