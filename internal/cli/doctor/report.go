@@ -82,16 +82,20 @@ func (r Report) verdict() string {
 	case Unknown:
 		return fmt.Sprintf("verdict: UNKNOWN, %s could not be checked with your permissions", list(r.named(Unknown)))
 	case Warn:
-		warned := r.named(Warn)
-		noun := "warning"
-		if len(warned) > 1 {
-			noun = "warnings"
-		}
-		return fmt.Sprintf("verdict: OK, Ordinal runs StatefulSets (see the %s about %s)", noun, list(warned))
+		return r.okSee("warning", Warn)
 	case Info:
-		return fmt.Sprintf("verdict: OK, Ordinal runs StatefulSets (see the note about %s)", list(r.named(Info)))
+		return r.okSee("note", Info)
 	}
 	return "verdict: OK, Ordinal runs StatefulSets"
+}
+
+// okSee is the OK verdict pointing at the checks of status s, each a noun.
+func (r Report) okSee(noun string, s Status) string {
+	named := r.named(s)
+	if len(named) > 1 {
+		noun += "s"
+	}
+	return fmt.Sprintf("verdict: OK, Ordinal runs StatefulSets (see the %s about %s)", noun, list(named))
 }
 
 // Err gives the report's exit code: nil when no check failed or was left
