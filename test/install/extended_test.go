@@ -2,7 +2,6 @@ package install
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -12,8 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/cli/controllercmd"
+	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
@@ -47,22 +46,6 @@ func deploymentConfig(t *testing.T, manifest string) controllercmd.Config {
 	return controllercmd.Config{}
 }
 
-// extendedSet is set as the extended kind: the same JSON under
-// apps.ordinal.dev/v1alpha1.
-func extendedSet(t *testing.T, set *appsv1.StatefulSet) *v1alpha1.StatefulSet {
-	t.Helper()
-	data, err := json.Marshal(set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ext := &v1alpha1.StatefulSet{}
-	if err := json.Unmarshal(data, ext); err != nil {
-		t.Fatal(err)
-	}
-	ext.APIVersion, ext.Kind = v1alpha1.SchemeGroupVersion.String(), v1alpha1.Kind.Kind
-	return ext
-}
-
 // Installed by the chart with manageAppsV1 false, as on a managed cluster,
 // the controller — run with its Deployment's arguments — rolls out an
 // extended set and leaves an apps/v1 set created before it untouched: no
@@ -91,14 +74,18 @@ func TestWithManageAppsV1FalseOrdinalRunsOnlyTheExtendedKind(t *testing.T) {
 	startController(t, cfg)
 
 	db := setWithClaims(ns)
-	osts, err := ostsclient.NewForConfig(planetest.Plane().RESTConfig())
+	extClient, err := ostsclient.NewForConfig(planetest.Plane().RESTConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := osts.StatefulSets(ns).Create(ctx, extendedSet(t, db), metav1.CreateOptions{}); err != nil {
+	ext, err := testgen.Extended(db)
+	if err != nil {
 		t.Fatal(err)
 	}
-	waitExtendedSet(t, ctx, osts, ns, "db", 2)
+	if _, err := extClient.StatefulSets(ns).Create(ctx, ext, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitExtendedSet(t, ctx, extClient, ns, "db", 2)
 	got, err := planetest.Client().AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -127,21 +114,14 @@ func TestWithManageAppsV1FalseOrdinalRunsOnlyTheExtendedKind(t *testing.T) {
 }
 
 // waitExtendedSet waits until the extended set's rollout is complete with
-// want ready pods.
+// want ready pods, read through its apps/v1 view.
 func waitExtendedSet(t *testing.T, ctx context.Context, c *ostsclient.Client, ns, name string, want int32) {
 	t.Helper()
-	var last v1alpha1.StatefulSetStatus
-	deadline := time.Now().Add(90 * time.Second)
-	for time.Now().Before(deadline) {
+	waitComplete(t, "osts "+ns+"/"+name, want, func() (*appsv1.StatefulSet, error) {
 		s, err := c.StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
-		if err == nil {
-			last = s.Status
-			if s.Status.ObservedGeneration == s.Generation && s.Status.ReadyReplicas == want && s.Status.UpdatedReplicas == want &&
-				s.Status.CurrentRevision == s.Status.UpdateRevision && s.Status.Replicas == want {
-				return
-			}
+		if err != nil {
+			return nil, err
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("extended set %s/%s did not complete with %d ready pods; last status %+v", ns, name, want, last)
+		return osts.View(s), nil
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -66,13 +67,13 @@ func sameVersions(installed, ours *apiextensionsv1.CustomResourceDefinition) boo
 // crdProblem says why a CRD cannot serve the kind: names refused, being
 // deleted, not Established, or without a served v1alpha1; empty if none.
 func crdProblem(c *apiextensionsv1.CustomResourceDefinition) string {
-	if cond := crdCondition(c, apiextensionsv1.NamesAccepted); cond != nil && cond.Status == apiextensionsv1.ConditionFalse {
+	if cond := apihelpers.FindCRDCondition(c, apiextensionsv1.NamesAccepted); cond != nil && cond.Status == apiextensionsv1.ConditionFalse {
 		return fmt.Sprintf("has its names refused (%s: %s)", cond.Reason, cond.Message)
 	}
 	if c.DeletionTimestamp != nil {
 		return "is being deleted"
 	}
-	if cond := crdCondition(c, apiextensionsv1.Established); cond == nil || cond.Status != apiextensionsv1.ConditionTrue {
+	if cond := apihelpers.FindCRDCondition(c, apiextensionsv1.Established); cond == nil || cond.Status != apiextensionsv1.ConditionTrue {
 		return "is not Established" + conditionDetail(cond)
 	}
 	for _, v := range c.Spec.Versions {
@@ -81,15 +82,6 @@ func crdProblem(c *apiextensionsv1.CustomResourceDefinition) string {
 		}
 	}
 	return "does not serve " + extendedVersion
-}
-
-func crdCondition(c *apiextensionsv1.CustomResourceDefinition, t apiextensionsv1.CustomResourceDefinitionConditionType) *apiextensionsv1.CustomResourceDefinitionCondition {
-	for i := range c.Status.Conditions {
-		if c.Status.Conditions[i].Type == t {
-			return &c.Status.Conditions[i]
-		}
-	}
-	return nil
 }
 
 func conditionDetail(c *apiextensionsv1.CustomResourceDefinitionCondition) string {

@@ -3,7 +3,6 @@ package alongside
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -52,7 +51,11 @@ func TestBesideTheBuiltinControllerEachRunsItsOwnKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := osts.StatefulSets(ns).Create(ctx, extended(t, set("db")), metav1.CreateOptions{}); err != nil {
+	db, err := testgen.Extended(set("db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := osts.StatefulSets(ns).Create(ctx, db, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the apps/v1 set web to run 2 ready pods", func() (bool, any) {
@@ -129,22 +132,6 @@ func set(name string) *appsv1.StatefulSet {
 	s := testgen.StatefulSet(name, testgen.Replicas(2))
 	s.ObjectMeta = metav1.ObjectMeta{Name: name, Namespace: ns}
 	return s
-}
-
-// extended is set as the extended kind: the same JSON under
-// apps.ordinal.dev/v1alpha1.
-func extended(t *testing.T, set *appsv1.StatefulSet) *v1alpha1.StatefulSet {
-	t.Helper()
-	data, err := json.Marshal(set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ext := &v1alpha1.StatefulSet{}
-	if err := json.Unmarshal(data, ext); err != nil {
-		t.Fatal(err)
-	}
-	ext.APIVersion, ext.Kind = v1alpha1.SchemeGroupVersion.String(), v1alpha1.Kind.Kind
-	return ext
 }
 
 // waitFor polls done until it holds, failing after a minute with what it
