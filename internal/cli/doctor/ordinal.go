@@ -25,9 +25,11 @@ type leaseSeen struct {
 	renewed *coordinationv1.Lease
 	// namespace is the namespace of the Lease found, renewed or not.
 	namespace string
-	// extendedOnly is true when the renewed Lease's holder manages only
-	// the extended kind (--manage-apps-v1=false), beside the built-in
-	// controller.
+	// extendedOnly is true when the Lease's holder manages only the
+	// extended kind (--manage-apps-v1=false), beside the built-in
+	// controller: the renewed Lease's, or the last holder of the Lease
+	// found, so that with Ordinal down the built-in controller still
+	// counts as expected.
 	extendedOnly bool
 }
 
@@ -42,7 +44,7 @@ func (d *Doctor) checkOrdinal(ctx context.Context) (leaseSeen, Result) {
 	if len(leases) == 0 {
 		return leaseSeen{}, d.withoutLease(ctx, where)
 	}
-	seen := leaseSeen{namespace: leases[0].Namespace}
+	seen := leaseSeen{namespace: leases[0].Namespace, extendedOnly: extendedOnly(&leases[0])}
 	var stale []string
 	for i := range leases {
 		renewed, err := d.watchRenewal(ctx, &leases[i])

@@ -129,3 +129,16 @@ func TestTheLeaseLabelSaysWhetherOrdinalManagesAppsV1Sets(t *testing.T) {
 		})
 	}
 }
+
+// A Lease nobody renews still says how its last holder ran: with Ordinal
+// down on a cluster where it manages only the extended kind, the built-in
+// controller running is still as expected.
+func TestAStaleLeaseStillSaysOrdinalLeavesAppsV1Sets(t *testing.T) {
+	stale := heldLease("ordinal-system", "pod_1", time.Minute)
+	stale.Labels = map[string]string{controllercmd.LeaseLabelManageAppsV1: "false"}
+	d, _ := fakeDoctor(t, []runtime.Object{stale})
+	seen, got := d.checkOrdinal(context.Background())
+	if got.Status != Fail || !seen.extendedOnly || seen.renewed != nil {
+		t.Errorf("got %s %q, extendedOnly %v, renewed %v; want FAIL, extendedOnly true, no renewal", got.Status, got.Message, seen.extendedOnly, seen.renewed)
+	}
+}
