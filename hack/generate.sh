@@ -5,8 +5,10 @@
 # generator's dependencies would otherwise move the project's Kubernetes
 # pins).
 #
-#   hack/generate.sh          writes api/v1alpha1/zz_generated.deepcopy.go
-#                             and config/crd/apps.ordinal.dev_statefulsets.yaml
+#   hack/generate.sh          writes api/v1alpha1/zz_generated.deepcopy.go,
+#                             config/crd/apps.ordinal.dev_statefulsets.yaml
+#                             and its copy in the Helm chart,
+#                             charts/ordinal/crds/apps.ordinal.dev_statefulsets.yaml
 #   hack/generate.sh DIR      writes the same paths under DIR instead
 #                             (hack/verify-generated.sh compares them)
 set -euo pipefail
@@ -14,7 +16,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 out=${1:-$root}
 out=$(cd "$out" && pwd)
-mkdir -p "$out/api/v1alpha1" "$out/config/crd"
+mkdir -p "$out/api/v1alpha1" "$out/config/crd" "$out/charts/ordinal/crds"
 
 controller_gen=$(go -C hack/tools tool -n controller-gen)
 "$controller_gen" object paths=./api/... output:object:dir="$out/api/v1alpha1"
@@ -38,3 +40,7 @@ go -C hack/tools run ./crdpatch \
 	-bound 'spec.selector.matchExpressions:maxItems=64' \
 	-bound 'spec.selector.matchExpressions[].values:maxItems=256' \
 	"$out/config/crd/apps.ordinal.dev_statefulsets.yaml"
+
+# Helm installs CRDs only from a chart's own crds/ directory, never from
+# outside the chart, so the chart carries a copy of the same bytes.
+cp "$out/config/crd/apps.ordinal.dev_statefulsets.yaml" "$out/charts/ordinal/crds/apps.ordinal.dev_statefulsets.yaml"

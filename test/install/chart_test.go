@@ -25,6 +25,7 @@ qps: 50.5
 burst: 100
 workers: 10
 statusHoldUnderLoad: 10s
+manageAppsV1: false
 metrics:
   port: 9090
   serviceMonitor: {enabled: true, interval: 15s, labels: {release: prometheus}}
@@ -72,6 +73,7 @@ func TestTheChartRefusesValuesThatCannotWork(t *testing.T) {
 		{"a digest that is no digest", "image: {digest: latest}", "/image/digest"},
 		{"a negative QPS", "qps: -1", "/qps"},
 		{"a duration without a unit", "statusHoldUnderLoad: \"30\"", "/statusHoldUnderLoad"},
+		{"manageAppsV1 as a string", "manageAppsV1: \"false\"", "/manageAppsV1"},
 		{"a ServiceMonitor without its Service", "metrics: {service: {enabled: false}, serviceMonitor: {enabled: true}}",
 			"metrics.serviceMonitor.enabled needs metrics.service.enabled"},
 	} {

@@ -2,8 +2,11 @@ package install
 
 import (
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -26,8 +29,10 @@ func buildConfig(t *testing.T) string {
 	return string(out)
 }
 
+// The CRD is left out of the golden file: crd_test.go checks it is the
+// generated one, byte for byte.
 func TestConfigBuildsAsTheGoldenFile(t *testing.T) {
-	golden.Check(t, "config.yaml", buildConfig(t))
+	golden.Check(t, "config.yaml", withoutCRDs(buildConfig(t)))
 }
 
 func readFile(t *testing.T, path string) string {
@@ -40,3 +45,30 @@ func readFile(t *testing.T, path string) string {
 }
 
 func schemaGK(group, kind string) schema.GroupKind { return schema.GroupKind{Group: group, Kind: kind} }
+
+// buildOverlay renders a kustomization under testdata/.
+func buildOverlay(t *testing.T, dir string) string {
+	t.Helper()
+	res, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), filepath.Join("testdata", dir))
+	if err != nil {
+		t.Fatalf("kustomize build testdata/%s: %v", dir, err)
+	}
+	out, err := res.AsYaml()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// The component config/extended-only changes config/ in one place: the
+// controller's --manage-apps-v1 becomes false.
+func TestTheExtendedOnlyComponentTurnsOffAppsV1AndNothingElse(t *testing.T) {
+	base, overlay := buildConfig(t), buildOverlay(t, "extended-only")
+	want := strings.Replace(base, "- --manage-apps-v1=true\n", "- --manage-apps-v1=false\n", 1)
+	if want == base {
+		t.Fatal("config/ runs the controller without --manage-apps-v1=true")
+	}
+	if diff := cmp.Diff(want, overlay); diff != "" {
+		t.Errorf("config/ with the component (-config/ with the flag false +built):\n%s", diff)
+	}
+}

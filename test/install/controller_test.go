@@ -76,10 +76,19 @@ func rollOut(t *testing.T, ctx context.Context, ns string) {
 // waitSet waits until the set's rollout is complete with want ready pods.
 func waitSet(t *testing.T, ctx context.Context, ns, name string, want int32) {
 	t.Helper()
+	waitComplete(t, ns+"/"+name, want, func() (*appsv1.StatefulSet, error) {
+		return planetest.Client().AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
+	})
+}
+
+// waitComplete waits until the set get returns has completed its rollout
+// with want ready pods.
+func waitComplete(t *testing.T, set string, want int32, get func() (*appsv1.StatefulSet, error)) {
+	t.Helper()
 	var last appsv1.StatefulSetStatus
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
-		s, err := planetest.Client().AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
+		s, err := get()
 		if err == nil {
 			last = s.Status
 			if s.Status.ObservedGeneration == s.Generation && s.Status.ReadyReplicas == want && s.Status.UpdatedReplicas == want &&
@@ -89,7 +98,7 @@ func waitSet(t *testing.T, ctx context.Context, ns, name string, want int32) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	t.Fatalf("set %s/%s did not complete with %d ready pods; last status %+v", ns, name, want, last)
+	t.Fatalf("set %s did not complete with %d ready pods; last status %+v", set, want, last)
 }
 
 // Installed by the chart to watch one namespace, the controller — with

@@ -20,6 +20,9 @@ type release struct {
 	name, namespace string
 	// values is a values file's YAML; empty for the defaults.
 	values string
+	// crds renders the chart's crds/ too, as `helm install` applies them
+	// (`helm template --include-crds`).
+	crds bool
 }
 
 // helm runs the pinned Helm CLI with a private home, so no state of the
@@ -48,6 +51,9 @@ func (r release) render(t *testing.T) (string, error) {
 			t.Fatal(err)
 		}
 		args = append(args, "--values", file)
+	}
+	if r.crds {
+		args = append(args, "--include-crds")
 	}
 	return helm(t, args...)
 }

@@ -56,6 +56,18 @@ controller that watches one namespace needs them only there.
 - apiGroups: ["apps"]
   resources: ["statefulsets/finalizers"]
   verbs: ["update"]
+# The extended StatefulSet (apps.ordinal.dev/v1alpha1): the controller
+# writes its spec (a rollback restores the template, a failure pauses it)
+# and its status; it never uses the scale subresource.
+- apiGroups: ["apps.ordinal.dev"]
+  resources: ["statefulsets"]
+  verbs: ["get", "list", "watch", "update", "patch"]
+- apiGroups: ["apps.ordinal.dev"]
+  resources: ["statefulsets/status"]
+  verbs: ["update", "patch"]
+- apiGroups: ["apps.ordinal.dev"]
+  resources: ["statefulsets/finalizers"]
+  verbs: ["update"]
 - apiGroups: ["apps"]
   resources: ["controllerrevisions"]
   verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]

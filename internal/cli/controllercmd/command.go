@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -98,8 +99,8 @@ func newLeaseClient(restConfig *rest.Config) (kubernetes.Interface, error) {
 func leadAndRun(ctx context.Context, client, leaseClient kubernetes.Interface, cfg Config, opts controller.Options, ready chan struct{}) error {
 	host, _ := os.Hostname()
 	id := host + "_" + string(uuid.NewUUID())
-	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, cfg.LeaseNamespace, cfg.LeaseName,
-		leaseClient.CoreV1(), leaseClient.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: id})
+	lock, err := resourcelock.NewWithLabels(resourcelock.LeasesResourceLock, cfg.LeaseNamespace, cfg.LeaseName,
+		leaseClient.CoreV1(), leaseClient.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: id}, leaseLabels(cfg))
 	if err != nil {
 		return fmt.Errorf("building lease lock: %w", err)
 	}
@@ -117,4 +118,16 @@ func leadAndRun(ctx context.Context, client, leaseClient kubernetes.Interface, c
 		runErr = errors.New("lost the leader lease")
 	}
 	return runErr
+}
+
+// LeaseLabelManageAppsV1 is the label on the Lease in which the leader
+// says whether it manages apps/v1 StatefulSets: "true", or "false" with
+// --manage-apps-v1=false (then only the extended kind, beside the built-in
+// controller). Each leader writes it when it takes the Lease and at every
+// renewal, so it always describes the current one; `ordinal doctor` reads it.
+const LeaseLabelManageAppsV1 = "controller.ordinal.dev/manage-apps-v1"
+
+// leaseLabels are the labels the leader keeps on its Lease.
+func leaseLabels(cfg Config) map[string]string {
+	return map[string]string{LeaseLabelManageAppsV1: strconv.FormatBool(cfg.AppsV1)}
 }

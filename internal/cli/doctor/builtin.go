@@ -22,37 +22,71 @@ var statefulSets = schema.GroupVersionResource{Group: "apps", Version: "v1", Res
 // events from statefulset-controller, status written by a field manager
 // that is not Ordinal's — since Ordinal took its Lease (or in the last
 // --since). A quiet cluster without a visible controller-manager pod leaves
-// no evidence either way, which is a warning, not a pass.
-func (d *Doctor) checkBuiltin(ctx context.Context, lease *coordinationv1.Lease) Result {
+// no evidence either way, which is a warning, not a pass. When Ordinal
+// leaves apps/v1 sets to the built-in controller, it is expected to run:
+// the check only informs (see alongside).
+func (d *Doctor) checkBuiltin(ctx context.Context, lease leaseSeen) Result {
 	flags, ferr := d.controllerManagerFlags(ctx)
 	if ferr == nil && flags != nil {
+		if lease.extendedOnly {
+			return flags.alongside()
+		}
 		return flags.result()
 	}
-	since, sinceText := d.evidenceWindow(lease)
-	event, eerr := d.lastEvent(ctx, builtinEventSource, since)
-	write, werr := d.lastBuiltinStatusWrite(ctx, since)
-	var signs []string
-	if event != nil {
-		signs = append(signs, builtinEventSource+" wrote "+describeEvent(event, d.now()))
-	}
-	if write != "" {
-		signs = append(signs, write)
-	}
+	tr := d.builtinTraces(ctx, lease.renewed, ferr)
 	switch {
-	case len(signs) > 0:
-		return Result{Check: checkBuiltinName, Status: Fail, Message: "running: " + strings.Join(signs, "; ") + " (" + sinceText + ")"}
-	case eerr != nil:
-		return couldNot(checkBuiltinName, "reading events", eerr)
-	case werr != nil:
-		return couldNot(checkBuiltinName, "reading StatefulSets", werr)
-	}
-	hidden := "kube-controller-manager's flags are not visible here"
-	if ferr != nil {
-		hidden = "kube-controller-manager's pods cannot be read (" + forbiddenReason(ferr) + ")"
+	case lease.extendedOnly:
+		return tr.alongside()
+	case len(tr.signs) > 0:
+		return Result{Check: checkBuiltinName, Status: Fail, Message: "running: " + strings.Join(tr.signs, "; ") + " (" + tr.window + ")"}
+	case tr.unknown != nil:
+		return *tr.unknown
 	}
 	return Result{Check: checkBuiltinName, Status: Warn, Message: fmt.Sprintf(
-		"no sign of it %s (no events from %s, no status written by another controller), but %s: confirm it runs with --controllers=*,-statefulset-controller",
-		sinceText, builtinEventSource, hidden)}
+		"%s, but %s: confirm it runs with --controllers=*,-statefulset-controller", tr.none(), tr.hidden)}
+}
+
+// traces is what the built-in controller left behind in the evidence
+// window, when kube-controller-manager's flags could not be read.
+type traces struct {
+	// signs describe its events and status writes, newest of each.
+	signs []string
+	// window says since when they count.
+	window string
+	// unknown is the result of a read that failed, nil when all worked.
+	unknown *Result
+	// hidden says why kube-controller-manager's flags were not read.
+	hidden string
+}
+
+func (d *Doctor) builtinTraces(ctx context.Context, lease *coordinationv1.Lease, flagsErr error) traces {
+	since, window := d.evidenceWindow(lease)
+	tr := traces{window: window, hidden: "kube-controller-manager's flags are not visible here"}
+	if flagsErr != nil {
+		tr.hidden = "kube-controller-manager's pods cannot be read (" + forbiddenReason(flagsErr) + ")"
+	}
+	event, eerr := d.lastEvent(ctx, builtinEventSource, since)
+	write, werr := d.lastBuiltinStatusWrite(ctx, since)
+	if event != nil {
+		tr.signs = append(tr.signs, builtinEventSource+" wrote "+describeEvent(event, d.now()))
+	}
+	if write != "" {
+		tr.signs = append(tr.signs, write)
+	}
+	switch {
+	case eerr != nil:
+		r := couldNot(checkBuiltinName, "reading events", eerr)
+		tr.unknown = &r
+	case werr != nil:
+		r := couldNot(checkBuiltinName, "reading StatefulSets", werr)
+		tr.unknown = &r
+	}
+	return tr
+}
+
+// none says that no trace was found.
+func (tr traces) none() string {
+	return fmt.Sprintf("no sign of it %s (no events from %s, no status written by another controller)", tr.window, builtinEventSource)
 }
 
 // evidenceWindow is the time after which a sign of the built-in controller
@@ -119,6 +153,8 @@ type kcmFlags struct {
 	controllers string
 }
 
+// result is the check's answer from the flags when Ordinal manages
+// apps/v1 sets: the built-in controller must be off.
 func (f kcmFlags) result() Result {
 	flag := "--controllers=" + f.controllers
 	if f.on() {

@@ -37,7 +37,7 @@ func TestTheControllerManagersFlagsDecide(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDoctor(t, []runtime.Object{controllerManagerPod(tc.args...)})
-			got := d.checkBuiltin(context.Background(), nil)
+			got := d.checkBuiltin(context.Background(), leaseSeen{})
 			if got.Status != tc.want || !strings.Contains(got.Message, "kube-system/kube-controller-manager-node-1") {
 				t.Errorf("got %s %q, want %s naming the pod", got.Status, got.Message, tc.want)
 			}
@@ -92,7 +92,7 @@ func TestWhatTheBuiltinControllerLeavesBehindFailsTheCheck(t *testing.T) {
 				sets = append(sets, tc.set)
 			}
 			d, _ := fakeDoctor(t, tc.objs, sets...)
-			got := d.checkBuiltin(context.Background(), nil)
+			got := d.checkBuiltin(context.Background(), leaseSeen{})
 			if got.Status != tc.wantStatus || !strings.HasPrefix(got.Message, tc.wantMessage) {
 				t.Errorf("got %s %q\nwant %s %q…", got.Status, got.Message, tc.wantStatus, tc.wantMessage)
 			}
@@ -105,12 +105,45 @@ func TestWhatTheBuiltinControllerLeavesBehindFailsTheCheck(t *testing.T) {
 func TestEvidenceFromBeforeOrdinalTookTheLeaseDoesNotCount(t *testing.T) {
 	d, _ := fakeDoctor(t, []runtime.Object{builtinEvent("before", 10*time.Minute)})
 	lease := heldLease("ordinal-system", "pod_1", 5*time.Minute)
-	got := d.checkBuiltin(context.Background(), lease)
+	got := d.checkBuiltin(context.Background(), leaseSeen{renewed: lease})
 	if got.Status != Warn || !strings.HasPrefix(got.Message, "no sign of it since Ordinal took the Lease 5m ago") {
 		t.Errorf("got %s %q", got.Status, got.Message)
 	}
 	d, _ = fakeDoctor(t, []runtime.Object{builtinEvent("after", time.Minute)})
-	if got := d.checkBuiltin(context.Background(), lease); got.Status != Fail || !strings.HasSuffix(got.Message, "(since Ordinal took the Lease 5m ago)") {
+	if got := d.checkBuiltin(context.Background(), leaseSeen{renewed: lease}); got.Status != Fail || !strings.HasSuffix(got.Message, "(since Ordinal took the Lease 5m ago)") {
 		t.Errorf("got %s %q", got.Status, got.Message)
+	}
+}
+
+// When Ordinal leaves apps/v1 sets to the built-in controller, the
+// built-in controller running is as it must be: the check informs, and
+// fails only when the flags show it off, which leaves apps/v1 sets with no
+// controller at all.
+func TestBesideAnOrdinalThatLeavesAppsV1SetsTheBuiltinControllerIsExpected(t *testing.T) {
+	beside := leaseSeen{renewed: heldLease("ordinal-system", "pod_1", 5*time.Minute), extendedOnly: true}
+	for _, tc := range []struct {
+		name        string
+		objs        []runtime.Object
+		wantStatus  Status
+		wantMessage string
+	}{
+		{"its flags leave it on", []runtime.Object{controllerManagerPod()}, Info,
+			"running, as it must here: kube-system/kube-controller-manager-node-1 runs with --controllers=*; " + extendedOnlyNote},
+		{"its flags turn it off", []runtime.Object{controllerManagerPod("--controllers=*,-statefulset-controller")}, Fail,
+			"off: kube-system/kube-controller-manager-node-1 runs with --controllers=*,-statefulset-controller, and Ordinal runs with --manage-apps-v1=false, " +
+				"so no controller manages apps/v1 StatefulSets: run Ordinal with --manage-apps-v1=true (the chart's manageAppsV1), or turn the built-in controller back on"},
+		{"its events", []runtime.Object{builtinEvent("e", time.Minute)}, Info,
+			"running, as it must here: statefulset-controller wrote event SuccessfulCreate on StatefulSet shop/db 1m ago (since Ordinal took the Lease 5m ago); " + extendedOnlyNote},
+		{"no trace and no flags", nil, Info,
+			"no sign of it since Ordinal took the Lease 5m ago (no events from statefulset-controller, no status written by another controller), " +
+				"and kube-controller-manager's flags are not visible here; " + extendedOnlyNote},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, _ := fakeDoctor(t, tc.objs)
+			got := d.checkBuiltin(context.Background(), beside)
+			if got.Status != tc.wantStatus || got.Message != tc.wantMessage {
+				t.Errorf("got %s %q\nwant %s %q", got.Status, got.Message, tc.wantStatus, tc.wantMessage)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
@@ -54,9 +55,12 @@ func New() *cobra.Command {
 		Long: `Check, against the kubeconfig's cluster, that the built-in StatefulSet controller
 no longer runs, that Ordinal's controller does, that the extended kind's CRD and
 the controller's RBAC are in place, and whether the API server keeps
-spec.updateStrategy.rollingUpdate.maxUnavailable. One line per check, then a
-verdict; exit 1 when a check fails. The gate check is a server-side dry-run
-create in the namespace of -n (default: the context's).`,
+spec.updateStrategy.rollingUpdate.maxUnavailable. Where Ordinal runs with
+--manage-apps-v1=false (managed clusters: it manages only apps.ordinal.dev
+StatefulSets), the built-in controller is expected to run and its line only
+informs. One line per check, then a verdict; exit 1 when a check fails. The
+gate check is a server-side dry-run create in the namespace of -n (default:
+the context's).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d, err := connect(flags, o)
@@ -99,6 +103,7 @@ type Doctor struct {
 	namespace string
 	client    kubernetes.Interface
 	meta      metadata.Interface
+	ext       apiextensionsclient.Interface
 	now       func() time.Time
 	// poll is how often the Lease is read while waiting for a renewal.
 	poll time.Duration
@@ -123,7 +128,11 @@ func NewDoctor(cfg *rest.Config, namespace string, o Options) (*Doctor, error) {
 	if err != nil {
 		return nil, exit.Usage(fmt.Errorf("creating the metadata client: %w", err))
 	}
-	return &Doctor{opts: o, host: cfg.Host, namespace: namespace, client: client, meta: meta, now: time.Now, poll: time.Second}, nil
+	ext, err := apiextensionsclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, exit.Usage(fmt.Errorf("creating the apiextensions client: %w", err))
+	}
+	return &Doctor{opts: o, host: cfg.Host, namespace: namespace, client: client, meta: meta, ext: ext, now: time.Now, poll: time.Second}, nil
 }
 
 func (o Options) validate() error {
@@ -155,6 +164,6 @@ func (d *Doctor) Run(ctx context.Context) (Report, error) {
 		return Report{api}, err
 	}
 	lease, ordinal := d.checkOrdinal(ctx)
-	builtin := d.checkBuiltin(ctx, lease.renewed)
-	return Report{api, builtin, ordinal, d.checkCRD(), d.checkRBAC(ctx, lease), d.checkGate(ctx)}, nil
+	builtin := d.checkBuiltin(ctx, lease)
+	return Report{api, builtin, ordinal, d.checkCRD(ctx, lease.extendedOnly), d.checkRBAC(ctx, lease), d.checkGate(ctx, lease.extendedOnly)}, nil
 }

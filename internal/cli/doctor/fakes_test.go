@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	apiextensionsfake "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
@@ -14,7 +15,7 @@ import (
 var testNow = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 
 // fakeDoctor is a Doctor on fake clients: objs for the typed client, sets
-// (StatefulSet metadata) for the metadata client.
+// (StatefulSet metadata) for the metadata client, and no CRD.
 func fakeDoctor(t *testing.T, objs []runtime.Object, sets ...*metav1.PartialObjectMetadata) (*Doctor, *fake.Clientset) {
 	t.Helper()
 	client := fake.NewClientset(objs...)
@@ -28,7 +29,7 @@ func fakeDoctor(t *testing.T, objs []runtime.Object, sets ...*metav1.PartialObje
 	}
 	meta := metadatafake.NewSimpleMetadataClient(scheme, metaObjs...)
 	d := &Doctor{opts: Options{Since: time.Hour}, host: "https://cluster.example:6443", namespace: "default",
-		client: client, meta: meta, now: func() time.Time { return testNow }, poll: 5 * time.Millisecond}
+		client: client, meta: meta, ext: apiextensionsfake.NewClientset(), now: func() time.Time { return testNow }, poll: 5 * time.Millisecond}
 	return d, client
 }
 

@@ -15,8 +15,11 @@ const checkGateName = "maxUnavailable gate"
 // StatefulSet with spec.updateStrategy.rollingUpdate.maxUnavailable and
 // looks whether the field survived: kube-apiserver drops it unless the
 // MaxUnavailableStatefulSet feature gate is on. Off is a warning: sets
-// then roll one pod at a time, as they always did.
-func (d *Doctor) checkGate(ctx context.Context) Result {
+// then roll one pod at a time, as they always did. When Ordinal manages
+// only the extended kind, off only informs: the gate is about apps/v1
+// sets, which are the built-in controller's, and the extended kind's CRD
+// keeps the field whatever the gate.
+func (d *Doctor) checkGate(ctx context.Context, extendedOnly bool) Result {
 	doing := "a dry-run create of a StatefulSet in namespace " + d.namespace
 	got, err := d.client.AppsV1().StatefulSets(d.namespace).Create(ctx, gateProbe(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	if err != nil {
@@ -27,6 +30,10 @@ func (d *Doctor) checkGate(ctx context.Context) Result {
 	ru := got.Spec.UpdateStrategy.RollingUpdate
 	if ru != nil && ru.MaxUnavailable != nil {
 		return Result{Check: checkGateName, Status: OK, Message: "on: the API server keeps spec.updateStrategy.rollingUpdate.maxUnavailable"}
+	}
+	if extendedOnly {
+		return Result{Check: checkGateName, Status: Info, Message: "off: the API server drops spec.updateStrategy.rollingUpdate.maxUnavailable " +
+			"from apps/v1 StatefulSets, which the built-in controller runs here; " + extendedGroup + " StatefulSets keep it"}
 	}
 	return Result{Check: checkGateName, Status: Warn, Message: "off: the API server drops spec.updateStrategy.rollingUpdate.maxUnavailable, " +
 		"so rolling updates replace one pod at a time; turn on kube-apiserver --feature-gates=MaxUnavailableStatefulSet=true to use it"}

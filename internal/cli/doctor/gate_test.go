@@ -7,7 +7,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/discovery/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
 
@@ -15,12 +14,15 @@ import (
 // means the gate is on.
 func TestTheGateIsOnWhenTheDryRunKeepsMaxUnavailable(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		drop bool
-		want Status
+		name         string
+		drop         bool
+		extendedOnly bool
+		want         Status
 	}{
-		{"kept", false, OK},
-		{"dropped", true, Warn},
+		{"kept", false, false, OK},
+		{"dropped", true, false, Warn},
+		{"dropped where Ordinal leaves apps/v1 sets to the built-in controller", true, true, Info},
+		{"kept where Ordinal leaves apps/v1 sets to the built-in controller", false, true, OK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, client := fakeDoctor(t, nil)
@@ -35,21 +37,9 @@ func TestTheGateIsOnWhenTheDryRunKeepsMaxUnavailable(t *testing.T) {
 				}
 				return true, set, nil
 			})
-			if got := d.checkGate(context.Background()); got.Status != tc.want {
+			if got := d.checkGate(context.Background(), tc.extendedOnly); got.Status != tc.want {
 				t.Errorf("got %s %q, want %s", got.Status, got.Message, tc.want)
 			}
 		})
-	}
-}
-
-func TestTheCRDCheckAsksDiscovery(t *testing.T) {
-	d, client := fakeDoctor(t, nil)
-	if got := d.checkCRD(); got.Status != Warn {
-		t.Errorf("without the group: %s %q, want a warning", got.Status, got.Message)
-	}
-	client.Discovery().(*fake.FakeDiscovery).Resources = []*metav1.APIResourceList{{GroupVersion: ExtendedGroupVersion,
-		APIResources: []metav1.APIResource{{Name: "statefulsets", Namespaced: true, Kind: "StatefulSet"}}}}
-	if got := d.checkCRD(); got.Status != OK {
-		t.Errorf("with the group: %s %q, want ok", got.Status, got.Message)
 	}
 }

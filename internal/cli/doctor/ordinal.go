@@ -25,6 +25,12 @@ type leaseSeen struct {
 	renewed *coordinationv1.Lease
 	// namespace is the namespace of the Lease found, renewed or not.
 	namespace string
+	// extendedOnly is true when the Lease's holder manages only the
+	// extended kind (--manage-apps-v1=false), beside the built-in
+	// controller: the renewed Lease's, or the last holder of the Lease
+	// found, so that with Ordinal down the built-in controller still
+	// counts as expected.
+	extendedOnly bool
 }
 
 // checkOrdinal finds Ordinal's Lease and watches it for a renewal: a
@@ -38,7 +44,7 @@ func (d *Doctor) checkOrdinal(ctx context.Context) (leaseSeen, Result) {
 	if len(leases) == 0 {
 		return leaseSeen{}, d.withoutLease(ctx, where)
 	}
-	seen := leaseSeen{namespace: leases[0].Namespace}
+	seen := leaseSeen{namespace: leases[0].Namespace, extendedOnly: extendedOnly(&leases[0])}
 	var stale []string
 	for i := range leases {
 		renewed, err := d.watchRenewal(ctx, &leases[i])
@@ -46,12 +52,22 @@ func (d *Doctor) checkOrdinal(ctx context.Context) (leaseSeen, Result) {
 			return seen, couldNot(checkOrdinalName, "reading Lease "+key(&leases[i]), err)
 		}
 		if renewed != nil {
-			return leaseSeen{renewed: renewed, namespace: renewed.Namespace}, Result{Check: checkOrdinalName, Status: OK,
-				Message: fmt.Sprintf("running: Lease %s held by %s and renewed while watching", key(renewed), holder(renewed))}
+			return running(renewed)
 		}
 		stale = append(stale, d.describeStale(&leases[i]))
 	}
 	return seen, Result{Check: checkOrdinalName, Status: Fail, Message: "not running: " + strings.Join(stale, "; ")}
+}
+
+// running is the check's answer for a Lease seen renewed, saying which
+// StatefulSets its holder manages when not all.
+func running(l *coordinationv1.Lease) (leaseSeen, Result) {
+	seen := leaseSeen{renewed: l, namespace: l.Namespace, extendedOnly: extendedOnly(l)}
+	msg := fmt.Sprintf("running: Lease %s held by %s and renewed while watching", key(l), holder(l))
+	if seen.extendedOnly {
+		msg += fmt.Sprintf("; it manages only %s StatefulSets (--manage-apps-v1=false), the built-in controller apps/v1 ones", extendedGroup)
+	}
+	return seen, Result{Check: checkOrdinalName, Status: OK, Message: msg}
 }
 
 // findLeases returns the Lease of --lease, or every Lease named

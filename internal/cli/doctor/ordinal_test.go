@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/ordinal-sh/ordinal/internal/cli/controllercmd"
 )
 
 // heldLease is Ordinal's Lease in ns, held by holder since acquiredAgo,
@@ -25,8 +27,8 @@ func heldLease(ns, holder string, acquiredAgo time.Duration) *coordinationv1.Lea
 }
 
 // renewOnRead makes every read of a Lease return it renewed a little later,
-// as a running holder would.
-func renewOnRead(client *k8stesting.Fake) {
+// as a running holder would, changed by each of change.
+func renewOnRead(client *k8stesting.Fake, change ...func(*coordinationv1.Lease)) {
 	n := 0
 	client.PrependReactor("get", "leases", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		get := a.(k8stesting.GetAction)
@@ -34,6 +36,9 @@ func renewOnRead(client *k8stesting.Fake) {
 		l := heldLease(get.GetNamespace(), "pod_1", time.Minute)
 		renewed := metav1.NewMicroTime(testNow.Add(time.Duration(n) * time.Second))
 		l.Spec.RenewTime = &renewed
+		for _, c := range change {
+			c(l)
+		}
 		return true, l, nil
 	})
 }
@@ -94,5 +99,46 @@ func TestTheLeaseFlagNamesTheLease(t *testing.T) {
 	d.opts.Lease = ""
 	if _, got := d.checkOrdinal(context.Background()); got.Status != Fail || !strings.Contains(got.Message, "no Lease named ordinal-statefulset-controller") {
 		t.Errorf("a Lease named kube-controller-manager was taken for Ordinal's: %s %q", got.Status, got.Message)
+	}
+}
+
+// The leader's label on its Lease says whether it leaves apps/v1 sets to
+// the built-in controller; the check says so, and the checks after it read
+// it from what the check saw.
+func TestTheLeaseLabelSaysWhetherOrdinalManagesAppsV1Sets(t *testing.T) {
+	for _, tc := range []struct {
+		label            string
+		wantExtendedOnly bool
+		wantSuffix       string
+	}{
+		{"false", true, "renewed while watching; it manages only apps.ordinal.dev StatefulSets (--manage-apps-v1=false), the built-in controller apps/v1 ones"},
+		{"true", false, "renewed while watching"},
+		{"", false, "renewed while watching"},
+	} {
+		t.Run("label "+tc.label, func(t *testing.T) {
+			d, client := fakeDoctor(t, []runtime.Object{heldLease("ordinal-system", "pod_1", time.Minute)})
+			renewOnRead(&client.Fake, func(l *coordinationv1.Lease) {
+				if tc.label != "" {
+					l.Labels = map[string]string{controllercmd.LeaseLabelManageAppsV1: tc.label}
+				}
+			})
+			seen, got := d.checkOrdinal(context.Background())
+			if got.Status != OK || !strings.HasSuffix(got.Message, tc.wantSuffix) || seen.extendedOnly != tc.wantExtendedOnly {
+				t.Errorf("got %s %q, extendedOnly %v\nwant ok …%q, extendedOnly %v", got.Status, got.Message, seen.extendedOnly, tc.wantSuffix, tc.wantExtendedOnly)
+			}
+		})
+	}
+}
+
+// A Lease nobody renews still says how its last holder ran: with Ordinal
+// down on a cluster where it manages only the extended kind, the built-in
+// controller running is still as expected.
+func TestAStaleLeaseStillSaysOrdinalLeavesAppsV1Sets(t *testing.T) {
+	stale := heldLease("ordinal-system", "pod_1", time.Minute)
+	stale.Labels = map[string]string{controllercmd.LeaseLabelManageAppsV1: "false"}
+	d, _ := fakeDoctor(t, []runtime.Object{stale})
+	seen, got := d.checkOrdinal(context.Background())
+	if got.Status != Fail || !seen.extendedOnly || seen.renewed != nil {
+		t.Errorf("got %s %q, extendedOnly %v, renewed %v; want FAIL, extendedOnly true, no renewal", got.Status, got.Message, seen.extendedOnly, seen.renewed)
 	}
 }

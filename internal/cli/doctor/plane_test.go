@@ -100,6 +100,7 @@ func TestTheDoctorFailsWhileTheBuiltinControllerRuns(t *testing.T) {
 		`FAIL +built-in controller +running: statefulset-controller wrote event Successful\w+ on StatefulSet builtin/web \d+s ago; `+
 			`\S+ wrote the status of StatefulSet builtin/web \d+s ago \(in the last 1h\)$`,
 		`FAIL +Ordinal controller +not running: no Lease named ordinal-statefulset-controller in any namespace and no events from ordinal-statefulset-controller in the last 1h$`,
+		`ok +extended kind CRD +installed and Established: the API server serves apps.ordinal.dev/v1alpha1 statefulsets$`,
 		`FAIL +RBAC +ServiceAccount ordinal-system/ordinal-controller does not exist`,
 		`ok +maxUnavailable gate +on: `,
 		`verdict: NOT READY, built-in controller, Ordinal controller and RBAC failed$`)

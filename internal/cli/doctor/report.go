@@ -21,6 +21,10 @@ type Status int
 const (
 	// OK: the check passed.
 	OK Status = iota
+	// Info: nothing to pass or fail, worth knowing (the built-in
+	// controller running beside an Ordinal that leaves apps/v1 sets to
+	// it); as good as OK for the verdict.
+	Info
 	// Warn: worth knowing, not a reason to fail (an optional feature is
 	// off, or evidence is missing where it cannot be had).
 	Warn
@@ -32,7 +36,7 @@ const (
 )
 
 func (s Status) String() string {
-	return [...]string{"ok", "warn", "??", "FAIL"}[s]
+	return [...]string{"ok", "info", "warn", "??", "FAIL"}[s]
 }
 
 // Result is one check's line.
@@ -78,14 +82,20 @@ func (r Report) verdict() string {
 	case Unknown:
 		return fmt.Sprintf("verdict: UNKNOWN, %s could not be checked with your permissions", list(r.named(Unknown)))
 	case Warn:
-		warned := r.named(Warn)
-		noun := "warning"
-		if len(warned) > 1 {
-			noun = "warnings"
-		}
-		return fmt.Sprintf("verdict: OK, Ordinal runs StatefulSets (see the %s about %s)", noun, list(warned))
+		return r.okSee("warning", Warn)
+	case Info:
+		return r.okSee("note", Info)
 	}
 	return "verdict: OK, Ordinal runs StatefulSets"
+}
+
+// okSee is the OK verdict pointing at the checks of status s, each a noun.
+func (r Report) okSee(noun string, s Status) string {
+	named := r.named(s)
+	if len(named) > 1 {
+		noun += "s"
+	}
+	return fmt.Sprintf("verdict: OK, Ordinal runs StatefulSets (see the %s about %s)", noun, list(named))
 }
 
 // Err gives the report's exit code: nil when no check failed or was left

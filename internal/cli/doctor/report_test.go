@@ -10,6 +10,8 @@ import (
 
 func TestTheReportPrintsOneLinePerCheckAndTheVerdictOfTheWorst(t *testing.T) {
 	ok := Result{Check: "API server", Status: OK, Message: "https://cluster.example:6443, kubernetes v1.36.3"}
+	info := Result{Check: "built-in controller", Status: Info, Message: "running, as it must here"}
+	gateInfo := Result{Check: "maxUnavailable gate", Status: Info, Message: "off for apps/v1 sets"}
 	warn := Result{Check: "extended kind CRD", Status: Warn, Message: "not installed"}
 	unknown := Result{Check: "RBAC", Status: Unknown, Message: "cannot check: forbidden"}
 	fail := Result{Check: "built-in controller", Status: Fail, Message: "running"}
@@ -20,7 +22,9 @@ func TestTheReportPrintsOneLinePerCheckAndTheVerdictOfTheWorst(t *testing.T) {
 		wantCode int
 	}{
 		{"all-ok", Report{ok}, exit.OK},
-		{"warned", Report{ok, warn}, exit.OK},
+		{"informed", Report{ok, info}, exit.OK},
+		{"informed-twice", Report{ok, info, gateInfo}, exit.OK},
+		{"warned", Report{ok, info, warn}, exit.OK},
 		{"unknown", Report{ok, warn, unknown}, CannotCheck},
 		{"failed", Report{ok, fail, fail2, warn, unknown}, exit.Failure},
 	} {
