@@ -19,17 +19,28 @@ var rooms = []struct {
 	prefix string
 	floor  int
 }{
-	{"test/", 7},
-	{"cmd/", 6},
-	{"internal/cli/", 5},
-	{"internal/plane", 4},
-	{"internal/bench", 4},
-	{"internal/controller", 3},
-	{"internal/planner", 2},
-	{"internal/testgen", 2},
-	{"internal/revision", 1},
+	{"test/", 9},
+	{"cmd/", 8},
+	{"hack/", 8},
+	{"internal/cli/rollout/view", 4},
+	{"internal/cli/", 7},
+	{"internal/plane", 6},
+	{"internal/bench", 6},
+	{"internal/dashboard", 6},
+	{"internal/controller", 5},
+	{"internal/setops", 5},
+	{"internal/ostsclient", 2},
+	{"internal/osts", 4},
+	{"internal/planner", 3},
+	{"internal/testgen", 3},
+	{"internal/revision", 2},
+	{"internal/defaults", 1},
 	{"internal/invariant", 1},
 	{"internal/faults", 1},
+	{"internal/golden", 1},
+	{"internal/image", 1},
+	{"api/", 1},
+	{"config/", 1},
 }
 
 // onlyImportedBy limits who may import a package outside tests: the test

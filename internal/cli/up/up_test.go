@@ -145,7 +145,7 @@ func TestOrdinalUpStopsWithinTenSecondsAndComesBackWithItsObjects(t *testing.T) 
 		return string(out)
 	}
 	run("create", "configmap", "survivor", "--from-literal=k=v")
-	run("apply", "-f", "../../examples/web-osts.yaml")
+	run("apply", "-f", "../../../examples/web-osts.yaml")
 	if took := up.interrupt(t); took > 10*time.Second {
 		t.Errorf("stopping took %s, want at most 10s", took)
 	}
