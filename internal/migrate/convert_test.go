@@ -25,7 +25,7 @@ func appsSet() *appsv1.StatefulSet {
 			ServiceName: "web",
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
-				Spec:        corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
 			},
 			UpdateStrategy: appsv1.StatefulSetUpdateStrategy{
 				Type:          appsv1.RollingUpdateStatefulSetStrategyType,
