@@ -47,10 +47,13 @@ func poll(ctx context.Context, timeout time.Duration, what string, check func(co
 	if isBroken(err) {
 		return err
 	}
-	if err != nil {
-		return fmt.Errorf("waited %s for %s; last seen: %s", timeout, what, last)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("interrupted while waiting for %s; last seen: %s", what, last)
 	}
-	return nil
+	return fmt.Errorf("waited %s for %s; last seen: %s", timeout, what, last)
 }
 
 // waitReleased waits until the old set is gone and the garbage collector

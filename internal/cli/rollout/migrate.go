@@ -88,7 +88,8 @@ func (o *options) migrate(ctx context.Context, arg string, f *migrateFlags) erro
 	mc := migrate.Clients{Kube: c.kube, Extended: c.ext}
 	plan, err := migrate.Prepare(ctx, mc, c.namespace, ref, to, f.force)
 	if err != nil {
-		return classify(notInstalled(c, ref, err))
+		// Either end of a migration may be the extended kind.
+		return classify(notInstalled(c, setops.ExtendedKind, err))
 	}
 	if f.dryRun {
 		plan.Describe(o.out, f.backupDir)

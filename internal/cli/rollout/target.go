@@ -27,15 +27,16 @@ func (o *options) load(ctx context.Context, arg string) (*setops.Target, error) 
 	}
 	t, err := setops.Find(ctx, c.kube, c.ext, c.namespace, ref)
 	if err != nil {
-		return nil, classify(notInstalled(c, ref, err))
+		return nil, classify(notInstalled(c, ref.Kind, err))
 	}
 	return t, nil
 }
 
-// notInstalled turns the NotFound of an extended set into a sentence
-// saying so when the cluster does not serve the kind at all.
-func notInstalled(c clients, ref setops.Ref, err error) error {
-	if ref.Kind != setops.ExtendedKind || !apierrors.IsNotFound(err) {
+// notInstalled turns a NotFound from a request about the extended kind
+// into a sentence saying so when the cluster does not serve the kind at
+// all.
+func notInstalled(c clients, kind setops.Kind, err error) error {
+	if kind != setops.ExtendedKind || !apierrors.IsNotFound(err) {
 		return err
 	}
 	if ok, derr := controller.ExtendedInstalled(c.kube.Discovery()); derr != nil || ok {

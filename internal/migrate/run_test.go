@@ -1,0 +1,41 @@
+package migrate
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ordinal-sh/ordinal/internal/setops"
+)
+
+func TestAStoppedMigrationSaysTheStateAndHowToFinishOrUndo(t *testing.T) {
+	files := Files{Backup: "/b/shop-web.sts.yaml", Next: "/b/shop-web.osts.yaml"}
+	p := &Plan{From: setops.AppsV1, To: setops.ExtendedKind, Namespace: "shop", Name: "web"}
+	tests := []struct {
+		name string
+		at   stage
+		want string
+	}{
+		{"after the delete", deleted, `creating statefulset.apps.ordinal.dev/web: boom
+state:     statefulset.apps/web is deleted; its pods, claims and revisions keep running without an owner, and nothing replaces a pod that fails
+to finish: kubectl create -n shop -f /b/shop-web.osts.yaml (its controller adopts them)
+to undo:   kubectl create -n shop -f /b/shop-web.sts.yaml`},
+		{"after the create", created, `creating statefulset.apps.ordinal.dev/web: boom
+state:     statefulset.apps.ordinal.dev/web exists; the pods and revisions it has not adopted keep running without an owner (is a controller of apps.ordinal.dev/v1alpha1 running?)
+to finish: nothing: the controller of apps.ordinal.dev/v1alpha1 adopts them once it runs
+to undo:   kubectl delete -n shop statefulset.apps.ordinal.dev/web --cascade=orphan, then kubectl create -n shop -f /b/shop-web.sts.yaml`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cause := errors.New("creating statefulset.apps.ordinal.dev/web: boom")
+			err := p.stuck(tt.at, files, cause)
+			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
+				t.Errorf("message (-want +got):\n%s", diff)
+			}
+			if !errors.Is(err, cause) {
+				t.Error("the cause is not wrapped")
+			}
+		})
+	}
+}
