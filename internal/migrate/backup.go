@@ -3,7 +3,7 @@ package migrate
 import (
 	"fmt"
 	"os"
-	"path/filepath"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -22,15 +22,25 @@ type Files struct {
 
 // writeFiles writes both manifests into dir, readable by the owner only
 // (a pod template may carry configuration that is nobody else's
-// business), named after the namespace, the set, the kind and now.
+// business), named after the namespace, the set, now, a random part that
+// keeps two migrations in the same second apart, and the kind:
+// shop-web-20260102T150405Z-123456.sts.yaml and ….osts.yaml beside it.
 func (p *Plan) writeFiles(dir string, now time.Time) (Files, error) {
-	stamp := now.UTC().Format("20060102T150405Z")
-	base := filepath.Join(dir, fmt.Sprintf("%s-%s-%s", p.Namespace, p.Name, stamp))
-	f := Files{Backup: base + "." + p.From.Short() + ".yaml", Next: base + "." + p.To.Short() + ".yaml"}
-	if err := writeManifest(f.Backup, recreatable(p.original)); err != nil {
+	pattern := fmt.Sprintf("%s-%s-%s-*.%s.yaml", p.Namespace, p.Name, now.UTC().Format("20060102T150405Z"), p.From.Short())
+	backup, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return Files{}, fmt.Errorf("writing the backup: %w", err)
+	}
+	f := Files{Backup: backup.Name()}
+	f.Next = strings.TrimSuffix(f.Backup, "."+p.From.Short()+".yaml") + "." + p.To.Short() + ".yaml"
+	if err := writeManifest(backup, recreatable(p.original)); err != nil {
 		return Files{}, err
 	}
-	if err := writeManifest(f.Next, p.next); err != nil {
+	next, err := os.OpenFile(f.Next, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return Files{}, fmt.Errorf("writing the new set's manifest: %w", err)
+	}
+	if err := writeManifest(next, p.next); err != nil {
 		return Files{}, err
 	}
 	return f, nil
@@ -56,21 +66,19 @@ func recreatable(obj any) any {
 	return obj
 }
 
-func writeManifest(path string, obj any) error {
+// writeManifest writes obj as YAML into f and closes it.
+func writeManifest(f *os.File, obj any) error {
 	data, err := yaml.Marshal(obj)
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", path, err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("writing the backup: %w", err)
+		f.Close()
+		return fmt.Errorf("encoding %s: %w", f.Name(), err)
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
-		return fmt.Errorf("writing the backup %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", f.Name(), err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing the backup %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", f.Name(), err)
 	}
 	return nil
 }

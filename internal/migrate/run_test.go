@@ -2,10 +2,16 @@ package migrate
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
@@ -37,5 +43,31 @@ to undo:   kubectl delete -n shop statefulset.apps.ordinal.dev/web --cascade=orp
 				t.Error("the cause is not wrapped")
 			}
 		})
+	}
+}
+
+func TestTwoMigrationsInTheSameSecondKeepTheirFilesApart(t *testing.T) {
+	dir, now := t.TempDir(), time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
+	there := &Plan{From: setops.AppsV1, To: setops.ExtendedKind, Namespace: "shop", Name: "web", original: &appsv1.StatefulSet{}, next: &v1alpha1.StatefulSet{}}
+	back := &Plan{From: setops.ExtendedKind, To: setops.AppsV1, Namespace: "shop", Name: "web", original: &v1alpha1.StatefulSet{}, next: &appsv1.StatefulSet{}}
+	seen := map[string]bool{}
+	for _, p := range []*Plan{there, back, there} {
+		f, err := p.writeFiles(dir, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{f.Backup, f.Next} {
+			info, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Mode().Perm() != 0o600 || seen[path] {
+				t.Errorf("%s: mode %v, written twice: %v", path, info.Mode().Perm(), seen[path])
+			}
+			seen[path] = true
+		}
+		if !strings.HasPrefix(filepath.Base(f.Backup), "shop-web-20260102T150405Z-") || !strings.HasSuffix(f.Backup, "."+p.From.Short()+".yaml") {
+			t.Errorf("backup named %s", f.Backup)
+		}
 	}
 }
