@@ -30,30 +30,40 @@ func isBroken(err error) bool {
 }
 
 // poll runs check until it reports done, reports a broken promise, or
-// timeout passes; then the error names what and the last reason.
+// timeout passes; then the error names what, the last reason check gave
+// and any error after it (but not a call that failed because the time ran
+// out).
 func poll(ctx context.Context, timeout time.Duration, what string, check func(context.Context) (string, error)) error {
-	last := ""
+	var reason string
+	var lastErr error
 	err := wait.PollUntilContextTimeout(ctx, pollInterval, timeout, true, func(ctx context.Context) (bool, error) {
-		reason, err := check(ctx)
-		if isBroken(err) {
+		r, err := check(ctx)
+		switch {
+		case isBroken(err):
 			return false, err
+		case err != nil && ctx.Err() == nil:
+			lastErr = err
+			return false, nil
+		case err != nil:
+			return false, nil
 		}
-		if err != nil {
-			reason = err.Error()
-		}
-		last = reason
-		return reason == "", nil
+		reason, lastErr = r, nil
+		return r == "", nil
 	})
-	if isBroken(err) {
-		return err
-	}
 	switch {
 	case err == nil:
 		return nil
-	case ctx.Err() != nil:
-		return fmt.Errorf("interrupted while waiting for %s; last seen: %s", what, last)
+	case isBroken(err):
+		return err
 	}
-	return fmt.Errorf("waited %s for %s; last seen: %s", timeout, what, last)
+	seen := reason
+	if lastErr != nil {
+		seen = strings.TrimPrefix(reason+"; then: ", "; then: ") + lastErr.Error()
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted while waiting for %s; last seen: %s", what, seen)
+	}
+	return fmt.Errorf("waited %s for %s; last seen: %s", timeout, what, seen)
 }
 
 // waitReleased waits until the old set is gone and the garbage collector

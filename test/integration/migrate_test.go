@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -270,5 +271,49 @@ func TestMigrateMidRolloutIsRefusedAndForcedKeepsTheRolloutState(t *testing.T) {
 	}
 	if moved := rec.Since(mark, evAdded, evTerminating, evDeleted); len(moved) > 0 {
 		t.Errorf("pods moved during the migration: %v", moved)
+	}
+}
+
+// With no controller of the extended kind running, the migration stops
+// after creating the new set and says so; the undo it prints, run as
+// printed, gives the pods back to the built-in controller with none
+// restarted.
+func TestAMigrationNobodyAdoptsStopsWithAnUndoThatWorks(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	startBuiltin(t, ns)
+	rec := recordPods(t, ns)
+	createSet(t, webSet(ns, replicas(2)))
+	waitSet(t, ns, time.Minute, "2 ready replicas", settled)
+	objects, mark := snapshot(t, ns), rec.Mark()
+
+	c := migrate.Clients{Kube: client, Extended: extended(t)}
+	plan, err := migrate.Prepare(context.Background(), c, ns, setops.Ref{Kind: setops.AppsV1, Name: setName}, setops.AnyKind, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	err = plan.Run(context.Background(), c, migrate.RunOptions{BackupDir: t.TempDir(), Timeout: 2 * time.Second, Out: &out, Now: time.Now})
+	t.Logf("output:\n%s\nerror:\n%v", out.String(), err)
+	var stuck *migrate.Stuck
+	if !errors.As(err, &stuck) {
+		t.Fatalf("Run returned %v, want a stopped migration", err)
+	}
+	if !strings.HasPrefix(stuck.State, "statefulset.apps.ordinal.dev/web exists; ") {
+		t.Errorf("state %q", stuck.State)
+	}
+	undo := regexp.MustCompile(`^kubectl delete -n (\S+) (\S+) --cascade=orphan, then kubectl create -n (\S+) -f (\S+)$`).FindStringSubmatch(stuck.Undo)
+	if undo == nil || undo[1] != ns || undo[3] != ns {
+		t.Fatalf("undo %q", stuck.Undo)
+	}
+	kubectl(t, ns, "delete", undo[2], "--cascade=orphan")
+	kubectl(t, ns, "create", "-f", undo[4])
+	back := waitSet(t, ns, time.Minute, "the built-in controller to take the pods back", settled)
+	ownedBy(t, ns, back.UID)
+	if after := snapshot(t, ns); !mapsEqual(after, objects) {
+		t.Errorf("pods and revisions after the undo:\n%v\nbefore:\n%v", after, objects)
+	}
+	if moved := rec.Since(mark, evAdded, evTerminating, evDeleted); len(moved) > 0 {
+		t.Errorf("pods moved: %v", moved)
 	}
 }

@@ -2,6 +2,9 @@ package rollout
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -81,6 +84,10 @@ func (o *options) migrate(ctx context.Context, arg string, f *migrateFlags) erro
 			return exit.Usage(err)
 		}
 	}
+	dir, err := backupDir(f.backupDir)
+	if err != nil {
+		return exit.Usage(err)
+	}
 	c, err := o.client()
 	if err != nil {
 		return err
@@ -92,8 +99,25 @@ func (o *options) migrate(ctx context.Context, arg string, f *migrateFlags) erro
 		return classify(notInstalled(c, setops.ExtendedKind, err))
 	}
 	if f.dryRun {
-		plan.Describe(o.out, f.backupDir)
+		plan.Describe(o.out, dir)
 		return nil
 	}
-	return plan.Run(ctx, mc, migrate.RunOptions{BackupDir: f.backupDir, Timeout: f.timeout, Out: o.out, Now: o.now})
+	return plan.Run(ctx, mc, migrate.RunOptions{BackupDir: dir, Timeout: f.timeout, Out: o.out, Now: o.now})
+}
+
+// backupDir is --backup-dir made absolute, so the paths printed can be
+// used from anywhere; it must be an existing directory.
+func backupDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("--backup-dir %s: %w", dir, err)
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("--backup-dir: %w", err)
+	}
+	if !info.IsDir() {
+		return "", fmt.Errorf("--backup-dir %s is not a directory", abs)
+	}
+	return abs, nil
 }
