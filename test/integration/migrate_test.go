@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -49,6 +50,19 @@ func snapshot(t *testing.T, ns string) migrated {
 		out["revision/"+r.Name] = r.UID
 	}
 	return out
+}
+
+// untouched checks that every pod, claim and revision of ns is the one
+// snapshot saw, and that the pod watch saw no pod added, terminating or
+// deleted since mark.
+func untouched(t *testing.T, ns string, before migrated, rec *recorder, mark int) {
+	t.Helper()
+	if after := snapshot(t, ns); !maps.Equal(after, before) {
+		t.Errorf("pods, claims and revisions now:\n%v\nbefore:\n%v", after, before)
+	}
+	if moved := rec.Since(mark, evAdded, evTerminating, evDeleted); len(moved) > 0 {
+		t.Errorf("pods moved: %v", moved)
+	}
 }
 
 // runMigration migrates the set ref names to kind to and fails the test
@@ -126,24 +140,7 @@ func TestMigrateRoundTripsALiveSetWithoutRestartingAPod(t *testing.T) {
 			*back.Status.CollisionCount, before.Status.UpdateRevision, *before.Status.CollisionCount)
 	}
 	ownedBy(t, ns, back.UID)
-	if after := snapshot(t, ns); !mapsEqual(after, objects) {
-		t.Errorf("pods, claims and revisions after the round trip:\n%v\nbefore:\n%v", after, objects)
-	}
-	if moved := rec.Since(mark, evAdded, evTerminating, evDeleted); len(moved) > 0 {
-		t.Errorf("pods moved during the migrations: %v", moved)
-	}
-}
-
-func mapsEqual(a, b migrated) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
+	untouched(t, ns, objects, rec, mark)
 }
 
 // With kube-controller-manager's controller managing apps/v1 and Ordinal
@@ -173,12 +170,7 @@ func TestMigrateRoundTripsBetweenTheBuiltinControllerAndOrdinal(t *testing.T) {
 		t.Errorf("apps/v1 set back at update revision %s, was %s", back.Status.UpdateRevision, before.Status.UpdateRevision)
 	}
 	ownedBy(t, ns, back.UID)
-	if after := snapshot(t, ns); !mapsEqual(after, objects) {
-		t.Errorf("pods, claims and revisions after the migrations:\n%v\nbefore:\n%v", after, objects)
-	}
-	if moved := rec.Since(mark, evAdded, evTerminating, evDeleted); len(moved) > 0 {
-		t.Errorf("pods moved during the migrations: %v", moved)
-	}
+	untouched(t, ns, objects, rec, mark)
 }
 
 // Migrating back to apps/v1 is refused, with each reason, while the
@@ -246,7 +238,8 @@ func TestMigrateMidRolloutIsRefusedAndForcedKeepsTheRolloutState(t *testing.T) {
 		}
 		return nil
 	})
-	cur, upd, mark := mid.Status.CurrentRevision, mid.Status.UpdateRevision, rec.Mark()
+	cur, upd := mid.Status.CurrentRevision, mid.Status.UpdateRevision
+	objects, mark := snapshot(t, ns), rec.Mark()
 	c := migrate.Clients{Kube: client, Extended: extended(t)}
 	ref := setops.Ref{Kind: setops.AnyKind, Name: setName}
 	_, err := migrate.Prepare(context.Background(), c, ns, ref, setops.AnyKind, false)
@@ -269,9 +262,7 @@ func TestMigrateMidRolloutIsRefusedAndForcedKeepsTheRolloutState(t *testing.T) {
 		t.Errorf("extended set at current %s, update %s, %d updated; want %s, %s, 0",
 			ext.Status.CurrentRevision, ext.Status.UpdateRevision, ext.Status.UpdatedReplicas, cur, upd)
 	}
-	if moved := rec.Since(mark, evAdded, evTerminating, evDeleted); len(moved) > 0 {
-		t.Errorf("pods moved during the migration: %v", moved)
-	}
+	untouched(t, ns, objects, rec, mark)
 }
 
 // With no controller of the extended kind running, the migration stops
@@ -310,10 +301,5 @@ func TestAMigrationNobodyAdoptsStopsWithAnUndoThatWorks(t *testing.T) {
 	kubectl(t, ns, "create", "-f", undo[4])
 	back := waitSet(t, ns, time.Minute, "the built-in controller to take the pods back", settled)
 	ownedBy(t, ns, back.UID)
-	if after := snapshot(t, ns); !mapsEqual(after, objects) {
-		t.Errorf("pods and revisions after the undo:\n%v\nbefore:\n%v", after, objects)
-	}
-	if moved := rec.Since(mark, evAdded, evTerminating, evDeleted); len(moved) > 0 {
-		t.Errorf("pods moved: %v", moved)
-	}
+	untouched(t, ns, objects, rec, mark)
 }
