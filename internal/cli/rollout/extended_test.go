@@ -2,10 +2,10 @@ package rollout_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -27,25 +27,18 @@ func extended(t *testing.T) *ostsclient.Client {
 
 type extOption func(*v1alpha1.StatefulSet)
 
-// createExtendedWeb creates createWeb's set as the extended kind and waits
-// until its rollout is complete.
+// createExtendedWeb creates createWeb's set as the extended kind (the same
+// manifest under the other apiVersion) and waits until its rollout is
+// complete.
 func createExtendedWeb(t *testing.T, ns string, opts ...extOption) {
 	t.Helper()
-	grace := int64(1)
-	set := &v1alpha1.StatefulSet{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
-		Spec: v1alpha1.StatefulSetSpec{
-			Selector:    &metav1.LabelSelector{MatchLabels: map[string]string{"app": "nginx"}},
-			ServiceName: "nginx",
-			Replicas:    ptr.To[int32](3),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "nginx"}},
-				Spec: corev1.PodSpec{
-					TerminationGracePeriodSeconds: &grace,
-					Containers:                    []corev1.Container{{Name: "nginx", Image: imageOld}},
-				},
-			},
-		},
+	data, err := json.Marshal(webSet(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &v1alpha1.StatefulSet{}
+	if err := json.Unmarshal(data, set); err != nil {
+		t.Fatal(err)
 	}
 	for _, o := range opts {
 		o(set)
