@@ -65,6 +65,24 @@ func untouched(t *testing.T, ns string, before migrated, rec *recorder, mark int
 	}
 }
 
+// claimsOwnedBy waits until every claim of ns has an owner reference to
+// uid, as whenDeleted: Delete asks of the set's controller.
+func claimsOwnedBy(t *testing.T, ns string, uid types.UID) {
+	t.Helper()
+	waitFor(t, time.Minute, "the claims to be owned by "+string(uid), func() (bool, error) {
+		claims, err := client.CoreV1().PersistentVolumeClaims(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range claims.Items {
+			if !slices.ContainsFunc(c.OwnerReferences, func(r metav1.OwnerReference) bool { return r.UID == uid }) {
+				return false, fmt.Errorf("claim %s is owned by %+v", c.Name, c.OwnerReferences)
+			}
+		}
+		return len(claims.Items) == 3, fmt.Errorf("%d claims", len(claims.Items))
+	})
+}
+
 // runMigration migrates the set ref names to kind to and fails the test
 // if it does not complete.
 func runMigration(t *testing.T, ns string, ref setops.Ref, to setops.Kind) string {
@@ -107,16 +125,17 @@ func ownedBy(t *testing.T, ns string, uid types.UID) {
 	}
 }
 
-// A live 3-pod set with claims and two revisions goes to the extended kind
-// and back under Ordinal: every pod, claim and revision keeps its UID, the
-// pod watch sees no pod added, terminating or deleted, and both sets report
-// the same revisions.
+// A live 3-pod set with claims (deleted with the set) and two revisions
+// goes to the extended kind and back under Ordinal: every pod, claim and
+// revision keeps its UID, the pod watch sees no pod added, terminating or
+// deleted, both sets report the same revisions, and the claims end up
+// owned by the set again.
 func TestMigrateRoundTripsALiveSetWithoutRestartingAPod(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	startOrdinal(t, ns)
 	rec := recordPods(t, ns)
-	createSet(t, webSet(ns, replicas(3), withClaims()))
+	createSet(t, webSet(ns, replicas(3), withClaims(), retention(appsv1.DeletePersistentVolumeClaimRetentionPolicyType, appsv1.RetainPersistentVolumeClaimRetentionPolicyType)))
 	waitSet(t, ns, time.Minute, "3 ready replicas", settled)
 	updateSet(t, ns, setImage(imageNew))
 	before := waitSet(t, ns, time.Minute, "the update to "+imageNew, settled)
@@ -133,8 +152,11 @@ func TestMigrateRoundTripsALiveSetWithoutRestartingAPod(t *testing.T) {
 	}
 	ownedBy(t, ns, ext.UID)
 
+	claimsOwnedBy(t, ns, ext.UID)
+
 	runMigration(t, ns, setops.Ref{Kind: setops.ExtendedKind, Name: setName}, setops.AppsV1)
 	back := waitSet(t, ns, time.Minute, "the apps/v1 set to settle", settled)
+	claimsOwnedBy(t, ns, back.UID)
 	if back.Status.UpdateRevision != before.Status.UpdateRevision || *back.Status.CollisionCount != *before.Status.CollisionCount {
 		t.Errorf("apps/v1 set back at update %s, collisions %d; was %s, %d", back.Status.UpdateRevision,
 			*back.Status.CollisionCount, before.Status.UpdateRevision, *before.Status.CollisionCount)
