@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -61,13 +62,18 @@ func (r *Refused) Error() string {
 
 // Prepare reads the set ref names, checks it can be migrated to kind to
 // (setops.AnyKind: the other kind) and asks the API server, in a dry run,
-// whether it accepts the new set. Nothing is changed. force turns the
+// whether it accepts the new set. Nothing is changed. A set controlled by
+// another object (an operator's) is refused outright: its owner would
+// make it again. force turns the
 // refusals (a rollout in progress, extended-only settings not at their
 // defaults) into Plan.Overridden.
 func Prepare(ctx context.Context, c Clients, namespace string, ref setops.Ref, to setops.Kind, force bool) (*Plan, error) {
 	t, err := setops.Find(ctx, c.Kube, c.Extended, namespace, ref)
 	if err != nil {
 		return nil, err
+	}
+	if owner := metav1.GetControllerOf(t.Set); owner != nil {
+		return nil, fmt.Errorf("%s is controlled by %s %s, which would make it again once deleted: change its kind there", t.Ref(), owner.Kind, owner.Name)
 	}
 	p := &Plan{From: t.Kind(), To: to, Namespace: namespace, Name: t.Set.Name}
 	if err := p.kinds(c, t); err != nil {
