@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,14 +73,14 @@ func paused(s *v1alpha1.StatefulSet) bool {
 
 // TestAnExtendedSetIsListedAndActedOnFromItsPage: the list shows an
 // extended set under its kind; its page shows the controller's conditions,
-// pauses and resumes it through rollingUpdate.paused, and names the pod a
-// broken rollout is blocked by.
+// pauses and resumes it through rollingUpdate.paused, names the pod a
+// broken rollout is blocked by, and rolls it back with Undo.
 func TestAnExtendedSetIsListedAndActedOnFromItsPage(t *testing.T) {
 	ns := namespace(t)
 	createExtended(t, ns, "db", 3)
-	waitExtended(t, ns, "db", "complete", func(s *v1alpha1.StatefulSet) bool {
+	first := waitExtended(t, ns, "db", "complete", func(s *v1alpha1.StatefulSet) bool {
 		return s.Status.ObservedGeneration == s.Generation && s.Status.UpdatedReplicas == 3 && s.Status.ReadyReplicas == 3
-	})
+	}).Status.UpdateRevision
 	ctx := browser(t)
 	run(t, ctx, chromedp.Navigate(server.URL()))
 	row := fmt.Sprintf(`document.querySelector('#sets tr[data-set="%s/db"]')`, ns)
@@ -94,7 +95,11 @@ func TestAnExtendedSetIsListedAndActedOnFromItsPage(t *testing.T) {
 		cond("Available")+`.startsWith("Available True") && `+cond("Progressing")+`.startsWith("Progressing True RolloutComplete")`,
 		`document.querySelector("#extended")?.textContent`, 30*time.Second)
 
-	run(t, ctx, chromedp.Click(chromedp.CSS("#pause")), chromedp.Click(chromedp.CSS("#confirm-ok")))
+	run(t, ctx, chromedp.Click(chromedp.CSS("#pause")))
+	if text := eval[string](t, ctx, `document.querySelector("#confirm-text").textContent`); !strings.HasPrefix(text, "spec.updateStrategy.rollingUpdate.paused is set") {
+		t.Errorf("the pause dialog says %q", text)
+	}
+	run(t, ctx, chromedp.Click(chromedp.CSS("#confirm-ok")))
 	waitExtended(t, ns, "db", "paused by the page", paused)
 	waitPage(t, ctx, "the paused badge and Resume", `document.querySelector("#health")?.textContent === "paused" && !!document.querySelector("#resume")`,
 		`document.querySelector(".summary")?.textContent`, 30*time.Second)
@@ -109,5 +114,19 @@ func TestAnExtendedSetIsListedAndActedOnFromItsPage(t *testing.T) {
 		`!!document.querySelector('#blocked li[data-pod="db-2"]') && `+cond("Progressing")+`.startsWith("Progressing False ProgressDeadlineExceeded")`,
 		`document.querySelector("#extended")?.textContent`, 30*time.Second)
 	waitPage(t, ctx, "the failing badge", `document.querySelector("#health")?.textContent === "failing"`,
+		`document.querySelector(".summary")?.textContent`, 30*time.Second)
+
+	// Undo offers the previous revision; once the template is back,
+	// self-healing replaces db-2 and the rollout completes.
+	run(t, ctx, chromedp.Click(chromedp.CSS("#undo")), chromedp.Click(chromedp.CSS("#confirm-ok")))
+	back := waitExtended(t, ns, "db", "rolled back and complete", func(s *v1alpha1.StatefulSet) bool {
+		_, broken := s.Spec.Template.Annotations["sim.ordinal.dev/behavior"]
+		return !broken && s.Status.ObservedGeneration == s.Generation && s.Status.UpdateRevision == first &&
+			s.Status.UpdatedReplicas == 3 && s.Status.ReadyReplicas == 3
+	})
+	if back.Status.CurrentRevision != first {
+		t.Errorf("after undo: current revision %s, want %s", back.Status.CurrentRevision, first)
+	}
+	waitPage(t, ctx, "the complete badge", `document.querySelector("#health")?.textContent === "complete"`,
 		`document.querySelector(".summary")?.textContent`, 30*time.Second)
 }

@@ -337,11 +337,17 @@ function renderActions(kind, ns, name, v, d) {
     return;
   }
   const a = d.actions, ref = ns + "/" + name;
+  // An extended set has a field for the pause; apps/v1 needs the partition.
+  const field = !!d.status.extended;
   const buttons = [];
   if (a.pause) buttons.push(el("button", {id: "pause", onclick: () => confirmAction(kind, ns, name, "pause",
-    "Pause " + ref + "?", "The partition is raised so that no further pod is replaced; pods already updated stay updated. Resume restores the partition.")}, "Pause"));
+    "Pause " + ref + "?", field
+      ? "spec.updateStrategy.rollingUpdate.paused is set: no further pod is updated until Resume; pods already updated stay updated, scaling still works."
+      : "The partition is raised so that no further pod is replaced; pods already updated stay updated. Resume restores the partition.")}, "Pause"));
   if (a.resume) buttons.push(el("button", {id: "resume", onclick: () => confirmAction(kind, ns, name, "resume",
-    "Resume " + ref + "?", "The partition saved by pause is restored and the rollout continues.")}, "Resume"));
+    "Resume " + ref + "?", field
+      ? "spec.updateStrategy.rollingUpdate.paused is cleared and the rollout continues."
+      : "The partition saved by pause is restored and the rollout continues.")}, "Resume"));
   if (a.undo) buttons.push(el("button", {id: "undo", onclick: () => confirmUndo(kind, ns, name, d)}, "Undo…"));
   if (a.restart) buttons.push(el("button", {id: "restart", class: "danger", onclick: () => confirmAction(kind, ns, name, "restart",
     "Restart " + ref + "?", "The pod template is stamped with the time, a new revision: every pod is replaced under the set's strategy.")}, "Restart"));
