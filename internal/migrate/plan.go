@@ -55,6 +55,7 @@ type Refused struct {
 	Reasons []string
 }
 
+// Error lists the reasons, one a line, and the ways out.
 func (r *Refused) Error() string {
 	return fmt.Sprintf("not migrating %s:\n  - %s\nwait for the rollout to finish or change those settings, or pass --force to migrate anyway",
 		r.Ref, strings.Join(r.Reasons, "\n  - "))

@@ -113,10 +113,13 @@ type Stuck struct {
 	State, Finish, Undo string
 }
 
+// Error is the cause, then the state, the way to finish and the way to
+// undo, one a line.
 func (s *Stuck) Error() string {
 	return fmt.Sprintf("%v\nstate:     %s\nto finish: %s\nto undo:   %s", s.Err, s.State, s.Finish, s.Undo)
 }
 
+// Unwrap returns the cause.
 func (s *Stuck) Unwrap() error { return s.Err }
 
 func (p *Plan) stuck(at stage, f Files, err error) error {

@@ -70,6 +70,9 @@ API server to accept the new set in a dry run, and prints the steps.`,
 	fs.BoolVar(&f.dryRun, "dry-run", false, "check and print the steps; change nothing")
 	fs.StringVar(&f.backupDir, "backup-dir", ".", "directory for the backup of the set and the new set's manifest (files mode 0600)")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Minute, "how long to wait for the garbage collector, and then for the adoption")
+	_ = cmd.RegisterFlagCompletionFunc("to", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{setops.AppsV1.APIVersion(), setops.ExtendedKind.APIVersion()}, cobra.ShellCompDirectiveNoFileComp
+	})
 	return cmd
 }
 
