@@ -63,7 +63,8 @@ func (r *Refused) Error() string {
 
 // Prepare reads the set ref names, checks it can be migrated to kind to
 // (setops.AnyKind: the other kind) and asks the API server, in a dry run,
-// whether it accepts the new set. Nothing is changed. A set controlled by
+// whether it accepts the new set, and whether the user may make every
+// call the migration makes. Nothing is changed. A set controlled by
 // another object (an operator's) is refused outright: its owner would
 // make it again. force turns the
 // refusals (a rollout in progress, extended-only settings not at their
@@ -78,6 +79,9 @@ func Prepare(ctx context.Context, c Clients, namespace string, ref setops.Ref, t
 	}
 	p := &Plan{From: t.Kind(), To: to, Namespace: namespace, Name: t.Set.Name}
 	if err := p.kinds(c, t); err != nil {
+		return nil, err
+	}
+	if err := p.checkAccess(ctx, c); err != nil {
 		return nil, err
 	}
 	if p.Pods, err = t.Pods(ctx); err != nil {

@@ -1,6 +1,7 @@
 package rollout_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,9 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -86,4 +90,69 @@ func checkBackup(t *testing.T, out, dir string) {
 	if set.APIVersion != "apps/v1" || set.Kind != "StatefulSet" || set.UID != "" || set.ResourceVersion != "" || set.ManagedFields != nil || set.Name != "web" {
 		t.Errorf("backup metadata %+v %+v", set.TypeMeta, set.ObjectMeta)
 	}
+}
+
+// TestMigrateNeedsOnlyTheDocumentedPermissions migrates a set there and
+// back as a user bound to exactly the rules docs/rollout.md lists; with
+// one missing, the migration says which before it changes anything.
+func TestMigrateNeedsOnlyTheDocumentedPermissions(t *testing.T) {
+	ns := namespace(t)
+	createWeb(t, ns)
+	rules := []rbacv1.PolicyRule{
+		{APIGroups: []string{"apps", "apps.ordinal.dev"}, Resources: []string{"statefulsets"}, Verbs: []string{"get", "create", "delete"}},
+		{APIGroups: []string{"apps", "apps.ordinal.dev"}, Resources: []string{"statefulsets/status"}, Verbs: []string{"update"}},
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list"}},
+		{APIGroups: []string{""}, Resources: []string{"persistentvolumeclaims"}, Verbs: []string{"list"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"controllerrevisions"}, Verbs: []string{"get", "list"}},
+	}
+	ctx := context.Background()
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "migrator"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "migrator"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "migrator"}},
+	}
+	if _, err := client.RbacV1().RoleBindings(ns).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	grant(t, ns, slices.Delete(slices.Clone(rules), 1, 2))
+	denied := ordinal(t, ns, "migrate", "sts/web", "--as", "migrator", "--backup-dir", dir)
+	if want := "ordinal: not migrating statefulset.apps/web: you may not update statefulsets/status.apps.ordinal.dev in namespace " + ns + "; nothing was changed\n"; denied.code != 1 || denied.err != want {
+		t.Errorf("without the status permission: exit %d, stderr %q; want 1, %q", denied.code, denied.err, want)
+	}
+	getSet(t, ns)
+	grant(t, ns, rules)
+	ordinal(t, ns, "migrate", "sts/web", "--as", "migrator", "--backup-dir", dir).mustSucceed(t)
+	ordinal(t, ns, "migrate", "osts/web", "--to", "apps/v1", "--as", "migrator", "--backup-dir", dir).mustSucceed(t)
+	waitComplete(t, ns)
+}
+
+// grant makes the role "migrator" of ns hold exactly rules, and waits
+// until the authorizer allows every one of them.
+func grant(t *testing.T, ns string, rules []rbacv1.PolicyRule) {
+	t.Helper()
+	ctx, roles := context.Background(), client.RbacV1().Roles(ns)
+	role, err := roles.Get(ctx, "migrator", metav1.GetOptions{})
+	if err != nil {
+		role, err = roles.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "migrator"}}, metav1.CreateOptions{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	role.Rules = rules
+	if _, err := roles.Update(ctx, role, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the authorizer to allow the role's rules", func(ctx context.Context) (bool, error) {
+		for _, r := range rules {
+			resource, sub, _ := strings.Cut(r.Resources[0], "/")
+			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: "migrator",
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: r.Verbs[0], Group: r.APIGroups[0], Resource: resource, Subresource: sub}}}
+			got, err := client.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+			if err != nil || !got.Status.Allowed {
+				return false, err
+			}
+		}
+		return true, nil
+	})
 }
