@@ -22,6 +22,11 @@ func (p *Plan) Describe(w io.Writer, backupDir string) {
 	fmt.Fprintf(w, "  3. wait until the garbage collector has removed their owner references\n")
 	fmt.Fprintf(w, "  4. create %s with the same spec; status.currentRevision %s, collisionCount %d\n",
 		p.ToRef(), orNone(p.CurrentRevision), deref(p.CollisionCount))
+	if p.rolling() {
+		fmt.Fprintf(w, "  5. wait until the controller of %s adopts them; its rollout goes on from revision %s to %s\n",
+			p.To.APIVersion(), orNone(p.CurrentRevision), orNone(p.UpdateRevision))
+		return
+	}
 	fmt.Fprintf(w, "  5. wait until the controller of %s adopts them at update revision %s, with no pod restarted\n",
 		p.To.APIVersion(), orNone(p.UpdateRevision))
 }

@@ -121,6 +121,9 @@ func (p *Plan) kinds(c Clients, t *setops.Target) error {
 		return err
 	}
 	p.selector = sel
+	if c.Extended == nil {
+		return fmt.Errorf("no client for %s", setops.ExtendedKind.Resource())
+	}
 	apps, ext := appsSets{client: c.Kube, namespace: p.Namespace}, extSets{client: c.Extended.StatefulSets(p.Namespace)}
 	if p.From == setops.ExtendedKind {
 		p.from, p.to, p.original, p.next = ext, apps, t.Extended, toAppsV1(t.Extended)

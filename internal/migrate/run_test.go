@@ -71,3 +71,22 @@ func TestTwoMigrationsInTheSameSecondKeepTheirFilesApart(t *testing.T) {
 		}
 	}
 }
+
+func TestTheDryRunSaysWhetherTheRolloutGoesOn(t *testing.T) {
+	tests := []struct {
+		name, current, update, want string
+	}{
+		{"at rest", "web-1", "web-1", "  5. wait until the controller of apps.ordinal.dev/v1alpha1 adopts them at update revision web-1, with no pod restarted\n"},
+		{"forced mid-rollout", "web-1", "web-2", "  5. wait until the controller of apps.ordinal.dev/v1alpha1 adopts them; its rollout goes on from revision web-1 to web-2\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &Plan{From: setops.AppsV1, To: setops.ExtendedKind, Namespace: "shop", Name: "web", CurrentRevision: tt.current, UpdateRevision: tt.update}
+			var out strings.Builder
+			p.Describe(&out, "/b")
+			if !strings.HasSuffix(out.String(), tt.want) {
+				t.Errorf("dry run:\n%s\nwant it to end with %q", out.String(), tt.want)
+			}
+		})
+	}
+}
