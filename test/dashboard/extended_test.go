@@ -129,4 +129,5 @@ func TestAnExtendedSetIsListedAndActedOnFromItsPage(t *testing.T) {
 	}
 	waitPage(t, ctx, "the complete badge", `document.querySelector("#health")?.textContent === "complete"`,
 		`document.querySelector(".summary")?.textContent`, 30*time.Second)
+	comparePlanOf(t, ctx, ns, "osts/db")
 }
