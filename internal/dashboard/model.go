@@ -88,7 +88,7 @@ func snapshot(o observed) view.Snapshot {
 	if err != nil {
 		update = ""
 	}
-	s := view.NewSnapshot(o.Set, o.Pods, update)
+	s := setops.Snapshot(o.Observed, update)
 	if r, ok := o.kind.(Reserver); ok {
 		s.Cells = markReserved(s.Cells, r.Reserved(o.obj), o.Set.Name)
 	}
@@ -135,7 +135,7 @@ func health(s view.Snapshot, sum Summary) string {
 	switch {
 	case s.Failure != "" || sum.States[view.StateFailing] > 0:
 		return HealthFailing
-	case s.PausedPartition != "":
+	case s.PausedPartition != "" || s.Extended != nil && s.Extended.Paused:
 		return HealthPaused
 	case s.Done && sum.States[view.StateReady] == len(s.Cells) && s.CurrentRevision == s.UpdateRevision:
 		return HealthComplete
@@ -181,6 +181,9 @@ func revisions(o observed, s view.Snapshot) []Revision {
 func actions(o observed) ActionSet {
 	rolling := o.Set.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType
 	_, paused := o.Set.Annotations[view.PausedAnnotation]
+	if x := o.Extended; x != nil {
+		paused = x.Spec.UpdateStrategy.RollingUpdate != nil && x.Spec.UpdateStrategy.RollingUpdate.Paused
+	}
 	_, deletes := o.kind.(PodDeleter)
 	return ActionSet{
 		Pause: rolling && !paused, Resume: paused, Undo: len(o.Revisions) > 1,

@@ -35,7 +35,8 @@ func (s *Server) list() []Summary {
 				continue
 			}
 			o := observed{kind: k, obj: obj, Observed: setops.Observed{
-				Set: set, Pods: s.store.podsOf(set), Revisions: setops.OwnedRevisions(set, s.store.revisionsOf(set)),
+				Set: set, Extended: extendedOf(obj), Pods: s.store.podsOf(set),
+				Revisions: setops.OwnedRevisions(set, s.store.revisionsOf(set)),
 			}}
 			out = append(out, summarize(k.Name(), snapshot(o)))
 		}
@@ -62,7 +63,7 @@ func (s *Server) observe(kind, namespace, name string) (observed, error) {
 		return observed{}, errNotFound{fmt.Sprintf("%s %s/%s", kind, namespace, name)}
 	}
 	return observed{kind: k, obj: obj, events: s.store.eventsIn(namespace), Observed: setops.Observed{
-		Set: set, Pods: s.store.podsOf(set), Claims: s.store.claimsIn(namespace),
+		Set: set, Extended: extendedOf(obj), Pods: s.store.podsOf(set), Claims: s.store.claimsIn(namespace),
 		Revisions: setops.OwnedRevisions(set, s.store.revisionsOf(set)),
 	}}, nil
 }

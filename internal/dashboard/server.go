@@ -10,6 +10,9 @@ import (
 
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 )
 
 // Server is a running dashboard.
@@ -29,15 +32,22 @@ type Server struct {
 // show, starts the watches and waits for their first list, then listens
 // and serves until Close or ctx ends. A failed start leaves nothing
 // running.
-func Start(ctx context.Context, cfg Config, client kubernetes.Interface) (*Server, error) {
+//
+// ext reaches the extended kind; when it is nil, or the cluster does not
+// serve the kind, only apps/v1 sets are shown.
+func Start(ctx context.Context, cfg Config, client kubernetes.Interface, ext *ostsclient.Client) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := preflight(ctx, client, cfg.Namespace); err != nil {
+	extended, err := showExtended(client, ext)
+	if err != nil {
+		return nil, err
+	}
+	if err := preflight(ctx, client, extended, cfg.Namespace); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s, err := start(ctx, cfg, client)
+	s, err := start(ctx, cfg, client, extended)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -46,9 +56,30 @@ func Start(ctx context.Context, cfg Config, client kubernetes.Interface) (*Serve
 	return s, nil
 }
 
-func start(ctx context.Context, cfg Config, client kubernetes.Interface) (*Server, error) {
+// showExtended returns ext when the cluster serves the extended kind, nil
+// otherwise.
+func showExtended(client kubernetes.Interface, ext *ostsclient.Client) (*ostsclient.Client, error) {
+	if ext == nil {
+		return nil, nil
+	}
+	ok, err := controller.ExtendedInstalled(client.Discovery())
+	if err != nil || !ok {
+		return nil, err
+	}
+	return ext, nil
+}
+
+func start(ctx context.Context, cfg Config, client kubernetes.Interface, ext *ostsclient.Client) (*Server, error) {
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(cfg.Namespace))
-	st, err := newStore(factory, []Kind{NewStatefulSets(client, factory)})
+	kinds := []Kind{NewStatefulSets(client, factory)}
+	if ext != nil {
+		k, err := NewExtendedStatefulSets(client, ext, factory, cfg.Namespace)
+		if err != nil {
+			return nil, err
+		}
+		kinds = append(kinds, k)
+	}
+	st, err := newStore(factory, kinds)
 	if err != nil {
 		return nil, err
 	}

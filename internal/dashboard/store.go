@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 )
 
 // byController indexes pods and revisions by their controller's UID.
@@ -41,12 +43,39 @@ func newStore(factory informers.SharedInformerFactory, kinds []Kind) (*store, er
 			return nil, fmt.Errorf("indexing by controller: %w", err)
 		}
 	}
-	for _, inf := range s.informers() {
+	for _, inf := range []cache.SharedIndexInformer{s.pods, s.claims, s.revisions, s.events} {
 		if err := inf.SetTransform(dropManagedFields); err != nil {
 			return nil, fmt.Errorf("setting the informers' transform: %w", err)
 		}
 	}
+	for _, k := range kinds {
+		if err := k.Informer().SetTransform(kindTransform(k)); err != nil {
+			return nil, fmt.Errorf("setting the informers' transform: %w", err)
+		}
+	}
 	return s, nil
+}
+
+// transformer is a kind whose informer must change what it receives
+// before it is cached (the extended kind's arrives unstructured).
+type transformer interface {
+	Transform(obj any) (any, error)
+}
+
+// kindTransform is the kind's own transform, if any, then
+// dropManagedFields: an informer has one transform, so they are chained.
+func kindTransform(k Kind) cache.TransformFunc {
+	t, ok := k.(transformer)
+	if !ok {
+		return dropManagedFields
+	}
+	return func(obj any) (any, error) {
+		obj, err := t.Transform(obj)
+		if err != nil {
+			return nil, err
+		}
+		return dropManagedFields(obj)
+	}
 }
 
 func (s *store) informers() []cache.SharedIndexInformer {
@@ -87,14 +116,17 @@ func meta(obj any) (metav1.Object, error) {
 	return m, nil
 }
 
+// listCheck is one resource preflight lists.
+type listCheck struct {
+	what string
+	list func() error
+}
+
 // preflight lists each resource once, so a user who may not read them
 // gets one clear error instead of informers retrying forever.
-func preflight(ctx context.Context, client kubernetes.Interface, namespace string) error {
+func preflight(ctx context.Context, client kubernetes.Interface, ext *ostsclient.Client, namespace string) error {
 	opts := metav1.ListOptions{Limit: 1}
-	checks := []struct {
-		what string
-		list func() error
-	}{
+	checks := []listCheck{
 		{"statefulsets", func() error { _, err := client.AppsV1().StatefulSets(namespace).List(ctx, opts); return err }},
 		{"pods", func() error { _, err := client.CoreV1().Pods(namespace).List(ctx, opts); return err }},
 		{"persistentvolumeclaims", func() error {
@@ -103,6 +135,9 @@ func preflight(ctx context.Context, client kubernetes.Interface, namespace strin
 		}},
 		{"controllerrevisions", func() error { _, err := client.AppsV1().ControllerRevisions(namespace).List(ctx, opts); return err }},
 		{"events", func() error { _, err := client.CoreV1().Events(namespace).List(ctx, opts); return err }},
+	}
+	if ext != nil {
+		checks = append(checks, listCheck{"statefulsets.apps.ordinal.dev", func() error { _, err := ext.StatefulSets(namespace).List(ctx, opts); return err }})
 	}
 	for _, c := range checks {
 		if err := c.list(); err != nil {

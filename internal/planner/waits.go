@@ -48,16 +48,31 @@ func (p *planner) replicaHint(s slot) string {
 		return "A pod held by a finalizer or on an unreachable node stays Terminating; check its finalizers and its node."
 	case IsRunningAndReady(pod) || !isCreated(pod):
 		return ""
+	case rev != p.update && p.rollingReplaces(s.ordinal) && p.healing():
+		return fmt.Sprintf("%s runs revision %s, not the update revision %s, and is not Ready: self-healing deletes it, and it comes back at %s. Nothing to do.", name, rev, p.update, p.update)
 	case rev != p.update && p.rollingReplaces(s.ordinal):
 		return fmt.Sprintf("%s runs revision %s, not the update revision %s, and is not Ready, so OrderedReady never reaches the rolling update that would replace it (upstream #67250). Delete the pod to recreate it at %s.", name, rev, p.update, p.update)
 	case rev != p.update && p.onDelete():
 		return fmt.Sprintf("%s runs revision %s and is not Ready; delete it to recreate it at %s (OnDelete).", name, rev, p.update)
+	case rev == p.update && p.current != p.update && p.ext != nil:
+		return p.extendedNewRevisionHint(name, rev)
 	case rev == p.update && p.current != p.update:
 		return fmt.Sprintf("%s runs the new revision %s and is not Ready. If the new template is broken, fix it or roll back (kubectl rollout undo), then delete %s: OrderedReady does not replace a pod that never becomes Ready (forced rollback).", name, rev, name)
 	case pod.Status.Phase == corev1.PodPending:
 		return fmt.Sprintf("Check the events of %s (kubectl describe pod): it may be unschedulable or waiting for its volumes.", name)
 	}
 	return ""
+}
+
+// extendedNewRevisionHint is the hint for a pod of the new revision that
+// is not Ready in an extended set: kubectl cannot roll the kind back, and
+// with self-healing the broken pod is replaced once the template is fixed.
+func (p *planner) extendedNewRevisionHint(name, rev string) string {
+	then := fmt.Sprintf("then delete %s: OrderedReady does not replace a pod that never becomes Ready", name)
+	if p.ext.SelfHealing {
+		then = fmt.Sprintf("and self-healing then replaces %s", name)
+	}
+	return fmt.Sprintf("%s runs the new revision %s and is not Ready. If the new template is broken, fix it or roll back (ordinal rollout undo osts/%s), %s.", name, rev, p.set.Name, then)
 }
 
 // rollingReplaces reports whether the rolling update would replace an

@@ -22,7 +22,12 @@ const noPartition = "none"
 // raised to one above the highest ordinal still at an old revision and the
 // partition to restore is saved in view.PausedAnnotation. Pausing twice
 // keeps the first saved value. It returns the sentence to show the user.
+//
+// An extended set is paused by its own field instead (see pauseExtended).
 func (t *Target) Pause(ctx context.Context) (string, error) {
+	if t.Extended != nil {
+		return t.pauseExtended(ctx)
+	}
 	if t.Set.Spec.UpdateStrategy.Type != appsv1.RollingUpdateStatefulSetStrategyType {
 		return "", fmt.Errorf("cannot pause %s: its update strategy is %s, where pods change only when you delete them; pause works on RollingUpdate sets",
 			t.Ref(), t.Set.Spec.UpdateStrategy.Type)
@@ -96,11 +101,21 @@ func (t *Target) patchPause(ctx context.Context, partition *int32, saved *string
 		},
 		"spec": map[string]any{"updateStrategy": map[string]any{"rollingUpdate": map[string]any{"partition": partition}}},
 	}
+	return t.mergePatch(ctx, body)
+}
+
+// mergePatch sends body to the set as a JSON merge patch, which both kinds
+// take (a custom resource takes no strategic merge patch).
+func (t *Target) mergePatch(ctx context.Context, body map[string]any) error {
 	data, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
-	_, err = t.Client.AppsV1().StatefulSets(t.Set.Namespace).Patch(ctx, t.Set.Name, types.MergePatchType, data, metav1.PatchOptions{})
+	if t.Extended != nil {
+		_, err = t.sets.Patch(ctx, t.Set.Name, types.MergePatchType, data, metav1.PatchOptions{})
+	} else {
+		_, err = t.Client.AppsV1().StatefulSets(t.Set.Namespace).Patch(ctx, t.Set.Name, types.MergePatchType, data, metav1.PatchOptions{})
+	}
 	if err != nil {
 		return fmt.Errorf("updating %s: %w", t.Ref(), err)
 	}
@@ -110,22 +125,33 @@ func (t *Target) patchPause(ctx context.Context, partition *int32, saved *string
 // Resume restores the partition saved by Pause and removes the
 // annotation; a set that is not paused is left alone.
 func (t *Target) Resume(ctx context.Context) (string, error) {
+	if t.Extended != nil {
+		return t.resumeExtended(ctx)
+	}
 	saved, paused := t.Set.Annotations[view.PausedAnnotation]
 	if !paused {
 		return t.Ref() + " is not paused; nothing to resume", nil
 	}
-	var restore *int32
-	if saved != noPartition {
-		n, err := strconv.ParseInt(saved, 10, 32)
-		if err != nil || n < 0 {
-			return "", fmt.Errorf("%s has an invalid %s annotation %q; set spec.updateStrategy.rollingUpdate.partition yourself and remove the annotation",
-				t.Ref(), view.PausedAnnotation, saved)
-		}
-		p := int32(n)
-		restore = &p
+	restore, err := t.savedRestore(saved)
+	if err != nil {
+		return "", err
 	}
 	if err := t.patchPause(ctx, restore, nil); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("%s resumed; partition restored to %s", t.Ref(), saved), nil
+}
+
+// savedRestore reads the partition Pause saved: nil for none.
+func (t *Target) savedRestore(saved string) (*int32, error) {
+	if saved == noPartition {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(saved, 10, 32)
+	if err != nil || n < 0 {
+		return nil, fmt.Errorf("%s has an invalid %s annotation %q; set spec.updateStrategy.rollingUpdate.partition yourself and remove the annotation",
+			t.Ref(), view.PausedAnnotation, saved)
+	}
+	p := int32(n)
+	return &p, nil
 }

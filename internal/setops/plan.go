@@ -8,7 +8,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 )
@@ -16,7 +18,10 @@ import (
 // Observed is a set with everything the planner reads: its revisions
 // (oldest first), the pods it controls and the namespace's claims by name.
 type Observed struct {
-	Set       *appsv1.StatefulSet
+	// Set is the apps/v1 set, or the apps/v1 view of Extended.
+	Set *appsv1.StatefulSet
+	// Extended is the extended set; nil for apps/v1.
+	Extended  *v1alpha1.StatefulSet
 	Revisions []*appsv1.ControllerRevision
 	Pods      []*corev1.Pod
 	Claims    map[string]*corev1.PersistentVolumeClaim
@@ -25,7 +30,7 @@ type Observed struct {
 // Observe reads the set's revisions, pods and claims with plain List
 // calls, the way the controller observes them.
 func (t *Target) Observe(ctx context.Context) (Observed, error) {
-	o := Observed{Set: t.Set}
+	o := Observed{Set: t.Set, Extended: t.Extended}
 	var err error
 	if o.Revisions, err = t.Revisions(ctx); err != nil {
 		return Observed{}, err
@@ -40,17 +45,37 @@ func (t *Target) Observe(ctx context.Context) (Observed, error) {
 }
 
 // PlanReport runs the controller's planner on o and describes its plan,
-// without writing anything, not even a revision a new template needs.
+// without writing anything, not even a revision a new template needs. For
+// an extended set the planner gets the kind's inputs (osts.Extended), as
+// the controller gives them, and the report says what its rollout safety
+// does next.
 func PlanReport(o Observed, now time.Time) (view.PlanReport, error) {
 	res, err := revision.Resolve(o.Set, o.Revisions)
 	if err != nil {
-		return view.PlanReport{}, fmt.Errorf("resolving the revisions of statefulset.apps/%s: %w", o.Set.Name, err)
+		return view.PlanReport{}, fmt.Errorf("resolving the revisions of %s/%s: %w", view.Resource(o.Set), o.Set.Name, err)
 	}
-	plan := planner.Compute(planner.Input{
+	in := planner.Input{
 		Set: o.Set, Pods: o.Pods, Claims: o.Claims,
 		Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: now,
-	})
-	return view.NewPlanReport(o.Set, res, o.Revisions, plan), nil
+	}
+	if o.Extended != nil {
+		in.Extended = osts.Extended(o.Extended)
+	}
+	plan := planner.Compute(in)
+	report := view.NewPlanReport(o.Set, res, o.Revisions, plan)
+	if in.Extended != nil {
+		view.ExtendPlan(&report, in.Extended, plan)
+	}
+	return report, nil
+}
+
+// Snapshot is the status view of o: its cells by ordinal, the verdict on
+// its rollout and, for an extended set, what the kind adds.
+func Snapshot(o Observed, update string) view.Snapshot {
+	if o.Extended != nil {
+		return view.NewExtendedSnapshot(o.Set, o.Extended, o.Pods, update)
+	}
+	return view.NewSnapshot(o.Set, o.Pods, update)
 }
 
 // PendingUpdate resolves the update revision while the controller has not
@@ -63,7 +88,7 @@ func PendingUpdate(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision) (
 	}
 	res, err := revision.Resolve(set, revs)
 	if err != nil {
-		return "", fmt.Errorf("resolving the update revision of statefulset.apps/%s: %w", set.Name, err)
+		return "", fmt.Errorf("resolving the update revision of %s/%s: %w", view.Resource(set), set.Name, err)
 	}
 	return res.Update.Name, nil
 }

@@ -6,21 +6,32 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/osts"
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 )
 
-// Target is one set, as last read, and the client to reach it.
+// Target is one set, as last read, and the clients to reach it.
 type Target struct {
 	Client kubernetes.Interface
-	Set    *appsv1.StatefulSet
+	// Set is the apps/v1 set, or, for an extended set, its apps/v1 view
+	// (osts.View): every read, the planner and the views work on it.
+	Set *appsv1.StatefulSet
+	// Extended is the extended set as read; nil for an apps/v1 set.
+	Extended *v1alpha1.StatefulSet
+	// sets reaches the extended kind in the set's namespace; nil for an
+	// apps/v1 set.
+	sets ostsclient.Interface
 }
 
-// Load reads the set. A missing set is the API's NotFound error, unwrapped,
-// so its message is the API's own.
+// Load reads the apps/v1 set. A missing set is the API's NotFound error,
+// unwrapped, so its message is the API's own.
 func Load(ctx context.Context, client kubernetes.Interface, namespace, name string) (*Target, error) {
 	set, err := client.AppsV1().StatefulSets(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
@@ -29,8 +40,48 @@ func Load(ctx context.Context, client kubernetes.Interface, namespace, name stri
 	return &Target{Client: client, Set: set}, nil
 }
 
+// LoadExtended reads the extended set. A missing set is the API's
+// NotFound error, as Load's; so is a cluster without the kind.
+func LoadExtended(ctx context.Context, client kubernetes.Interface, ext *ostsclient.Client, namespace, name string) (*Target, error) {
+	sets := ext.StatefulSets(namespace)
+	set, err := sets.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return &Target{Client: client, Set: osts.View(set), Extended: set, sets: sets}, nil
+}
+
+// Find reads the set ref names. A bare name is the apps/v1 set, or, when
+// there is none, the extended set of that name; when neither exists the
+// error is apps/v1's NotFound. ext may be nil when the caller has no
+// client of the extended kind: then only apps/v1 sets are found.
+func Find(ctx context.Context, client kubernetes.Interface, ext *ostsclient.Client, namespace string, ref Ref) (*Target, error) {
+	if ref.Kind == ExtendedKind {
+		if ext == nil {
+			return nil, fmt.Errorf("no client for %s", ExtendedKind.Resource())
+		}
+		return LoadExtended(ctx, client, ext, namespace, ref.Name)
+	}
+	t, err := Load(ctx, client, namespace, ref.Name)
+	if ref.Kind == AppsV1 || ext == nil || !apierrors.IsNotFound(err) {
+		return t, err
+	}
+	if x, xerr := LoadExtended(ctx, client, ext, namespace, ref.Name); xerr == nil {
+		return x, nil
+	}
+	return nil, err
+}
+
 // Refresh re-reads the set.
 func (t *Target) Refresh(ctx context.Context) error {
+	if t.Extended != nil {
+		set, err := t.sets.Get(ctx, t.Set.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		t.Set, t.Extended = osts.View(set), set
+		return nil
+	}
 	set, err := t.Client.AppsV1().StatefulSets(t.Set.Namespace).Get(ctx, t.Set.Name, metav1.GetOptions{})
 	if err != nil {
 		return err
@@ -39,8 +90,26 @@ func (t *Target) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// Ref is how messages name the set, as kubectl does.
-func (t *Target) Ref() string { return "statefulset.apps/" + t.Set.Name }
+// Kind is the kind of the set.
+func (t *Target) Kind() Kind {
+	if t.Extended != nil {
+		return ExtendedKind
+	}
+	return AppsV1
+}
+
+// Ref is how messages name the set, as kubectl does:
+// "statefulset.apps/web" or "statefulset.apps.ordinal.dev/web".
+func (t *Target) Ref() string { return t.Kind().Resource() + "/" + t.Set.Name }
+
+// Arg is how a command line names the set: "web" for apps/v1, as a bare
+// name finds it first, and "osts/web" for the extended kind.
+func (t *Target) Arg() string {
+	if t.Extended != nil {
+		return ExtendedKind.Short() + "/" + t.Set.Name
+	}
+	return t.Set.Name
+}
 
 // Selector is the set's label selector; an invalid one is an error naming
 // the set.

@@ -3,9 +3,11 @@ package setops
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -18,7 +20,8 @@ const RestartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
 // Undo rolls the pod template back to revision to (0: the previous one)
 // exactly as kubectl rollout undo does: the revision's stored data is sent
 // as a strategic merge patch. A template that already matches is left
-// alone and says so.
+// alone and says so. An extended set takes the revision's template as a
+// JSON patch instead (see undoExtended).
 func (t *Target) Undo(ctx context.Context, to int64) (string, error) {
 	revs, err := t.Revisions(ctx)
 	if err != nil {
@@ -36,7 +39,11 @@ func (t *Target) Undo(ctx context.Context, to int64) (string, error) {
 		// kubectl prints the requested number, 0 included.
 		return fmt.Sprintf("%s skipped rollback (current template already matches revision %d)", t.Ref(), to), nil
 	}
-	_, err = t.Client.AppsV1().StatefulSets(t.Set.Namespace).Patch(ctx, t.Set.Name, types.StrategicMergePatchType, target.Data.Raw, metav1.PatchOptions{})
+	if t.Extended != nil {
+		err = t.undoExtended(ctx, target)
+	} else {
+		_, err = t.Client.AppsV1().StatefulSets(t.Set.Namespace).Patch(ctx, t.Set.Name, types.StrategicMergePatchType, target.Data.Raw, metav1.PatchOptions{})
+	}
 	if err != nil {
 		return "", fmt.Errorf("rolling back %s: %w", t.Ref(), err)
 	}
@@ -45,12 +52,41 @@ func (t *Target) Undo(ctx context.Context, to int64) (string, error) {
 
 // Restart stamps the pod template with kubectl's restartedAt annotation
 // set to now: a new revision, so the rolling update replaces every pod
-// under the set's strategy.
+// under the set's strategy. The patch only adds to a map, so it is both
+// a strategic merge patch (apps/v1, as kubectl sends it) and a JSON merge
+// patch (the extended kind, which takes no strategic merge patch).
 func (t *Target) Restart(ctx context.Context, now time.Time) (string, error) {
-	patch := fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{%q:%q}}}}}`, RestartedAtAnnotation, now.Format(time.RFC3339))
-	_, err := t.Client.AppsV1().StatefulSets(t.Set.Namespace).Patch(ctx, t.Set.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{})
+	patch := []byte(fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{%q:%q}}}}}`, RestartedAtAnnotation, now.Format(time.RFC3339)))
+	var err error
+	if t.Extended != nil {
+		_, err = t.sets.Patch(ctx, t.Set.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	} else {
+		_, err = t.Client.AppsV1().StatefulSets(t.Set.Namespace).Patch(ctx, t.Set.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+	}
 	if err != nil {
 		return "", fmt.Errorf("restarting %s: %w", t.Ref(), err)
 	}
 	return t.Ref() + " restarted", nil
+}
+
+// undoExtended puts rev's template in spec.template with a JSON patch that
+// first tests the resourceVersion just read, so a spec changed meanwhile
+// fails the undo instead of being overwritten. The
+// template is the revision applied to the set's view: defaulted, exactly
+// as the revision stores it, so the controller finds the same revision.
+func (t *Target) undoExtended(ctx context.Context, rev *appsv1.ControllerRevision) error {
+	restored, err := revision.Apply(t.Set, rev)
+	if err != nil {
+		return fmt.Errorf("applying revision %d (%s): %w", rev.Revision, rev.Name, err)
+	}
+	ops := []map[string]any{
+		{"op": "test", "path": "/metadata/resourceVersion", "value": t.Extended.ResourceVersion},
+		{"op": "replace", "path": "/spec/template", "value": restored.Spec.Template},
+	}
+	patch, err := json.Marshal(ops)
+	if err != nil {
+		return err
+	}
+	_, err = t.sets.Patch(ctx, t.Set.Name, types.JSONPatchType, patch, metav1.PatchOptions{})
+	return err
 }

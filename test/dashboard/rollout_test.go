@@ -75,8 +75,14 @@ func TestARolloutIsWatchedAndPausedFromThePage(t *testing.T) {
 // plan`'s output, word for word, for a set at rest (no ages in it).
 func comparePlan(t *testing.T, ctx context.Context, ns string) {
 	t.Helper()
+	comparePlanOf(t, ctx, ns, "web")
+}
+
+// comparePlanOf is comparePlan for the set arg names on the command line.
+func comparePlanOf(t *testing.T, ctx context.Context, ns, arg string) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	if code := root.Main([]string{"rollout", "plan", "web", "-n", ns, "--kubeconfig", kubeconfig}, &out, &errOut); code != 0 {
+	if code := root.Main([]string{"rollout", "plan", arg, "-n", ns, "--kubeconfig", kubeconfig}, &out, &errOut); code != 0 {
 		t.Fatalf("ordinal rollout plan: exit %d: %s", code, errOut.String())
 	}
 	waitPage(t, ctx, "the plan of `ordinal rollout plan`", `document.querySelector("#plan").textContent === `+strconv.Quote(out.String()),

@@ -83,9 +83,17 @@ func controllerClient() kubernetes.Interface {
 // startOrdinal runs Ordinal's controller for ns until the test ends.
 func startOrdinal(t *testing.T, ns string) {
 	t.Helper()
+	startOrdinalWith(t, ns, controller.Options{})
+}
+
+// startOrdinalWith runs Ordinal's controller for ns with opts (its
+// workers, namespace and extended client are filled in) until the test
+// ends.
+func startOrdinalWith(t *testing.T, ns string, opts controller.Options) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	opts := controller.Options{Workers: 5, Namespace: ns}
+	opts.Workers, opts.Namespace = 5, ns
 	var err error
 	if opts.Extended, err = controller.ExtendedClient(restConfig(20, 30)); err != nil {
 		t.Fatal(err)

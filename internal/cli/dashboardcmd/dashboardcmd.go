@@ -14,6 +14,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/dashboard"
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 )
 
 // New returns the `dashboard` command.
@@ -33,11 +34,11 @@ token are refused. Ctrl-C stops it.`,
 			if err := cfg.Validate(); err != nil {
 				return exit.Usage(err)
 			}
-			client, err := newClient(kubeconfig, kubeContext)
+			client, ext, err := newClients(kubeconfig, kubeContext)
 			if err != nil {
 				return err
 			}
-			return Serve(cmd.Context(), cfg, client, cmd.OutOrStdout())
+			return Serve(cmd.Context(), cfg, client, ext, cmd.OutOrStdout())
 		},
 	}
 	cfg.AddFlags(cmd.Flags(), "")
@@ -47,24 +48,30 @@ token are refused. Ctrl-C stops it.`,
 	return cmd
 }
 
-func newClient(kubeconfig, kubeContext string) (kubernetes.Interface, error) {
+// newClients returns the clients of both kinds of StatefulSet.
+func newClients(kubeconfig, kubeContext string) (kubernetes.Interface, *ostsclient.Client, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = kubeconfig
 	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: kubeContext})
 	rest, err := loader.ClientConfig()
 	if err != nil {
-		return nil, exit.Usage(fmt.Errorf("loading the client configuration: %w", err))
+		return nil, nil, exit.Usage(fmt.Errorf("loading the client configuration: %w", err))
 	}
 	client, err := kubernetes.NewForConfig(rest)
 	if err != nil {
-		return nil, exit.Usage(fmt.Errorf("creating the client: %w", err))
+		return nil, nil, exit.Usage(fmt.Errorf("creating the client: %w", err))
 	}
-	return client, nil
+	ext, err := ostsclient.NewForConfig(rest)
+	if err != nil {
+		return nil, nil, exit.Usage(fmt.Errorf("creating the client: %w", err))
+	}
+	return client, ext, nil
 }
 
-// Serve runs the dashboard until ctx ends, after printing its URL.
-func Serve(ctx context.Context, cfg dashboard.Config, client kubernetes.Interface, out io.Writer) error {
-	s, err := dashboard.Start(ctx, cfg, client)
+// Serve runs the dashboard until ctx ends, after printing its URL. ext
+// reaches the extended kind (nil: apps/v1 sets only).
+func Serve(ctx context.Context, cfg dashboard.Config, client kubernetes.Interface, ext *ostsclient.Client, out io.Writer) error {
+	s, err := dashboard.Start(ctx, cfg, client, ext)
 	if err != nil {
 		return err
 	}

@@ -92,10 +92,20 @@ func namespace(t *testing.T) string {
 
 type setOption func(*appsv1.StatefulSet)
 
-// createWeb creates examples/web.yaml's set (3 replicas, OrderedReady) in
-// ns and waits until its rollout is complete.
+// createWeb creates webSet's set in ns and waits until its rollout is
+// complete.
 func createWeb(t *testing.T, ns string, opts ...setOption) *appsv1.StatefulSet {
 	t.Helper()
+	created, err := client.AppsV1().StatefulSets(ns).Create(context.Background(), webSet(ns, opts...), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitComplete(t, ns)
+	return created
+}
+
+// webSet is examples/web.yaml's set (3 replicas, OrderedReady) in ns.
+func webSet(ns string, opts ...setOption) *appsv1.StatefulSet {
 	grace := int64(1)
 	replicas := int32(3)
 	set := &appsv1.StatefulSet{
@@ -116,12 +126,7 @@ func createWeb(t *testing.T, ns string, opts ...setOption) *appsv1.StatefulSet {
 	for _, o := range opts {
 		o(set)
 	}
-	created, err := client.AppsV1().StatefulSets(ns).Create(context.Background(), set, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitComplete(t, ns)
-	return created
+	return set
 }
 
 func onDelete(s *appsv1.StatefulSet) {

@@ -65,7 +65,7 @@ func (h *historyOptions) run(ctx context.Context, arg string) error {
 	if h.output != "" {
 		return printObject(h.out, h.output, entries)
 	}
-	view.RenderHistory(h.out, t.Set.Name, entries, h.now())
+	view.RenderHistory(h.out, t.Ref(), entries, h.now())
 	return nil
 }
 

@@ -20,7 +20,12 @@ replaced, and the partition to restore is saved in the set's annotation
 ` + view.PausedAnnotation + `. Pods already updated stay updated.
 Pausing twice keeps the original saved value. The pause lives only in the
 object, so it survives restarts of the controller and of this tool.
-OnDelete sets are refused: nothing rolls there unless you delete pods.`,
+OnDelete sets are refused: nothing rolls there unless you delete pods.
+
+An extended set (osts/NAME) has a field for it instead:
+spec.updateStrategy.rollingUpdate.paused is set, and the controller updates
+no pod while it is (scaling still works; a missing pod comes back at the
+current revision). Recreate sets are refused too.`,
 		Args:              oneSet,
 		ValidArgsFunction: o.completeSets,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -34,7 +39,9 @@ func newResume(o *options) *cobra.Command {
 		Use:   "resume SET",
 		Short: "Resume a rollout held by pause: restore the saved partition",
 		Long: `Restore the partition saved by pause and remove the annotation. Running it on
-a set that is not paused changes nothing.`,
+a set that is not paused changes nothing. For an extended set (osts/NAME),
+clear spec.updateStrategy.rollingUpdate.paused (and restore a partition
+saved while the set was still apps/v1).`,
 		Args:              oneSet,
 		ValidArgsFunction: o.completeSets,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -18,8 +18,14 @@ func newPlan(o *options) *cobra.Command {
 live set, pods, claims and revisions, and print the next actions in order
 and what the rollout is waiting for: which pod, at which revision, in which
 state since when, what the policy waits for, and what you can do about it.
-Nothing is changed, not even the revision a new template needs.`,
-		Example:           "  ordinal rollout plan web\n  ordinal rollout plan web -o json",
+Nothing is changed, not even the revision a new template needs.
+
+For an extended set (osts/NAME) the planner runs with the kind's inputs, as
+the controller runs it, and a "Rollout safety" section says what
+self-healing, the progress deadline and the failure policy (Report, Pause,
+Rollback) will do next, which pods block the rollout and the conditions the
+controller writes.`,
+		Example:           "  ordinal rollout plan web\n  ordinal rollout plan web -o json\n  ordinal rollout plan osts/web",
 		Args:              oneSet,
 		ValidArgsFunction: o.completeSets,
 		RunE: func(cmd *cobra.Command, args []string) error {

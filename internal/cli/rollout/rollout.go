@@ -11,6 +11,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
+	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
 // Exit codes of the rollout commands; see the package comment.
@@ -42,6 +44,11 @@ func New() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rollout",
 		Short: "Follow, explain, pause, resume and roll back StatefulSet rollouts",
+		Long: `Follow, explain, pause, resume and roll back StatefulSet rollouts, of both
+kinds. SET is "web" or "sts/web" (kubectl's spellings: statefulset/web,
+statefulsets.apps/web) for apps/v1, "osts/web" or
+"statefulsets.apps.ordinal.dev/web" for the extended kind. A bare name is
+the apps/v1 set of that name or, when there is none, the extended one.`,
 		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
 			o.out = cmd.OutOrStdout()
 		},
@@ -52,24 +59,35 @@ func New() *cobra.Command {
 	return cmd
 }
 
-// client returns a clientset and the namespace to work in.
-func (o *options) client() (kubernetes.Interface, string, error) {
+// clients are the API clients of a command and the namespace it works in.
+type clients struct {
+	kube      kubernetes.Interface
+	ext       *ostsclient.Client
+	namespace string
+}
+
+// client returns the clients of both kinds and the namespace to work in.
+func (o *options) client() (clients, error) {
 	cfg, err := o.flags.ToRESTConfig()
 	if err != nil {
-		return nil, "", exit.Usage(fmt.Errorf("loading the client configuration: %w", err))
+		return clients{}, exit.Usage(fmt.Errorf("loading the client configuration: %w", err))
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = defaultRequestTimeout
 	}
 	ns, _, err := o.flags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
-		return nil, "", exit.Usage(fmt.Errorf("reading the namespace: %w", err))
+		return clients{}, exit.Usage(fmt.Errorf("reading the namespace: %w", err))
 	}
-	c, err := kubernetes.NewForConfig(cfg)
+	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return nil, "", exit.Usage(fmt.Errorf("creating the client: %w", err))
+		return clients{}, exit.Usage(fmt.Errorf("creating the client: %w", err))
 	}
-	return c, ns, nil
+	ext, err := ostsclient.NewForConfig(cfg)
+	if err != nil {
+		return clients{}, exit.Usage(fmt.Errorf("creating the client: %w", err))
+	}
+	return clients{kube: kube, ext: ext, namespace: ns}, nil
 }
 
 // oneSet checks that exactly one SET argument was given: a usage error
@@ -81,22 +99,28 @@ func oneSet(_ *cobra.Command, args []string) error {
 	return nil
 }
 
-// completeSets completes the SET argument with the namespace's sets.
+// completeSets completes the SET argument with the namespace's sets: the
+// apps/v1 ones by name, the extended ones as osts/NAME.
 func (o *options) completeSets(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	client, ns, err := o.client()
+	c, err := o.client()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveError
 	}
-	list, err := client.AppsV1().StatefulSets(ns).List(cmd.Context(), metav1.ListOptions{})
+	list, err := c.kube.AppsV1().StatefulSets(c.namespace).List(cmd.Context(), metav1.ListOptions{})
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveError
 	}
 	names := make([]string, 0, len(list.Items))
 	for _, s := range list.Items {
 		names = append(names, s.Name)
+	}
+	if ext, err := c.ext.StatefulSets(c.namespace).List(cmd.Context(), metav1.ListOptions{}); err == nil {
+		for _, s := range ext.Items {
+			names = append(names, setops.ExtendedKind.Short()+"/"+s.Name)
+		}
 	}
 	return names, cobra.ShellCompDirectiveNoFileComp
 }

@@ -35,9 +35,13 @@ func newStatus(o *options) *cobra.Command {
 		Long: `Watch a rollout pod by pod: one line per ordinal with its revision and state,
 a progress bar and the partition. Exits 0 when kubectl would call the rollout
 complete, 6 when a pod at the update revision is failing (with --fail-fast) or
---timeout passes. On a terminal the view redraws in place; otherwise it prints
+--timeout passes. For an extended set (osts/NAME) it also shows the pause,
+the conditions and the pods the rollout is blocked by; it exits 6 as soon
+as the controller declares the rollout failed (Progressing False, or an
+automatic rollback), and 0 once the pods from the partition up are updated
+and every pod is Ready, or the rollout is paused where it stands. On a terminal the view redraws in place; otherwise it prints
 a new block each time something changes.`,
-		Example:           "  ordinal rollout status web --timeout 5m\n  kubectl ordinal rollout status statefulset/web -o yaml",
+		Example:           "  ordinal rollout status web --timeout 5m\n  kubectl ordinal rollout status statefulset/web -o yaml\n  ordinal rollout status osts/web",
 		Args:              oneSet,
 		ValidArgsFunction: o.completeSets,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -108,7 +112,7 @@ func (s *statusOptions) observe(ctx context.Context, t *setops.Target, first boo
 	if err != nil {
 		return view.Snapshot{}, err
 	}
-	return view.NewSnapshot(t.Set, pods, update), nil
+	return setops.Snapshot(setops.Observed{Set: t.Set, Extended: t.Extended, Pods: pods}, update), nil
 }
 
 // verdict ends the watch: done, failing, or a set kubectl cannot follow.
@@ -116,10 +120,12 @@ func (s *statusOptions) verdict(snap view.Snapshot) (bool, error) {
 	switch {
 	case snap.Err != "":
 		return true, exit.With(exit.Failure, errors.New(snap.Err))
+	case snap.Failed:
+		return true, exit.With(RolloutFails, fmt.Errorf("%s; run `ordinal rollout plan %s` for what to do", snap.Failure, planArg(snap)))
 	case snap.Done:
 		return true, nil
 	case s.failFast && snap.Failure != "":
-		return true, exit.With(RolloutFails, fmt.Errorf("rollout failed: %s; run `ordinal rollout plan %s` for what to do", snap.Failure, snap.Name))
+		return true, exit.With(RolloutFails, fmt.Errorf("rollout failed: %s; run `ordinal rollout plan %s` for what to do", snap.Failure, planArg(snap)))
 	}
 	return false, nil
 }
@@ -150,9 +156,17 @@ func stuck(s view.Snapshot) string {
 		}
 	}
 	if s.Name != "" {
-		msg += fmt.Sprintf("; run `ordinal rollout plan %s` for why", s.Name)
+		msg += fmt.Sprintf("; run `ordinal rollout plan %s` for why", planArg(s))
 	}
 	return msg
+}
+
+// planArg names the set of s as `ordinal rollout plan` takes it.
+func planArg(s view.Snapshot) string {
+	if s.Resource == view.ResourceExtended {
+		return setops.ExtendedKind.Short() + "/" + s.Name
+	}
+	return s.Name
 }
 
 // drawer prints snapshots: redrawn in place on a terminal, otherwise only

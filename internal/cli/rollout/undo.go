@@ -18,6 +18,9 @@ func newUndo(o *options) *cobra.Command {
 		Long: `Roll back the pod template, exactly as kubectl rollout undo does for
 StatefulSets: the revision's stored data is sent as a strategic merge patch.
 The controller then renumbers that revision; no revision is created.
+An extended set (osts/NAME) takes no strategic merge patch: the revision's
+template replaces spec.template in a JSON patch that first tests the
+resourceVersion just read, so a concurrent edit is never overwritten.
 
 A pod at the bad revision that never became Ready is not replaced under
 OrderedReady (upstream #67250, "forced rollback"): run
@@ -45,8 +48,9 @@ func newRestart(o *options) *cobra.Command {
 		Use:   "restart SET",
 		Short: "Replace every pod, one by one, by stamping the template (kubectl's restartedAt)",
 		Long: `Set the pod template annotation ` + setops.RestartedAtAnnotation + ` to now, as
-kubectl rollout restart does. The new template is a new revision, so the
-rolling update replaces every pod under the set's strategy.`,
+kubectl rollout restart does (for an extended set, osts/NAME, in a JSON merge
+patch). The new template is a new revision, so the rolling update replaces
+every pod under the set's strategy.`,
 		Args:              oneSet,
 		ValidArgsFunction: o.completeSets,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -41,6 +41,7 @@ func New(stdout, stderr io.Writer) *cobra.Command {
 	cmd.AddCommand(newVersion())
 	benchcmd.Register(cmd)
 	cmd.AddCommand(rollout.New())
+	cmd.AddCommand(rollout.NewMigrate())
 	cmd.AddCommand(dashboardcmd.New())
 	cmd.AddCommand(doctor.New())
 	return cmd

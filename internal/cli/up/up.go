@@ -18,6 +18,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/dashboard"
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/plane"
 )
 
@@ -99,7 +100,11 @@ func startDashboard(ctx context.Context, cfg dashboard.Config, p *plane.Plane, o
 	if err != nil {
 		return served{}, fmt.Errorf("dashboard client: %w", err)
 	}
-	s, err := dashboard.Start(ctx, cfg, client)
+	ext, err := ostsclient.NewForConfig(p.RESTConfig())
+	if err != nil {
+		return served{}, fmt.Errorf("dashboard client: %w", err)
+	}
+	s, err := dashboard.Start(ctx, cfg, client, ext)
 	if err != nil {
 		return served{}, err
 	}

@@ -113,6 +113,7 @@ function setPage(kind, ns, name) {
     legend: el("div", {class: "legend"}),
     grid: el("div", {class: "grid", id: "grid"}),
     failures: el("ul", {class: "failures"}),
+    extended: el("section", {class: "card", id: "extended", hidden: ""}),
     plan: el("pre", {id: "plan"}),
     history: el("tbody"),
     diff: el("pre", {class: "diff", id: "diff"}),
@@ -127,6 +128,7 @@ function setPage(kind, ns, name) {
   const diffButton = el("button", {id: "diff-button", onclick: () => showDiff(kind, ns, name, v)}, "Diff selected revisions");
   main.replaceChildren(v.title, v.summary, v.actions, v.error,
     el("section", {class: "card"}, el("h2", {}, "Pods by ordinal"), v.partition, v.legend, v.grid, v.failures),
+    v.extended,
     el("div", {class: "cols"},
       el("section", {class: "card"}, el("h2", {}, "What happens next"), v.plan),
       el("section", {class: "card"}, el("h2", {}, "Revisions"),
@@ -160,6 +162,7 @@ function renderSet(kind, ns, name, v, d) {
   renderGrid(v, st, colours);
   const failing = st.pods.filter((c) => c.state === "failing").slice(0, 20);
   if (changed(v, "failures", failing)) v.failures.replaceChildren(...failing.map((c) => el("li", {}, c.pod + ": " + c.reason)));
+  if (changed(v, "extended", st.extended)) renderExtended(v, st.extended);
   if (changed(v, "plan", [d.plan, d.planError])) v.plan.textContent = d.planError ? "cannot plan: " + d.planError : d.plan;
   if (changed(v, "history", d.revisions)) renderHistory(v, d);
   if (changed(v, "claims", d.claims)) renderClaims(v, d.claims);
@@ -168,6 +171,25 @@ function renderSet(kind, ns, name, v, d) {
     v.eventsAt = Date.now();
     v.events.replaceChildren(...d.events.map(eventRow));
   }
+}
+
+// renderExtended shows what an extended set adds: its rollout settings,
+// the controller's conditions and the pods the rollout is blocked by.
+function renderExtended(v, x) {
+  v.extended.hidden = !x;
+  if (!x) return;
+  const settings = [x.paused ? "paused" : "not paused", "self-healing " + x.selfHealing,
+    "on failure " + x.onFailure, "progress deadline " + x.progressDeadlineSeconds + "s"];
+  if (x.lastCompletedRevision) settings.push("last completed " + x.lastCompletedRevision);
+  const rows = x.conditions.map((c) => el("tr", {"data-type": c.type},
+    el("td", {}, c.type), el("td", {class: "cond " + c.status}, c.status), el("td", {}, c.reason), el("td", {}, c.message || "")));
+  const blocked = x.blockedBy.map((b) => el("li", {"data-pod": b.pod},
+    b.pod + (b.revision ? " (revision " + b.revision + ")" : "") + ": " + b.reason + (b.permanent ? ", permanent" : "") + (b.message ? ": " + b.message : "")));
+  const parts = [el("h2", {}, "Conditions"), el("p", {class: "muted", id: "rollout-settings"}, settings.join(" · ")),
+    el("table", {id: "conditions"}, el("thead", {}, el("tr", {}, ...["type", "status", "reason", "message"].map((h) => el("th", {}, h)))), el("tbody", {}, ...rows))];
+  if (blocked.length) parts.push(el("h3", {}, "Blocked by"), el("ul", {class: "failures", id: "blocked"}, ...blocked));
+  if (x.rollback) parts.push(el("p", {id: "rollback"}, "rolled back from " + x.rollback.from + " to " + x.rollback.to + (x.rollback.reason ? ": " + x.rollback.reason : "")));
+  v.extended.replaceChildren(...parts);
 }
 
 // changed remembers a part's last data and says whether it differs, so
@@ -315,11 +337,17 @@ function renderActions(kind, ns, name, v, d) {
     return;
   }
   const a = d.actions, ref = ns + "/" + name;
+  // An extended set has a field for the pause; apps/v1 needs the partition.
+  const field = !!d.status.extended;
   const buttons = [];
   if (a.pause) buttons.push(el("button", {id: "pause", onclick: () => confirmAction(kind, ns, name, "pause",
-    "Pause " + ref + "?", "The partition is raised so that no further pod is replaced; pods already updated stay updated. Resume restores the partition.")}, "Pause"));
+    "Pause " + ref + "?", field
+      ? "spec.updateStrategy.rollingUpdate.paused is set: no further pod is updated until Resume; pods already updated stay updated, scaling still works."
+      : "The partition is raised so that no further pod is replaced; pods already updated stay updated. Resume restores the partition.")}, "Pause"));
   if (a.resume) buttons.push(el("button", {id: "resume", onclick: () => confirmAction(kind, ns, name, "resume",
-    "Resume " + ref + "?", "The partition saved by pause is restored and the rollout continues.")}, "Resume"));
+    "Resume " + ref + "?", field
+      ? "spec.updateStrategy.rollingUpdate.paused is cleared and the rollout continues."
+      : "The partition saved by pause is restored and the rollout continues.")}, "Resume"));
   if (a.undo) buttons.push(el("button", {id: "undo", onclick: () => confirmUndo(kind, ns, name, d)}, "Undo…"));
   if (a.restart) buttons.push(el("button", {id: "restart", class: "danger", onclick: () => confirmAction(kind, ns, name, "restart",
     "Restart " + ref + "?", "The pod template is stamped with the time, a new revision: every pod is replaced under the set's strategy.")}, "Restart"));

@@ -60,10 +60,11 @@ func orEmpty(s []int32) []int32 {
 	return s
 }
 
-// RenderHistory writes kubectl's two columns first, REVISION and
-// CHANGE-CAUSE ("<none>" when unset), then what kubectl does not show.
-func RenderHistory(w io.Writer, setName string, entries []Entry, now time.Time) {
-	fmt.Fprintf(w, "statefulset.apps/%s\n", setName)
+// RenderHistory writes the set's reference ("statefulset.apps/web"), then
+// kubectl's two columns first, REVISION and CHANGE-CAUSE ("<none>" when
+// unset), then what kubectl does not show.
+func RenderHistory(w io.Writer, ref string, entries []Entry, now time.Time) {
+	fmt.Fprintln(w, ref)
 	if len(entries) == 0 {
 		fmt.Fprintln(w, "No rollout history found.")
 		return

@@ -19,12 +19,12 @@ func TestRenderHistory(t *testing.T) {
 
 	t.Run("revisions are listed oldest first with their pods and roles", func(t *testing.T) {
 		var b strings.Builder
-		RenderHistory(&b, "web", NewHistory(r.set, revs(r.newRev, r.oldRev), r.pods()), now)
+		RenderHistory(&b, "statefulset.apps/web", NewHistory(r.set, revs(r.newRev, r.oldRev), r.pods()), now)
 		golden(t, "history.txt", b.String())
 	})
 	t.Run("an empty history says so as kubectl does", func(t *testing.T) {
 		var b strings.Builder
-		RenderHistory(&b, "web", nil, now)
+		RenderHistory(&b, "statefulset.apps/web", nil, now)
 		golden(t, "history-empty.txt", b.String())
 	})
 }

@@ -14,6 +14,7 @@ import (
 // PlanReport is what `plan` prints: the planner's output for the live
 // state, with objects reduced to names so it reads well as JSON or YAML.
 type PlanReport struct {
+	Resource            string  `json:"resource"`
 	Namespace           string  `json:"namespace"`
 	Name                string  `json:"name"`
 	PodManagementPolicy string  `json:"podManagementPolicy"`
@@ -28,6 +29,9 @@ type PlanReport struct {
 	Waits               []Wait  `json:"waits"`
 	Warnings            []Warn  `json:"warnings"`
 	Status              Summary `json:"status"`
+	// Extended is what the extended kind's rollout safety will do; nil
+	// for apps/v1 (see ExtendPlan).
+	Extended *ExtendedPlan `json:"extended,omitempty"`
 	// numbers maps revision names to their numbers, for the text view.
 	numbers map[string]int64
 }
@@ -86,7 +90,7 @@ type Summary struct {
 // number.
 func NewPlanReport(set *appsv1.StatefulSet, res revision.Resolution, revisions []*appsv1.ControllerRevision, plan planner.Plan) PlanReport {
 	r := PlanReport{
-		Namespace: set.Namespace, Name: set.Name,
+		Resource: Resource(set), Namespace: set.Namespace, Name: set.Name,
 		PodManagementPolicy: string(set.Spec.PodManagementPolicy), Strategy: string(set.Spec.UpdateStrategy.Type),
 		Replicas: planner.Replicas(set), PausedPartition: set.Annotations[PausedAnnotation],
 		Current: ref(res.Current), Update: ref(res.Update), RevisionWrite: res.Write.String(),
@@ -148,12 +152,15 @@ func newWait(w planner.Wait) Wait {
 
 // RenderPlan explains r in plain words. now dates the waits ("for 2m").
 func RenderPlan(w io.Writer, r PlanReport, now time.Time) {
-	fmt.Fprintf(w, "statefulset.apps/%s: %d replicas, %s, %s%s\n", r.Name, r.Replicas,
+	fmt.Fprintf(w, "%s/%s: %d replicas, %s, %s%s\n", orDefault(r.Resource, ResourceAppsV1), r.Name, r.Replicas,
 		orDefault(r.PodManagementPolicy, "OrderedReady"), r.Strategy, partitionSuffix(r))
 	renderRevisions(w, r)
 	renderSteps(w, r.Steps)
 	for _, wt := range r.Waits {
 		renderWait(w, r, wt, now)
+	}
+	if r.Extended != nil {
+		renderExtendedPlan(w, r, now)
 	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintln(w, "Warnings:")

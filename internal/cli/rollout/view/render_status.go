@@ -15,7 +15,7 @@ const barWidth = 30
 // the final line of `ordinal rollout status` and `kubectl rollout status`
 // read the same.
 func RenderStatus(w io.Writer, s Snapshot) {
-	fmt.Fprintf(w, "statefulset.apps/%s: %s, %s, revision %s\n", s.Name, orDefault(s.PodManagementPolicy, "OrderedReady"), s.Strategy, revisionLine(s))
+	fmt.Fprintf(w, "%s/%s: %s, %s, revision %s\n", orDefault(s.Resource, ResourceAppsV1), s.Name, orDefault(s.PodManagementPolicy, "OrderedReady"), s.Strategy, revisionLine(s))
 	if s.Err != "" {
 		renderCells(w, s.Cells)
 		return
@@ -25,6 +25,9 @@ func RenderStatus(w io.Writer, s Snapshot) {
 		fmt.Fprintln(w, line)
 	}
 	renderCells(w, s.Cells)
+	if s.Extended != nil {
+		renderExtendedState(w, s)
+	}
 	if s.Failure != "" {
 		fmt.Fprintf(w, "failing: %s\n", s.Failure)
 	}

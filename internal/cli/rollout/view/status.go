@@ -35,6 +35,9 @@ var failingReasons = map[string]bool{
 // Snapshot is the state of a set's rollout at one moment: what `status`
 // draws and what `status -o json|yaml` prints.
 type Snapshot struct {
+	// Resource is the kind, as messages name it: ResourceAppsV1 or
+	// ResourceExtended.
+	Resource            string `json:"resource"`
 	Namespace           string `json:"namespace"`
 	Name                string `json:"name"`
 	Strategy            string `json:"strategy"`
@@ -60,8 +63,13 @@ type Snapshot struct {
 	// Failure names a pod at the update revision that will not recover by
 	// waiting; empty when none is.
 	Failure string `json:"failure,omitempty"`
+	// Failed is true when the controller declared the rollout failed
+	// (extended sets only); Failure then says why.
+	Failed bool `json:"failed,omitempty"`
 	// Err is kubectl's error for sets it cannot follow (OnDelete).
 	Err string `json:"error,omitempty"`
+	// Extended is what an extended set adds; nil for apps/v1.
+	Extended *ExtendedState `json:"extended,omitempty"`
 }
 
 // Cell is one ordinal of the set.
@@ -81,7 +89,7 @@ type Cell struct {
 // new generation.
 func NewSnapshot(set *appsv1.StatefulSet, pods []*corev1.Pod, update string) Snapshot {
 	s := Snapshot{
-		Namespace: set.Namespace, Name: set.Name,
+		Resource: Resource(set), Namespace: set.Namespace, Name: set.Name,
 		Strategy:            string(set.Spec.UpdateStrategy.Type),
 		PodManagementPolicy: string(set.Spec.PodManagementPolicy),
 		Replicas:            planner.Replicas(set), StartOrdinal: planner.StartOrdinal(set),

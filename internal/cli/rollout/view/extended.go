@@ -1,0 +1,170 @@
+package view
+
+import (
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/planner"
+)
+
+// Resources as messages name them, kubectl's way.
+const (
+	ResourceAppsV1   = "statefulset.apps"
+	ResourceExtended = "statefulset.apps.ordinal.dev"
+)
+
+// Resource names the kind of set, a set or the apps/v1 view of an
+// extended set (whose type says so).
+func Resource(set *appsv1.StatefulSet) string {
+	if set.APIVersion == v1alpha1.SchemeGroupVersion.String() {
+		return ResourceExtended
+	}
+	return ResourceAppsV1
+}
+
+// ExtendedState is what the status of an extended set adds: its own
+// pause, its rollout settings, the controller's conditions and the pods
+// the rollout is blocked by.
+type ExtendedState struct {
+	Paused                  bool        `json:"paused"`
+	SelfHealing             string      `json:"selfHealing"`
+	OnFailure               string      `json:"onFailure"`
+	ProgressDeadlineSeconds int32       `json:"progressDeadlineSeconds"`
+	LastCompletedRevision   string      `json:"lastCompletedRevision,omitempty"`
+	Conditions              []Condition `json:"conditions"`
+	BlockedBy               []Blocked   `json:"blockedBy"`
+	Rollback                *Rollback   `json:"rollback,omitempty"`
+}
+
+// Condition is one of the set's conditions.
+type Condition struct {
+	Type    string    `json:"type"`
+	Status  string    `json:"status"`
+	Reason  string    `json:"reason"`
+	Message string    `json:"message,omitempty"`
+	Since   time.Time `json:"since"`
+}
+
+// Blocked is a pod the rollout is blocked by, as the controller
+// classified it.
+type Blocked struct {
+	Pod       string    `json:"pod"`
+	Revision  string    `json:"revision,omitempty"`
+	Reason    string    `json:"reason"`
+	Message   string    `json:"message,omitempty"`
+	Permanent bool      `json:"permanent"`
+	Since     time.Time `json:"since"`
+}
+
+// Rollback is the controller's last automatic rollback.
+type Rollback struct {
+	From   string    `json:"from"`
+	To     string    `json:"to"`
+	Reason string    `json:"reason,omitempty"`
+	Time   time.Time `json:"time"`
+}
+
+// NewExtendedSnapshot describes an extended set: the snapshot of its
+// apps/v1 view (osts.View) with the extended state, and a verdict of its
+// own (kubectl has none for the kind; see extendedVerdict).
+func NewExtendedSnapshot(view *appsv1.StatefulSet, set *v1alpha1.StatefulSet, pods []*corev1.Pod, update string) Snapshot {
+	s := NewSnapshot(view, pods, update)
+	s.Extended = extendedState(set)
+	s.Done, s.Message, s.Err = extendedVerdict(view, s.Extended.Paused)
+	s.Failure = failure(s)
+	if why := declaredFailure(set, s.UpdateRevision); why != "" && s.Err == "" {
+		s.Failure, s.Failed, s.Done = why, true, false
+	}
+	return s
+}
+
+func extendedState(set *v1alpha1.StatefulSet) *ExtendedState {
+	x := &ExtendedState{SelfHealing: string(v1alpha1.SelfHealingEnabled), OnFailure: string(v1alpha1.FailureReport),
+		ProgressDeadlineSeconds: deadlineSeconds(set), LastCompletedRevision: set.Status.LastCompletedRevision,
+		Conditions: conditions(set.Status.Conditions), BlockedBy: []Blocked{}}
+	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		x.Paused = ru.Paused
+		x.SelfHealing = orDefault(string(ru.SelfHealing), x.SelfHealing)
+		x.OnFailure = orDefault(string(ru.OnFailure), x.OnFailure)
+	}
+	for _, b := range set.Status.BlockedBy {
+		x.BlockedBy = append(x.BlockedBy, Blocked{Pod: b.Pod, Revision: b.Revision, Reason: b.Reason, Message: b.Message,
+			Permanent: b.Permanent, Since: b.Since.UTC()})
+	}
+	if r := set.Status.Rollback; r != nil {
+		x.Rollback = &Rollback{From: r.From, To: r.To, Reason: r.Reason, Time: r.Time.UTC()}
+	}
+	return x
+}
+
+func deadlineSeconds(set *v1alpha1.StatefulSet) int32 {
+	if set.Spec.ProgressDeadlineSeconds != nil {
+		return *set.Spec.ProgressDeadlineSeconds
+	}
+	return 600
+}
+
+func conditions(in []metav1.Condition) []Condition {
+	out := make([]Condition, 0, len(in))
+	for _, c := range in {
+		out = append(out, Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message, Since: c.LastTransitionTime.UTC()})
+	}
+	return out
+}
+
+// extendedVerdict is kubectl's verdict rewritten for the extended kind,
+// in the same order: the spec must be observed, every pod Ready, then the
+// pods from the partition up updated. Recreate is followed like a rolling
+// update at partition 0; a paused rollout is done where it stands, as an
+// apps/v1 set paused by its partition is.
+func extendedVerdict(set *appsv1.StatefulSet, paused bool) (done bool, message, errMessage string) {
+	if set.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
+		return true, "", "rollout status is only available for the RollingUpdate and Recreate strategy types"
+	}
+	st, n := set.Status, planner.Replicas(set)
+	if st.ObservedGeneration == 0 || set.Generation > st.ObservedGeneration {
+		return false, "Waiting for statefulset spec update to be observed...", ""
+	}
+	if st.ReadyReplicas < n {
+		return false, fmt.Sprintf("Waiting for %d pods to be ready...", n-st.ReadyReplicas), ""
+	}
+	want := max(n-planner.Partition(set), 0)
+	if paused {
+		return true, fmt.Sprintf("roll out paused: %d out of %d new pods have been updated...", min(st.UpdatedReplicas, want), want), ""
+	}
+	if st.UpdatedReplicas < want {
+		return false, fmt.Sprintf("Waiting for roll out to finish: %d out of %d new pods have been updated...", st.UpdatedReplicas, want), ""
+	}
+	return true, fmt.Sprintf("roll out complete: %d new pods have been updated...", st.UpdatedReplicas), ""
+}
+
+// declaredFailure is the controller's word that the rollout failed, for
+// the spec it has observed: Progressing False (a permanent pod failure, or
+// the progress deadline), an automatic rollback under way, or a permanent
+// failure of a pod at the update revision (the failure policy Pause
+// leaves the set paused with such a pod).
+func declaredFailure(set *v1alpha1.StatefulSet, update string) string {
+	if set.Status.ObservedGeneration < set.Generation {
+		return ""
+	}
+	for _, c := range set.Status.Conditions {
+		switch {
+		case c.Type != v1alpha1.ConditionProgressing:
+		case c.Status == metav1.ConditionFalse:
+			return fmt.Sprintf("rollout failed (%s): %s", c.Reason, c.Message)
+		case c.Reason == planner.ReasonRollingBack:
+			return "rollout failed and is being rolled back: " + c.Message
+		}
+	}
+	for _, b := range set.Status.BlockedBy {
+		if b.Permanent && b.Revision == update && update != set.Status.LastCompletedRevision {
+			return fmt.Sprintf("rollout failed: %s (revision %s) is %s: %s", b.Pod, b.Revision, b.Reason, b.Message)
+		}
+	}
+	return ""
+}

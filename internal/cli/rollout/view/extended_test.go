@@ -1,0 +1,216 @@
+package view
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/osts"
+	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/revision"
+	"github.com/ordinal-sh/ordinal/internal/testgen"
+)
+
+// extendedOf is set as an extended set (the same JSON under the other
+// apiVersion), changed by change, with its apps/v1 view.
+func extendedOf(t *testing.T, set *appsv1.StatefulSet, change ...func(*v1alpha1.StatefulSet)) (*appsv1.StatefulSet, *v1alpha1.StatefulSet) {
+	t.Helper()
+	data, err := json.Marshal(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := &v1alpha1.StatefulSet{}
+	if err := json.Unmarshal(data, ext); err != nil {
+		t.Fatal(err)
+	}
+	ext.APIVersion, ext.Kind = v1alpha1.SchemeGroupVersion.String(), v1alpha1.Kind.Kind
+	ext.Status.LabelSelector = "app=web"
+	for _, c := range change {
+		c(ext)
+	}
+	return osts.View(ext), ext
+}
+
+func rollingUpdate(s *v1alpha1.StatefulSet) *v1alpha1.RollingUpdateStatefulSetStrategy {
+	if s.Spec.UpdateStrategy.RollingUpdate == nil {
+		s.Spec.UpdateStrategy.RollingUpdate = &v1alpha1.RollingUpdateStatefulSetStrategy{}
+	}
+	return s.Spec.UpdateStrategy.RollingUpdate
+}
+
+func paused(s *v1alpha1.StatefulSet) { rollingUpdate(s).Paused = true }
+
+func onFailure(p v1alpha1.FailurePolicy) func(*v1alpha1.StatefulSet) {
+	return func(s *v1alpha1.StatefulSet) { rollingUpdate(s).OnFailure = p }
+}
+
+func selfHealingOff(s *v1alpha1.StatefulSet) {
+	rollingUpdate(s).SelfHealing = v1alpha1.SelfHealingDisabled
+}
+
+func deadline(seconds int32) func(*v1alpha1.StatefulSet) {
+	return func(s *v1alpha1.StatefulSet) { s.Spec.ProgressDeadlineSeconds = ptr.To(seconds) }
+}
+
+// progressing sets the Progressing condition, and the others healthy.
+func progressing(status metav1.ConditionStatus, reason, message string) func(*v1alpha1.StatefulSet) {
+	return func(s *v1alpha1.StatefulSet) {
+		at := metav1.NewTime(testgen.Epoch)
+		s.Status.Conditions = []metav1.Condition{
+			{Type: v1alpha1.ConditionAvailable, Status: metav1.ConditionTrue, Reason: "MinimumReplicasAvailable", Message: "2 of 3 pods are available", LastTransitionTime: at},
+			{Type: v1alpha1.ConditionProgressing, Status: status, Reason: reason, Message: message, LastTransitionTime: at},
+			{Type: v1alpha1.ConditionReplicaFailure, Status: metav1.ConditionFalse, Reason: "NoPodFailure", Message: "no pod is failing", LastTransitionTime: at},
+		}
+	}
+}
+
+func blockedBy(pod, rev, reason, message string, permanent bool) func(*v1alpha1.StatefulSet) {
+	return func(s *v1alpha1.StatefulSet) {
+		s.Status.BlockedBy = append(s.Status.BlockedBy, v1alpha1.BlockedPod{Pod: pod, Revision: rev, Reason: reason,
+			Message: message, Permanent: permanent, Since: metav1.NewTime(testgen.Epoch)})
+	}
+}
+
+func lastCompleted(rev string) func(*v1alpha1.StatefulSet) {
+	return func(s *v1alpha1.StatefulSet) { s.Status.LastCompletedRevision = rev }
+}
+
+func lastProgress(at time.Time) func(*v1alpha1.StatefulSet) {
+	return func(s *v1alpha1.StatefulSet) { s.Status.LastProgressTime = ptr.To(metav1.NewTime(at)) }
+}
+
+func TestRenderExtendedStatus(t *testing.T) {
+	r := newRollout()
+	old, upd := r.oldRev.Name, r.newRev.Name
+	tests := []struct {
+		name, golden string
+		change       []func(*v1alpha1.StatefulSet)
+		pods         []*corev1.Pod
+		done, failed bool
+	}{
+		{name: "a rollout midway shows its conditions and waits", golden: "status-extended-midway.txt",
+			change: []func(*v1alpha1.StatefulSet){progressing(metav1.ConditionTrue, "RolloutProgressing", "0 of 3 pods at revision "+upd+" are available")},
+			pods:   r.pods(testgen.NotReady(testgen.Epoch))},
+		{name: "a passed deadline is a failed rollout, with the pod that blocks it", golden: "status-extended-deadline.txt", failed: true,
+			change: []func(*v1alpha1.StatefulSet){progressing(metav1.ConditionFalse, "ProgressDeadlineExceeded", "no progress for 10m0s (progressDeadlineSeconds 600)"),
+				blockedBy("web-2", upd, "NeverReady", "Running and not Ready for 10m0s", false)},
+			pods: r.pods(testgen.NotReady(testgen.Epoch))},
+		{name: "an automatic rollback under way is a failed rollout", golden: "status-extended-rollingback.txt", failed: true,
+			change: []func(*v1alpha1.StatefulSet){progressing(metav1.ConditionTrue, "RollingBack", "rolling back from "+upd+" to "+old+": web-2 crash-loops")},
+			pods:   r.pods(crashLooping)},
+		{name: "a paused set is done where it stands", golden: "status-extended-paused.txt", done: true,
+			change: []func(*v1alpha1.StatefulSet){paused, progressing(metav1.ConditionUnknown, "RolloutPaused", "the rollout of revision "+upd+" is paused"),
+				func(s *v1alpha1.StatefulSet) { s.Status.ReadyReplicas = 3 }},
+			pods: r.pods()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			view, ext := extendedOf(t, r.set, tt.change...)
+			snap := NewExtendedSnapshot(view, ext, tt.pods, "")
+			var b strings.Builder
+			RenderStatus(&b, snap)
+			golden(t, tt.golden, b.String())
+			if snap.Done != tt.done || snap.Failed != tt.failed {
+				t.Errorf("done=%v failed=%v (%q), want done=%v failed=%v", snap.Done, snap.Failed, snap.Failure, tt.done, tt.failed)
+			}
+		})
+	}
+}
+
+func TestExtendedVerdict(t *testing.T) {
+	tests := []struct {
+		name    string
+		mutate  func(*v1alpha1.StatefulSet)
+		done    bool
+		message string
+		err     string
+	}{
+		{"an unobserved generation waits", func(s *v1alpha1.StatefulSet) { s.Generation = 2 }, false, "Waiting for statefulset spec update to be observed...", ""},
+		{"missing ready pods are counted", func(s *v1alpha1.StatefulSet) { s.Status.ReadyReplicas = 1 }, false, "Waiting for 2 pods to be ready...", ""},
+		{"updated pods are counted against the partition", func(s *v1alpha1.StatefulSet) {
+			s.Status.ReadyReplicas = 3
+			rollingUpdate(s).Partition = ptr.To[int32](1)
+		}, false, "Waiting for roll out to finish: 1 out of 2 new pods have been updated...", ""},
+		{"every pod updated and Ready completes", func(s *v1alpha1.StatefulSet) { s.Status.ReadyReplicas, s.Status.UpdatedReplicas = 3, 3 }, true,
+			"roll out complete: 3 new pods have been updated...", ""},
+		{"Recreate is followed as a rollout of every pod", func(s *v1alpha1.StatefulSet) {
+			s.Status.ReadyReplicas = 3
+			s.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RecreateStatefulSetStrategyType}
+		}, false, "Waiting for roll out to finish: 1 out of 3 new pods have been updated...", ""},
+		{"OnDelete cannot be followed", func(s *v1alpha1.StatefulSet) {
+			s.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.OnDeleteStatefulSetStrategyType}
+		}, true, "", "rollout status is only available for the RollingUpdate and Recreate strategy types"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			view, _ := extendedOf(t, newRollout().set, tt.mutate)
+			done, msg, errMsg := extendedVerdict(view, false)
+			if done != tt.done || msg != tt.message || errMsg != tt.err {
+				t.Errorf("got (%v, %q, %q), want (%v, %q, %q)", done, msg, errMsg, tt.done, tt.message, tt.err)
+			}
+		})
+	}
+}
+
+func TestRenderExtendedPlan(t *testing.T) {
+	now := testgen.Epoch.Add(2 * time.Minute)
+	r := newRollout()
+	old := r.oldRev.Name
+	tests := []struct {
+		name, golden string
+		set          *appsv1.StatefulSet
+		change       []func(*v1alpha1.StatefulSet)
+		pods         []*corev1.Pod
+	}{
+		{name: "self-healing replaces the broken pod the rollback left behind", golden: "plan-extended-selfheal.txt",
+			set:    rolledBack(r),
+			change: []func(*v1alpha1.StatefulSet){lastCompleted(old), lastProgress(testgen.Epoch.Add(time.Minute))},
+			pods:   r.pods(testgen.NotReady(testgen.Epoch))},
+		{name: "without self-healing the broken pod holds the rollout as in apps/v1", golden: "plan-extended-noheal.txt",
+			set:    rolledBack(r),
+			change: []func(*v1alpha1.StatefulSet){selfHealingOff, lastCompleted(old), lastProgress(testgen.Epoch.Add(time.Minute))},
+			pods:   r.pods(testgen.NotReady(testgen.Epoch))},
+		{name: "a running deadline says when it passes", golden: "plan-extended-deadline.txt", set: r.set,
+			change: []func(*v1alpha1.StatefulSet){lastCompleted(old), lastProgress(testgen.Epoch), onFailure(v1alpha1.FailurePause)},
+			pods:   r.pods(testgen.NotReady(testgen.Epoch))},
+		{name: "a passed deadline rolls the template back to the last completed revision", golden: "plan-extended-rollback.txt", set: r.set,
+			change: []func(*v1alpha1.StatefulSet){lastCompleted(old), lastProgress(testgen.Epoch), deadline(60), onFailure(v1alpha1.FailureRollback)},
+			pods:   r.pods(testgen.NotReady(testgen.Epoch))},
+		{name: "a paused rollout holds its pods and its deadline", golden: "plan-extended-paused.txt", set: r.set,
+			change: []func(*v1alpha1.StatefulSet){paused, lastCompleted(old), lastProgress(testgen.Epoch)},
+			pods:   r.pods()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			view, ext := extendedOf(t, tt.set, tt.change...)
+			history := revs(r.oldRev, r.newRev)
+			res, err := revision.Resolve(view, history)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := osts.Extended(ext)
+			plan := planner.Compute(planner.Input{Set: view, Pods: tt.pods, Current: res.Current, Update: res.Update,
+				CollisionCount: res.CollisionCount, Now: now, Extended: in})
+			report := NewPlanReport(view, res, history, plan)
+			ExtendPlan(&report, in, plan)
+			var b strings.Builder
+			RenderPlan(&b, report, now)
+			golden(t, tt.golden, b.String())
+		})
+	}
+}
+
+// rolledBack is r's set with its template back at the old revision while
+// web-2 still runs the new one.
+func rolledBack(r rollout) *appsv1.StatefulSet {
+	set := testgen.StatefulSet("web", testgen.Replicas(3))
+	set.Status = r.set.Status
+	return set
+}

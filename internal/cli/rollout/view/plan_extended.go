@@ -1,0 +1,91 @@
+package view
+
+import (
+	"strings"
+	"time"
+
+	"github.com/ordinal-sh/ordinal/internal/planner"
+)
+
+// selfHealingPrefix starts the reason of every action self-healing plans
+// (planner.selfHeal); the plan's text picks those actions out by it.
+const selfHealingPrefix = "self-healing:"
+
+// ExtendedPlan is what an extended set's rollout safety does next: the
+// settings it runs with, what the planner computed for them and the one
+// change to the set's own spec the failure policy asks for, if any.
+type ExtendedPlan struct {
+	Paused                  bool   `json:"paused"`
+	Recreate                bool   `json:"recreate"`
+	SelfHealing             bool   `json:"selfHealing"`
+	OnFailure               string `json:"onFailure"`
+	ProgressDeadlineSeconds int64  `json:"progressDeadlineSeconds"`
+	// Rolling is true while the update revision has not once completed.
+	Rolling               bool       `json:"rolling"`
+	LastCompletedRevision string     `json:"lastCompletedRevision,omitempty"`
+	LastProgress          *time.Time `json:"lastProgress,omitempty"`
+	// Deadline is when the progress deadline passes; nil while it does
+	// not run (no rollout, or paused).
+	Deadline *time.Time `json:"deadline,omitempty"`
+	// SelfHealed are the planned actions that replace broken pods of an
+	// old revision.
+	SelfHealed []Action    `json:"selfHealed"`
+	BlockedBy  []Blocked   `json:"blockedBy"`
+	Conditions []Condition `json:"conditions"`
+	Change     *SpecChange `json:"change,omitempty"`
+	Rollback   *Rollback   `json:"rollback,omitempty"`
+}
+
+// SpecChange is what the failure policy writes to the set's spec now.
+type SpecChange struct {
+	Pause      bool   `json:"pause,omitempty"`
+	RollbackTo string `json:"rollbackTo,omitempty"`
+	Reason     string `json:"reason"`
+}
+
+// ExtendPlan adds to r what the planner's extended inputs in and its plan
+// say about the rollout's safety.
+func ExtendPlan(r *PlanReport, in *planner.Extended, plan planner.Plan) {
+	x := &ExtendedPlan{
+		Paused: in.Paused, Recreate: in.Recreate, SelfHealing: in.SelfHealing, OnFailure: string(in.OnFailure),
+		ProgressDeadlineSeconds: int64(in.ProgressDeadline / time.Second),
+		SelfHealed:              []Action{}, BlockedBy: []Blocked{}, Conditions: []Condition{},
+	}
+	st := in.Last
+	if plan.Extended != nil {
+		st = plan.Extended.Status
+		if c := plan.Extended.Change; c != nil {
+			x.Change = &SpecChange{Pause: c.Pause, RollbackTo: c.RollbackTo, Reason: c.Reason}
+		}
+	}
+	x.LastCompletedRevision = st.LastCompletedRevision
+	x.Rolling = st.LastCompletedRevision != r.Update.Name
+	if !st.LastProgress.IsZero() {
+		last := st.LastProgress.UTC()
+		x.LastProgress = &last
+		if x.Rolling && !in.Paused && in.ProgressDeadline > 0 {
+			at := last.Add(in.ProgressDeadline)
+			x.Deadline = &at
+		}
+	}
+	fillExtendedStatus(x, st, r.Steps)
+	r.Extended = x
+}
+
+func fillExtendedStatus(x *ExtendedPlan, st planner.ExtendedStatus, steps []Step) {
+	for _, f := range st.BlockedBy {
+		x.BlockedBy = append(x.BlockedBy, Blocked{Pod: f.Pod, Revision: f.Revision, Reason: f.Reason, Message: f.Message,
+			Permanent: f.Permanent, Since: f.Since.UTC()})
+	}
+	x.Conditions = append(x.Conditions, conditions(st.Conditions)...)
+	if rb := st.Rollback; rb != nil {
+		x.Rollback = &Rollback{From: rb.From, To: rb.To, Reason: rb.Reason, Time: rb.Time.UTC()}
+	}
+	for _, s := range steps {
+		for _, a := range s.Actions {
+			if strings.HasPrefix(a.Reason, selfHealingPrefix) {
+				x.SelfHealed = append(x.SelfHealed, a)
+			}
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package view
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// renderExtendedPlan says, for an extended set, what its rollout safety
+// does next: self-healing, the progress deadline, the failure policy and
+// any change the policy makes now, then the pods the rollout is blocked
+// by and the conditions the controller would write.
+func renderExtendedPlan(w io.Writer, r PlanReport, now time.Time) {
+	x := r.Extended
+	fmt.Fprintln(w, "Rollout safety:")
+	if x.Paused {
+		field(w, "paused", fmt.Sprintf("yes: no pod is updated until `ordinal rollout resume osts/%s`; scaling still works.", r.Name))
+	}
+	field(w, "self-healing", selfHealingWords(r))
+	field(w, "progress deadline", deadlineWords(r, now))
+	field(w, "on failure", failureWords(r))
+	if rb := x.Rollback; rb != nil {
+		field(w, "last rollback", fmt.Sprintf("from %s to %s at %s: %s", rb.From, rb.To, rb.Time.Format(time.RFC3339), rb.Reason))
+	}
+	if c := x.Change; c != nil {
+		field(w, "now", changeWords(c))
+	}
+	for i, b := range x.BlockedBy {
+		label := "blocked by"
+		if i > 0 {
+			label = ""
+		}
+		field(w, label, BlockedLine(b))
+	}
+	if len(x.Conditions) > 0 {
+		fmt.Fprintln(w, "  conditions the controller writes:")
+		var b strings.Builder
+		renderConditions(&b, x.Conditions)
+		for _, line := range strings.SplitAfter(b.String(), "\n") {
+			if line != "" {
+				fmt.Fprint(w, "  "+line)
+			}
+		}
+	}
+}
+
+// field writes one labelled line of the rollout safety section.
+func field(w io.Writer, label, text string) {
+	if label != "" {
+		label += ":"
+	}
+	fmt.Fprintf(w, "  %-19s%s\n", label, text)
+}
+
+func selfHealingWords(r PlanReport) string {
+	x := r.Extended
+	switch {
+	case !x.SelfHealing:
+		for _, wt := range r.Waits {
+			if wt.Revision != "" && wt.Revision != r.Update.Name {
+				return fmt.Sprintf("Disabled: %s runs old revision %s and is %s; it holds the rollout until it is deleted, as in apps/v1.", wt.Pod, wt.Revision, wt.State)
+			}
+		}
+		return "Disabled: broken pods of an old revision are left to the rolling update, as in apps/v1."
+	case x.Paused:
+		return "Enabled, idle while the rollout is paused."
+	case x.Recreate:
+		return "Enabled, idle under Recreate, which replaces every pod anyway."
+	case r.Strategy == "OnDelete":
+		return "Enabled, idle under OnDelete, where pods change only when you delete them."
+	case len(x.SelfHealed) > 0:
+		var out []string
+		for _, a := range x.SelfHealed {
+			out = append(out, fmt.Sprintf("deletes %s now: %s", strings.TrimPrefix(a.Object, "Pod/"), strings.TrimSpace(strings.TrimPrefix(a.Reason, selfHealingPrefix))))
+		}
+		return "Enabled: " + strings.Join(out, "; ") + "."
+	}
+	return "Enabled: no pod of an old revision is broken; nothing to replace."
+}
+
+func deadlineWords(r PlanReport, now time.Time) string {
+	x := r.Extended
+	d := fmt.Sprintf("%ds", x.ProgressDeadlineSeconds)
+	switch {
+	case !x.Rolling:
+		return fmt.Sprintf("%s, not running: revision %s is rolled out.", d, r.Update.Name)
+	case x.Paused:
+		return d + ", not running while the rollout is paused."
+	case x.Deadline == nil:
+		return d + ", starts at the controller's next sync."
+	case !now.Before(*x.Deadline):
+		return fmt.Sprintf("%s, passed %s ago (at %s): the rollout has failed.", d, Age(now.Sub(*x.Deadline)), x.Deadline.Format(time.RFC3339))
+	}
+	return fmt.Sprintf("%s: last progress %s ago (%s); passes in %s (at %s) unless a pod at %s is created or becomes Available.",
+		d, Age(now.Sub(*x.LastProgress)), x.LastProgress.Format(time.RFC3339), Age(x.Deadline.Sub(now)), x.Deadline.Format(time.RFC3339), r.Update.Name)
+}
+
+func failureWords(r PlanReport) string {
+	x := r.Extended
+	switch x.OnFailure {
+	case "Pause":
+		return fmt.Sprintf("Pause: a failed rollout sets rollingUpdate.paused; no further pod is updated until `ordinal rollout resume osts/%s`.", r.Name)
+	case "Rollback":
+		return rollbackWords(r)
+	}
+	return "Report: a failed rollout (a pod at the update revision failing permanently, or the deadline passing) is reported in conditions, events and status.blockedBy; nothing is changed."
+}
+
+func rollbackWords(r PlanReport) string {
+	x, update := r.Extended, r.Update.Name
+	switch {
+	case !x.Rolling:
+		return fmt.Sprintf("Rollback: a failed rollout of a new template returns the template to %s, the last completed revision.", update)
+	case x.Rollback != nil && x.Rollback.To == update:
+		return fmt.Sprintf("Rollback: %s is itself a rollback (from %s), so if it fails the set is paused instead of rolling back again.", update, x.Rollback.From)
+	case x.LastCompletedRevision == "":
+		return "Rollback: no earlier revision completed, so a failure pauses the set instead."
+	}
+	return fmt.Sprintf("Rollback: a failure returns the template to %s, the last completed revision; self-healing then replaces the broken pods.", x.LastCompletedRevision)
+}
+
+func changeWords(c *SpecChange) string {
+	if c.Pause {
+		return "the controller pauses the set (rollingUpdate.paused): " + c.Reason
+	}
+	return fmt.Sprintf("the controller rolls the template back to %s: %s", c.RollbackTo, c.Reason)
+}

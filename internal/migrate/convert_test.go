@@ -1,0 +1,115 @@
+package migrate
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+)
+
+func appsSet() *appsv1.StatefulSet {
+	return &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "web", Namespace: "shop", UID: "u1", ResourceVersion: "7", Generation: 3,
+			Labels:      map[string]string{"tier": "db"},
+			Annotations: map[string]string{"team": "storage", lastApplied: `{"apiVersion":"apps/v1"}`},
+		},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas:    ptr.To[int32](3),
+			Selector:    &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			ServiceName: "web",
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
+			},
+			UpdateStrategy: appsv1.StatefulSetUpdateStrategy{
+				Type:          appsv1.RollingUpdateStatefulSetStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To[int32](1)},
+			},
+			MinReadySeconds: 5,
+		},
+	}
+}
+
+func TestAnAppsV1SetBecomesTheSameExtendedSet(t *testing.T) {
+	got, err := toExtended(appsSet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := metav1.ObjectMeta{Name: "web", Namespace: "shop", Labels: map[string]string{"tier": "db"}, Annotations: map[string]string{"team": "storage"}}
+	if diff := cmp.Diff(want, got.ObjectMeta); diff != "" {
+		t.Errorf("metadata (-want +got):\n%s", diff)
+	}
+	ru := got.Spec.UpdateStrategy.RollingUpdate
+	if got.Spec.MinReadySeconds != 5 || ru == nil || *ru.Partition != 1 || ru.Paused || ru.OnFailure != "" || got.Spec.ProgressDeadlineSeconds != nil {
+		t.Errorf("spec %+v, rolling update %+v", got.Spec, ru)
+	}
+	if extendedOnly(got) != nil {
+		t.Errorf("a converted apps/v1 set has extended-only settings: %q", extendedOnly(got))
+	}
+	if diff := cmp.Diff(appsSet().Spec.Template, got.Spec.Template); diff != "" {
+		t.Errorf("template (-apps/v1 +extended):\n%s", diff)
+	}
+}
+
+func TestAnExtendedSetBecomesAnAppsV1SetWithItsSpec(t *testing.T) {
+	ext, err := toExtended(appsSet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := toAppsV1(ext)
+	if back.APIVersion != "apps/v1" || back.Kind != "StatefulSet" || back.Annotations["team"] != "storage" {
+		t.Errorf("type %+v, annotations %v", back.TypeMeta, back.Annotations)
+	}
+	if *back.Spec.UpdateStrategy.RollingUpdate.Partition != 1 || back.Spec.MinReadySeconds != 5 || back.Spec.Template.Spec.Containers[0].Image != "nginx" {
+		t.Errorf("spec %+v", back.Spec)
+	}
+	ext.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RecreateStatefulSetStrategyType}
+	if got := toAppsV1(ext).Spec.UpdateStrategy.Type; got != appsv1.RollingUpdateStatefulSetStrategyType {
+		t.Errorf("Recreate became %s, want RollingUpdate", got)
+	}
+}
+
+func TestExtendedOnlySettingsAreNamedUnlessAtTheirDefaults(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*v1alpha1.StatefulSet)
+		want   []string
+	}{
+		{"defaults written out", func(s *v1alpha1.StatefulSet) {
+			s.Spec.ProgressDeadlineSeconds = ptr.To[int32](600)
+			s.Spec.UpdateStrategy.RollingUpdate.SelfHealing = v1alpha1.SelfHealingEnabled
+			s.Spec.UpdateStrategy.RollingUpdate.OnFailure = v1alpha1.FailureReport
+		}, nil},
+		{"recreate", func(s *v1alpha1.StatefulSet) {
+			s.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RecreateStatefulSetStrategyType}
+		}, []string{"spec.updateStrategy.type is Recreate (apps/v1 has RollingUpdate and OnDelete; it would become RollingUpdate)"}},
+		{"every rolling update setting", func(s *v1alpha1.StatefulSet) {
+			s.Spec.ProgressDeadlineSeconds = ptr.To[int32](60)
+			ru := s.Spec.UpdateStrategy.RollingUpdate
+			ru.Paused, ru.SelfHealing, ru.OnFailure = true, v1alpha1.SelfHealingDisabled, v1alpha1.FailurePause
+		}, []string{
+			"spec.progressDeadlineSeconds is 60 (default 600)",
+			"spec.updateStrategy.rollingUpdate.paused is true (resume the rollout first)",
+			"spec.updateStrategy.rollingUpdate.selfHealing is Disabled (default Enabled)",
+			"spec.updateStrategy.rollingUpdate.onFailure is Pause (default Report)",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set, err := toExtended(appsSet())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.change(set)
+			if diff := cmp.Diff(tt.want, extendedOnly(set)); diff != "" {
+				t.Errorf("reasons (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
