@@ -27,6 +27,7 @@ var rooms = []struct {
 	{"internal/plane", 6},
 	{"internal/bench", 6},
 	{"internal/dashboard", 6},
+	{"internal/migrate", 6},
 	{"internal/controller", 5},
 	{"internal/setops", 5},
 	{"internal/ostsclient", 2},

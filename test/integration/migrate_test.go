@@ -92,7 +92,7 @@ func runMigration(t *testing.T, ns string, ref setops.Ref, to setops.Kind) strin
 
 func runMigrationForced(t *testing.T, ns string, ref setops.Ref, to setops.Kind, force bool) string {
 	t.Helper()
-	c := migrate.Clients{Kube: client, Extended: extended(t)}
+	c := migrate.Clients{Kube: client, Extended: extendedClient(t)}
 	plan, err := migrate.Prepare(context.Background(), c, ns, ref, to, force)
 	if err != nil {
 		t.Fatalf("preparing the migration of %v: %v", ref, err)
@@ -206,7 +206,7 @@ func TestMigrateRefusesWithTheReasonUnlessForced(t *testing.T) {
 		s.Spec.ProgressDeadlineSeconds = ptr(int32(30))
 		s.Spec.UpdateStrategy.RollingUpdate = &v1alpha1.RollingUpdateStatefulSetStrategy{OnFailure: v1alpha1.FailureRollback}
 	}))
-	c := migrate.Clients{Kube: client, Extended: extended(t)}
+	c := migrate.Clients{Kube: client, Extended: extendedClient(t)}
 	ref := setops.Ref{Kind: setops.ExtendedKind, Name: setName}
 	_, err := migrate.Prepare(context.Background(), c, ns, ref, setops.AppsV1, false)
 	var refused *migrate.Refused
@@ -262,7 +262,7 @@ func TestMigrateMidRolloutIsRefusedAndForcedKeepsTheRolloutState(t *testing.T) {
 	})
 	cur, upd := mid.Status.CurrentRevision, mid.Status.UpdateRevision
 	objects, mark := snapshot(t, ns), rec.Mark()
-	c := migrate.Clients{Kube: client, Extended: extended(t)}
+	c := migrate.Clients{Kube: client, Extended: extendedClient(t)}
 	ref := setops.Ref{Kind: setops.AnyKind, Name: setName}
 	_, err := migrate.Prepare(context.Background(), c, ns, ref, setops.AnyKind, false)
 	var refused *migrate.Refused
@@ -300,7 +300,7 @@ func TestAMigrationNobodyAdoptsStopsWithAnUndoThatWorks(t *testing.T) {
 	waitSet(t, ns, time.Minute, "2 ready replicas", settled)
 	objects, mark := snapshot(t, ns), rec.Mark()
 
-	c := migrate.Clients{Kube: client, Extended: extended(t)}
+	c := migrate.Clients{Kube: client, Extended: extendedClient(t)}
 	plan, err := migrate.Prepare(context.Background(), c, ns, setops.Ref{Kind: setops.AppsV1, Name: setName}, setops.AnyKind, false)
 	if err != nil {
 		t.Fatal(err)

@@ -13,11 +13,17 @@ import (
 // extendedSets is the typed client of the extended kind in namespace ns.
 func extendedSets(t *testing.T, ns string) ostsclient.Interface {
 	t.Helper()
+	return extendedClient(t).StatefulSets(ns)
+}
+
+// extendedClient is the tests' client of the extended kind.
+func extendedClient(t *testing.T) *ostsclient.Client {
+	t.Helper()
 	c, err := ostsclient.NewForConfig(restConfig(200, 400))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.StatefulSets(ns)
+	return c
 }
 
 // extended is set as the extended kind: the same JSON under
