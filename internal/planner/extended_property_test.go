@@ -16,7 +16,8 @@ import (
 // extended fields, the promises the extended kind makes on top of apps/v1:
 // self-healing never replaces a Ready pod or one at the update revision, a
 // paused set replaces nothing for an update, Recreate never runs two
-// revisions at once, and a rollback never loops.
+// revisions at once, a rollback never loops, and a reserved ordinal never
+// gets a pod.
 func TestExtendedPlanInvariants(t *testing.T) {
 	for seed := range propertyRuns() {
 		r := rand.New(rand.NewPCG(seed, 7))
@@ -41,11 +42,26 @@ func generateExtended(r *rand.Rand, g generated) *planner.Extended {
 		e.Last.LastProgress = now.Add(-time.Duration(r.IntN(20)) * time.Minute)
 		e.Last.UpdateRevision = []string{g.f.cur.Name, g.f.upd.Name}[r.IntN(2)]
 		e.Last.LastCompletedRevision = []string{"", g.f.cur.Name, g.f.upd.Name}[r.IntN(3)]
+		if r.IntN(2) == 0 {
+			e.Reserved = generateReserved(r, g)
+		}
 		if r.IntN(3) == 0 {
 			e.Last.Rollback = &planner.RollbackRecord{From: g.f.cur.Name, To: []string{g.f.cur.Name, g.f.upd.Name}[r.IntN(2)]}
 		}
 	})
 	return e
+}
+
+// generateReserved reserves up to three ordinals or ranges among those the
+// generated pods use.
+func generateReserved(r *rand.Rand, g generated) []planner.OrdinalRange {
+	top := planner.StartOrdinal(g.in.Set) + planner.Replicas(g.in.Set) + 3
+	var out []planner.OrdinalRange
+	for range r.IntN(4) {
+		low := int32(r.IntN(int(top)))
+		out = append(out, planner.OrdinalRange{Low: low, High: low + int32(r.IntN(3))})
+	}
+	return out
 }
 
 func extendedViolations(in planner.Input, plan planner.Plan) []string {
@@ -92,6 +108,8 @@ func actionViolation(in planner.Input, step string, a planner.Action, p *corev1.
 		return "self-healing deletes a pod at the update revision " + p.Name
 	case e.Paused && (replicaDelete || a.Kind == planner.DeletePod && step == planner.StepRollingUpdate):
 		return fmt.Sprintf("a paused set deletes %s for an update (%s)", a.Pod.Name, step)
+	case a.Kind == planner.CreatePod && planner.Reserved(e.Reserved, a.Ordinal):
+		return fmt.Sprintf("%s is created at reserved ordinal %d", a.Pod.Name, a.Ordinal)
 	case a.Kind == planner.CreatePod && e.Recreate && !e.Paused && oldExists && a.Pod.Labels[appsv1.StatefulSetRevisionLabel] == update:
 		return "Recreate creates " + a.Pod.Name + " at the update revision while an old-revision pod exists"
 	}
