@@ -55,31 +55,45 @@ func TestReserveOrdinals(t *testing.T) {
 		waits []string
 	}{{
 		name:  "reserving a running pod's ordinal with the same replicas first creates the next free ordinal",
-		f:     three, e: reserving(one(1)), pods: three.pods(0, 1, 2),
+		f:     three,
+		e:     reserving(one(1)),
+		pods:  three.pods(0, 1, 2),
 		steps: []string{"replicas: CreatePod web-3 at current"},
 	}, {
 		name:  "under OrderedReady the reserved pod goes once the new one is Ready",
-		f:     three, e: reserving(one(1)), pods: three.pods(0, 1, 2, 3),
+		f:     three,
+		e:     reserving(one(1)),
+		pods:  three.pods(0, 1, 2, 3),
 		steps: []string{"scale down: DeletePod web-1"},
 	}, {
 		name:  "under OrderedReady the reserved pod waits while the new one is not Ready",
-		f:     three, e: reserving(one(1)), pods: with(three.pods(0, 1, 2), three.pod(3, testgen.NotReady(now))),
+		f:     three,
+		e:     reserving(one(1)),
+		pods:  with(three.pods(0, 1, 2), three.pod(3, testgen.NotReady(now))),
 		waits: []string{"web-3: Running, not Ready"},
 	}, {
 		name:  "reserving an ordinal while lowering replicas removes exactly that pod",
-		f:     two, e: reserving(one(1)), pods: two.pods(0, 1, 2),
+		f:     two,
+		e:     reserving(one(1)),
+		pods:  two.pods(0, 1, 2),
 		steps: []string{"scale down: DeletePod web-1"},
 	}, {
 		name:  "under Parallel the new pod and the removal go together",
-		f:     par, e: reserving(one(1)), pods: par.pods(0, 1, 2),
+		f:     par,
+		e:     reserving(one(1)),
+		pods:  par.pods(0, 1, 2),
 		steps: []string{"replicas*2: CreatePod web-3 at current", "scale down*1: DeletePod web-1"},
 	}, {
 		name:  "a reserved ordinal gets no pod when the set is created",
-		f:     three, e: reserving(planner.OrdinalRange{Low: 1, High: 2}), pods: three.pods(0),
+		f:     three,
+		e:     reserving(planner.OrdinalRange{Low: 1, High: 2}),
+		pods:  three.pods(0),
 		steps: []string{"replicas: CreatePod web-3 at current"},
 	}, {
-		name: "a set without reservations plans as before",
-		f:    three, e: reserving(), pods: three.pods(0, 1),
+		name:  "a set without reservations plans as before",
+		f:     three,
+		e:     reserving(),
+		pods:  three.pods(0, 1),
 		steps: []string{"replicas: CreatePod web-2 at current"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
