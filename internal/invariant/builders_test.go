@@ -41,6 +41,15 @@ func (h *history) check(external ...types.UID) []Violation {
 	return c.Violations()
 }
 
+// rules is the rule of each violation check finds, in order.
+func (h *history) rules(external ...types.UID) []Rule {
+	var out []Rule
+	for _, v := range h.check(external...) {
+		out = append(out, v.Rule)
+	}
+	return out
+}
+
 type setOpt func(*appsv1.StatefulSet)
 
 func mkSet(replicas int32, opts ...setOpt) *appsv1.StatefulSet {
