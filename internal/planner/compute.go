@@ -47,6 +47,9 @@ type planner struct {
 	// currentDeletes counts rolling deletions of pods at the current
 	// revision, which status.currentReplicas no longer includes.
 	currentDeletes int32
+	// requestedDeletes counts available pods this plan deletes because a
+	// user asked to (extended sets only); they use up maxUnavailable.
+	requestedDeletes int
 }
 
 // Compute plans one sync of in.Set. The passes run in upstream's order and
@@ -59,9 +62,10 @@ type planner struct {
 //     batches and stops after a batch in which a pod fails);
 //  4. claim retention for condemned pods, then the scale-down pass
 //     (OrderedReady deletes one pod, highest ordinal first);
-//  5. the rolling update, unless the strategy is OnDelete (or a type this
+//  5. an extended set's pods labelled for deletion, within maxUnavailable;
+//  6. the rolling update, unless the strategy is OnDelete (or a type this
 //     controller does not know, which is reported);
-//  6. the status, with currentRevision promoted once the update is complete.
+//  7. the status, with currentRevision promoted once the update is complete.
 func Compute(in Input) Plan {
 	if in.Set == nil {
 		return Plan{}
@@ -99,6 +103,7 @@ func (p *planner) run() {
 	if !p.condemnedPass() {
 		return
 	}
+	p.deleteRequestedPass()
 	switch p.set.Spec.UpdateStrategy.Type {
 	case appsv1.OnDeleteStatefulSetStrategyType:
 		p.onDeleteWaits()

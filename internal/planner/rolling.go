@@ -38,12 +38,7 @@ func (p *planner) rollingUpdate() {
 		return
 	}
 	minReady, now := p.set.Spec.MinReadySeconds, p.in.Now
-	unavailable := 0
-	for _, s := range p.replicas {
-		if isUnavailable(s.pod, minReady, now) {
-			unavailable++
-		}
-	}
+	unavailable := p.unavailableCount() + p.requestedDeletes
 	var actions []Action
 	counted := p.currentCount()
 	for _, s := range p.outdated() {
