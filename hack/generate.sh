@@ -32,13 +32,17 @@ controller_gen=$(go -C hack/tools tool -n controller-gen)
 #  - the selector gets the bounds its rules against the template's labels
 #    need to stay within the API server's CEL cost budget: label values of
 #    at most 63 characters (as for any label), at most 256 matchLabels and
-#    64 matchExpressions of at most 256 values each.
+#    64 matchExpressions of at most 256 values each;
+#  - reserveOrdinals entries (int-or-string, which no marker can bound) get
+#    the 21 characters of the longest range, "2147483647-2147483647", so
+#    that the rule checking them is cheap enough.
 go -C hack/tools run ./crdpatch \
 	-trim spec.selector -trim spec.template -trim spec.volumeClaimTemplates -trim status.conditions \
 	-bound 'spec.selector.matchLabels{}:maxLength=63' \
 	-bound 'spec.selector.matchLabels:maxProperties=256' \
 	-bound 'spec.selector.matchExpressions:maxItems=64' \
 	-bound 'spec.selector.matchExpressions[].values:maxItems=256' \
+	-bound 'spec.reserveOrdinals[]:maxLength=21' \
 	"$out/config/crd/apps.ordinal.dev_statefulsets.yaml"
 
 # Helm installs CRDs only from a chart's own crds/ directory, never from

@@ -134,6 +134,20 @@ type StatefulSetSpec struct {
 	// +optional
 	Ordinals *StatefulSetOrdinals `json:"ordinals,omitempty"`
 
+	// ReserveOrdinals are ordinals that get no pod: integers and ranges
+	// "low-high" (both ends included). Replicas still counts pods, so the
+	// set's ordinals are the first replicas ordinals from ordinals.start
+	// that are not reserved. Reserving the ordinal of a running pod
+	// removes that pod and, unless replicas is lowered with it, creates one
+	// at the next free ordinal; the removed pod's claims follow the
+	// whenScaled retention policy.
+	//
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:XValidation:rule="self.all(x, type(x) == int ? x >= 0 && x <= 2147483647 : x.matches('^[0-9]{1,10}(-[0-9]{1,10})?$') && int(x.split('-')[0]) <= int(x.split('-')[x.split('-').size() - 1]) && int(x.split('-')[x.split('-').size() - 1]) <= 2147483647)",message="spec.reserveOrdinals entries must be ordinals (integers from 0 to 2147483647) or ranges \"low-high\" of them with low <= high, such as 5 or \"5-7\""
+	// +listType=atomic
+	// +optional
+	ReserveOrdinals []intstr.IntOrString `json:"reserveOrdinals,omitempty"`
+
 	// ProgressDeadlineSeconds is how long a rollout may go without progress
 	// (a pod reaching the update revision and becoming Available) before
 	// the Progressing condition turns False with reason

@@ -194,6 +194,11 @@ func (in *StatefulSetSpec) DeepCopyInto(out *StatefulSetSpec) {
 		*out = new(StatefulSetOrdinals)
 		**out = **in
 	}
+	if in.ReserveOrdinals != nil {
+		in, out := &in.ReserveOrdinals, &out.ReserveOrdinals
+		*out = make([]intstr.IntOrString, len(*in))
+		copy(*out, *in)
+	}
 	if in.ProgressDeadlineSeconds != nil {
 		in, out := &in.ProgressDeadlineSeconds, &out.ProgressDeadlineSeconds
 		*out = new(int32)

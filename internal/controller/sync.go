@@ -61,11 +61,10 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		view = view.DeepCopy()
 		applyStatus(&view.Status, held)
 	}
-	in, revs, err := c.observe(ctx, view, selector)
+	in, revs, err := c.observe(ctx, view, selector, t.inputs)
 	if err != nil {
 		return 0, err
 	}
-	in.Extended = t.inputs
 	plan := planner.Compute(in)
 	applyErr := c.podControl.Apply(ctx, set, key, plan.Steps)
 	c.reportWarnings(key, set, plan.Warnings)
@@ -133,8 +132,8 @@ func (c *Controller) writeStatus(ctx context.Context, t *target, stored appsv1.S
 
 // observe gathers the planner's input: owned revisions (resolved and, if
 // needed, persisted), owned pods after adoption and release, and the claims
-// the set's pods use.
-func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector) (planner.Input, []*appsv1.ControllerRevision, error) {
+// the set's pods use. ext is an extended set's extra inputs, nil for apps/v1.
+func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector, ext *planner.Extended) (planner.Input, []*appsv1.ControllerRevision, error) {
 	revs, err := c.ownedRevisions(ctx, set, selector)
 	if err != nil {
 		return planner.Input{}, nil, err
@@ -154,8 +153,9 @@ func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selec
 		return planner.Input{}, nil, err
 	}
 	return planner.Input{
-		Set: set, Pods: pods, Claims: c.claimsFor(set, pods),
+		Set: set, Pods: pods, Claims: c.claimsFor(set, pods, ext),
 		Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: c.now(),
+		Extended: ext,
 	}, revs, nil
 }
 
@@ -175,15 +175,21 @@ func (c *Controller) ownedPods(ctx context.Context, set *appsv1.StatefulSet, sel
 	return claimPods(ctx, c.client, c.fresh, set, selector, podsOf(records))
 }
 
-// claimsFor looks up, by name, the claims of every ordinal in range and of
-// every owned pod, so the planner never needs to list a namespace.
-func (c *Controller) claimsFor(set *appsv1.StatefulSet, pods []*corev1.Pod) map[string]*corev1.PersistentVolumeClaim {
+// claimsFor looks up, by name, the claims of every ordinal of the set
+// (past its reserved ones, for an extended set) and of every owned pod, so
+// the planner never needs to list a namespace.
+func (c *Controller) claimsFor(set *appsv1.StatefulSet, pods []*corev1.Pod, ext *planner.Extended) map[string]*corev1.PersistentVolumeClaim {
 	out := map[string]*corev1.PersistentVolumeClaim{}
 	if len(set.Spec.VolumeClaimTemplates) == 0 {
 		return out
 	}
 	ordinals := map[int32]bool{}
 	start, replicas := planner.StartOrdinal(set), planner.Replicas(set)
+	if ext != nil && len(ext.Reserved) > 0 {
+		for _, o := range planner.SetOrdinals(start, replicas, ext.Reserved) {
+			ordinals[o] = true
+		}
+	}
 	for o := start; o < start+replicas && o >= start; o++ {
 		ordinals[o] = true
 	}

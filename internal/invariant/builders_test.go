@@ -25,7 +25,7 @@ type history struct {
 
 func (h *history) add(sec float64, typ watch.EventType, obj runtime.Object) *history {
 	h.rv++
-	kind := map[string]Kind{"*v1.Pod": KindPod, "*v1.StatefulSet": KindSet, "*v1.PersistentVolumeClaim": KindClaim, "*v1.ControllerRevision": KindRevision}[sprintf("%T", obj)]
+	kind := map[string]Kind{"*v1.Pod": KindPod, "*v1.StatefulSet": KindSet, "*v1.PersistentVolumeClaim": KindClaim, "*v1.ControllerRevision": KindRevision, "*v1alpha1.StatefulSet": KindExtendedSet}[sprintf("%T", obj)]
 	h.events = append(h.events, Event{Kind: kind, Type: typ, Object: obj, RV: h.rv, Time: t0.Add(time.Duration(sec * float64(time.Second)))})
 	return h
 }
@@ -39,6 +39,15 @@ func (h *history) check(external ...types.UID) []Violation {
 		c.Observe(ev)
 	}
 	return c.Violations()
+}
+
+// rules is the rule of each violation check finds, in order.
+func (h *history) rules(external ...types.UID) []Rule {
+	var out []Rule
+	for _, v := range h.check(external...) {
+		out = append(out, v.Rule)
+	}
+	return out
 }
 
 type setOpt func(*appsv1.StatefulSet)

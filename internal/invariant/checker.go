@@ -7,6 +7,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // Checker is the pure core: it records events in any arrival order and
@@ -74,12 +76,14 @@ type replay struct {
 	pods     map[string]*podTrack   // by namespace/name
 	claims   map[string]*claimTrack // by namespace/name
 	revs     map[string]*appsv1.ControllerRevision
+	extended map[string]*extendedTrack // by namespace/name
 	out      []Violation
 }
 
 func newReplay(opts Options, external map[types.UID]bool) *replay {
 	return &replay{opts: opts, external: external, sets: map[string]*setTrack{},
-		pods: map[string]*podTrack{}, claims: map[string]*claimTrack{}, revs: map[string]*appsv1.ControllerRevision{}}
+		pods: map[string]*podTrack{}, claims: map[string]*claimTrack{}, revs: map[string]*appsv1.ControllerRevision{},
+		extended: map[string]*extendedTrack{}}
 }
 
 func (r *replay) apply(ev Event) {
@@ -92,6 +96,8 @@ func (r *replay) apply(ev Event) {
 		r.applyClaim(ev, obj)
 	case *appsv1.ControllerRevision:
 		r.applyRevision(ev, obj)
+	case *v1alpha1.StatefulSet:
+		r.applyExtendedSet(ev, obj)
 	}
 }
 

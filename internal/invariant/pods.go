@@ -53,6 +53,9 @@ func (r *replay) applyPod(ev Event, pod *corev1.Pod) {
 		if st != nil && !ev.Relisted {
 			r.judgeCreation(ev, st, ord, pod)
 		}
+		if !ev.Relisted {
+			r.judgeReserved(ev, pod)
+		}
 		prev = nil
 	}
 	if pod.DeletionTimestamp != nil && (prev == nil || prev.DeletionTimestamp == nil) {

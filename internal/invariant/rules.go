@@ -83,6 +83,11 @@ const (
 	// currentReplicas / updatedReplicas = non-terminating pods labelled
 	// with currentRevision / updateRevision; both revisions exist.
 	RuleStatus Rule = "status"
+	// RuleReservedOrdinal: a pod of extended set S is created with ordinal
+	// n only if some spec of S held within the window does not reserve n
+	// (spec.reserveOrdinals): once a reservation is observed, its ordinal
+	// never gets a new pod.
+	RuleReservedOrdinal Rule = "reserved-ordinal"
 	// RuleVolumeData (final state): every claim that received a marker
 	// file and still exists as the same object is bound to the same volume
 	// and the marker is still in the volume's directory.

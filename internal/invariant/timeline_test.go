@@ -50,11 +50,7 @@ func TestAStateReceivedLateButCommittedBeforeADecisionJustifiesIt(t *testing.T) 
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var got []Rule
-			for _, v := range tc.history().check() {
-				got = append(got, v.Rule)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := cmp.Diff(tc.want, tc.history().rules()); diff != "" {
 				t.Errorf("rules broken (-want +got):\n%s", diff)
 			}
 		})

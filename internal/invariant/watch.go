@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 )
 
 // Watcher feeds a Checker from the API server: one list+watch per kind
@@ -40,6 +42,12 @@ type source struct {
 // Watch starts watching namespace ns until ctx ends or Stop is called.
 // Use WaitSynced before acting, so the initial state is recorded.
 func Watch(ctx context.Context, client kubernetes.Interface, ns string, opts Options) *Watcher {
+	return WatchWithExtended(ctx, client, nil, ns, opts)
+}
+
+// WatchWithExtended is Watch that also follows the extended kind's sets
+// through ext, the typed client of namespace ns (nil: it does not).
+func WatchWithExtended(ctx context.Context, client kubernetes.Interface, ext ostsclient.Interface, ns string, opts Options) *Watcher {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &Watcher{Checker: New(opts), client: client, ns: ns, cancel: cancel}
 	pods, claims := client.CoreV1().Pods(ns), client.CoreV1().PersistentVolumeClaims(ns)
@@ -49,6 +57,9 @@ func Watch(ctx context.Context, client kubernetes.Interface, ns string, opts Opt
 		{KindPod, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return pods.List(c, o) }, pods.Watch},
 		{KindClaim, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return claims.List(c, o) }, claims.Watch},
 		{KindRevision, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return revs.List(c, o) }, revs.Watch},
+	}
+	if ext != nil {
+		sources = append(sources, source{KindExtendedSet, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return ext.List(c, o) }, ext.Watch})
 	}
 	for _, src := range sources {
 		w.wg.Add(1)

@@ -116,6 +116,7 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 		ProgressDeadline: secondsOf(ptr.Deref(s.Spec.ProgressDeadlineSeconds, DefaultProgressDeadline)),
 		MaxUnavailable:   1,
 		Last:             lastStatus(s.Status),
+		Reserved:         reserved(s.Spec.ReserveOrdinals),
 	}
 	if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		e.Paused = ru.Paused
@@ -131,6 +132,22 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 		}
 	}
 	return e
+}
+
+// reserved is spec.reserveOrdinals for the planner. The schema admits only
+// entries that parse; were one not to, the others still hold, so no pod is
+// ever created at an ordinal the user meant to reserve because of a typo
+// next to it.
+func reserved(list []intstr.IntOrString) []planner.OrdinalRange {
+	ranges, _ := v1alpha1.ParseReserveOrdinals(list)
+	if len(ranges) == 0 {
+		return nil
+	}
+	out := make([]planner.OrdinalRange, len(ranges))
+	for i, r := range ranges {
+		out[i] = planner.OrdinalRange{Low: r.Low, High: r.High}
+	}
+	return out
 }
 
 func lastStatus(s v1alpha1.StatefulSetStatus) planner.ExtendedStatus {

@@ -88,6 +88,18 @@ func TestExtendedInputs(t *testing.T) {
 	}
 }
 
+func TestReservedOrdinalsReachThePlanner(t *testing.T) {
+	ext := asExtended(t, []byte(withServiceAccount))
+	if e := osts.Extended(ext); e.Reserved != nil {
+		t.Errorf("a set without reserveOrdinals reserves %v", e.Reserved)
+	}
+	ext.Spec.ReserveOrdinals = []intstr.IntOrString{intstr.FromInt32(1), intstr.FromString("5-7"), intstr.FromString("9-8")}
+	want := []planner.OrdinalRange{{Low: 1, High: 1}, {Low: 5, High: 7}}
+	if diff := cmp.Diff(want, osts.Extended(ext).Reserved); diff != "" {
+		t.Errorf("reserved (-want +got), the bad entry left out:\n%s", diff)
+	}
+}
+
 func asExtended(t *testing.T, doc []byte) *v1alpha1.StatefulSet {
 	t.Helper()
 	data, err := yaml.YAMLToJSON(doc)

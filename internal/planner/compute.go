@@ -31,10 +31,14 @@ type planner struct {
 	current, update       string
 	currentSet, updateSet *appsv1.StatefulSet
 	start                 int32
-	replicas              []slot // index = ordinal - start
-	condemned             []slot // highest ordinal first
-	monotonic             bool
-	plan                  Plan
+	replicas              []slot // in ordinal order; see indexOf
+	// ordinals and index are the set's ordinals and their places in
+	// replicas when it reserves some; nil when they run from start on.
+	ordinals  []int32
+	index     map[int32]int
+	condemned []slot // highest ordinal first
+	monotonic bool
+	plan      Plan
 	// halted records a condition upstream meets as an error (a claim being
 	// deleted under a pod it must create): no later pass runs.
 	halted bool
@@ -43,6 +47,9 @@ type planner struct {
 	// currentDeletes counts rolling deletions of pods at the current
 	// revision, which status.currentReplicas no longer includes.
 	currentDeletes int32
+	// requestedDeletes counts available pods this plan deletes because a
+	// user asked to (extended sets only); they use up maxUnavailable.
+	requestedDeletes int
 }
 
 // Compute plans one sync of in.Set. The passes run in upstream's order and
@@ -55,9 +62,10 @@ type planner struct {
 //     batches and stops after a batch in which a pod fails);
 //  4. claim retention for condemned pods, then the scale-down pass
 //     (OrderedReady deletes one pod, highest ordinal first);
-//  5. the rolling update, unless the strategy is OnDelete (or a type this
+//  5. an extended set's pods labelled for deletion, within maxUnavailable;
+//  6. the rolling update, unless the strategy is OnDelete (or a type this
 //     controller does not know, which is reported);
-//  6. the status, with currentRevision promoted once the update is complete.
+//  7. the status, with currentRevision promoted once the update is complete.
 func Compute(in Input) Plan {
 	if in.Set == nil {
 		return Plan{}
@@ -95,6 +103,7 @@ func (p *planner) run() {
 	if !p.condemnedPass() {
 		return
 	}
+	p.deleteRequestedPass()
 	switch p.set.Spec.UpdateStrategy.Type {
 	case appsv1.OnDeleteStatefulSetStrategyType:
 		p.onDeleteWaits()
@@ -156,7 +165,9 @@ func (p *planner) resolveRevisions() bool {
 func (p *planner) sortPods() {
 	p.start = StartOrdinal(p.set)
 	count := Replicas(p.set)
-	if limit := int64(math.MaxInt32) - int64(p.start) + 1; int64(count) > limit {
+	if len(p.reservations()) > 0 {
+		count = p.placeOrdinals(count)
+	} else if limit := int64(math.MaxInt32) - int64(p.start) + 1; int64(count) > limit {
 		p.warn(ReasonOrdinalOverflow, "StatefulSet/"+p.set.Name, fmt.Sprintf("ordinals above %d cannot be named; only %d replicas are managed", math.MaxInt32, limit))
 		count = int32(limit)
 	}
@@ -167,7 +178,7 @@ func (p *planner) sortPods() {
 		if !ok {
 			continue
 		}
-		if i := int64(ord) - int64(p.start); i >= 0 && i < int64(count) {
+		if i, ok := p.indexOf(ord); ok {
 			p.place(&p.replicas[i], slot{ordinal: ord, pod: pod})
 		} else {
 			p.condemned = append(p.condemned, slot{ordinal: ord, pod: pod})
@@ -220,7 +231,7 @@ func (p *planner) fillHoles() {
 		if p.replicas[i].pod != nil {
 			continue
 		}
-		ord := p.start + int32(i)
+		ord := p.ordinalAt(i)
 		pod := newPod(p.updateSet, p.ownerKind(), p.update, ord)
 		if p.recreateAtCurrent(ord) {
 			pod = newPod(p.currentSet, p.ownerKind(), p.current, ord)
@@ -280,6 +291,8 @@ func (p *planner) replicaCount() int32 { return Replicas(p.set) }
 // partition is the set's partition, counted from the start ordinal: every
 // ordinal while an extended set is paused, so that no pod is replaced for
 // an update and a missing one comes back at the current revision.
+// Reserved ordinals do not change it: the pods below ordinal start +
+// partition keep their revision, however many of them there are.
 func (p *planner) partition() int32 {
 	if p.paused() {
 		return p.replicaCount()

@@ -61,7 +61,7 @@ func (p *planner) scaleDown(s slot) Action {
 	p.deleted[s.ordinal] = true
 	return Action{
 		Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete, FailEvent: EventFailedDelete,
-		Reason: fmt.Sprintf("scale down: %s is outside ordinals %s", s.pod.Name, p.rangeWords()),
+		Reason: p.condemnedWhy(s),
 	}
 }
 
@@ -80,12 +80,4 @@ func (p *planner) firstUnavailable() *corev1.Pod {
 		}
 	}
 	return nil
-}
-
-func (p *planner) rangeWords() string {
-	n := len(p.replicas)
-	if n == 0 {
-		return "(none: replicas is 0)"
-	}
-	return fmt.Sprintf("%d..%d", p.start, int64(p.start)+int64(n)-1)
 }

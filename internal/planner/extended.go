@@ -30,6 +30,10 @@ type Extended struct {
 	// MaxUnavailable is rollingUpdate.maxUnavailable scaled to replicas,
 	// for the Available condition.
 	MaxUnavailable int
+	// Reserved are ordinals that get no pod (spec.reserveOrdinals): the
+	// set's pods take the first replicas ordinals from the start that are
+	// not reserved, and a pod at a reserved ordinal is removed.
+	Reserved []OrdinalRange
 	// Last is what the set's status said at the previous sync.
 	Last ExtendedStatus
 }

@@ -8,7 +8,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
@@ -16,7 +18,8 @@ import (
 // extended fields, the promises the extended kind makes on top of apps/v1:
 // self-healing never replaces a Ready pod or one at the update revision, a
 // paused set replaces nothing for an update, Recreate never runs two
-// revisions at once, and a rollback never loops.
+// revisions at once, a rollback never loops, a reserved ordinal never
+// gets a pod, and requested deletes stay within maxUnavailable.
 func TestExtendedPlanInvariants(t *testing.T) {
 	for seed := range propertyRuns() {
 		r := rand.New(rand.NewPCG(seed, 7))
@@ -25,6 +28,7 @@ func TestExtendedPlanInvariants(t *testing.T) {
 		if g.in.Extended.Recreate {
 			g.in.Set.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: "Recreate"}
 		}
+		requestDeletes(r, g.in.Pods)
 		plan := planner.Compute(g.in)
 		for _, v := range extendedViolations(g.in, plan) {
 			t.Errorf("seed %d: %s\nsteps: %v", seed, v, g.f.summary(plan))
@@ -41,11 +45,26 @@ func generateExtended(r *rand.Rand, g generated) *planner.Extended {
 		e.Last.LastProgress = now.Add(-time.Duration(r.IntN(20)) * time.Minute)
 		e.Last.UpdateRevision = []string{g.f.cur.Name, g.f.upd.Name}[r.IntN(2)]
 		e.Last.LastCompletedRevision = []string{"", g.f.cur.Name, g.f.upd.Name}[r.IntN(3)]
+		if r.IntN(2) == 0 {
+			e.Reserved = generateReserved(r, g)
+		}
 		if r.IntN(3) == 0 {
 			e.Last.Rollback = &planner.RollbackRecord{From: g.f.cur.Name, To: []string{g.f.cur.Name, g.f.upd.Name}[r.IntN(2)]}
 		}
 	})
 	return e
+}
+
+// generateReserved reserves up to three ordinals or ranges among those the
+// generated pods use.
+func generateReserved(r *rand.Rand, g generated) []planner.OrdinalRange {
+	top := planner.StartOrdinal(g.in.Set) + planner.Replicas(g.in.Set) + 3
+	var out []planner.OrdinalRange
+	for range r.IntN(4) {
+		low := int32(r.IntN(int(top)))
+		out = append(out, planner.OrdinalRange{Low: low, High: low + int32(r.IntN(3))})
+	}
+	return out
 }
 
 func extendedViolations(in planner.Input, plan planner.Plan) []string {
@@ -65,7 +84,63 @@ func extendedViolations(in planner.Input, plan planner.Plan) []string {
 	if v := changeViolation(in, plan.Extended); v != "" {
 		out = append(out, v)
 	}
+	if v := requestedViolation(in, plan); v != "" {
+		out = append(out, v)
+	}
 	return out
+}
+
+// requestDeletes labels about one pod in five for deletion.
+func requestDeletes(r *rand.Rand, pods []*corev1.Pod) {
+	for i, p := range pods {
+		if r.IntN(5) == 0 {
+			p = p.DeepCopy()
+			p.Labels[v1alpha1.DeleteRequestedLabel] = "true"
+			pods[i] = p
+		}
+	}
+}
+
+// requestedViolation checks the requested deletes: only labelled pods,
+// and available ones no more than maxUnavailable allows beside the pods
+// already unavailable (pods not created yet count as unavailable).
+func requestedViolation(in planner.Input, plan planner.Plan) string {
+	set, now := in.Set, in.Now
+	byName := map[string]*corev1.Pod{}
+	for _, p := range in.Pods {
+		byName[p.Name] = p
+	}
+	ordinals := planner.SetOrdinals(planner.StartOrdinal(set), planner.Replicas(set), in.Extended.Reserved)
+	unavailable := 0
+	for _, ord := range ordinals {
+		p := byName[planner.PodName(set.Name, ord)]
+		if p == nil || !planner.IsAvailable(p, set.Spec.MinReadySeconds, now) || p.DeletionTimestamp != nil {
+			unavailable++
+		}
+	}
+	budget := 1
+	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.MaxUnavailable != nil {
+		n, _ := intstr.GetScaledValueFromIntOrPercent(ru.MaxUnavailable, int(planner.Replicas(set)), false)
+		budget = max(n, 1)
+	}
+	spent := 0
+	for _, step := range plan.Steps {
+		for _, a := range step.Actions {
+			if step.Name != planner.StepDeleteRequested {
+				continue
+			}
+			if a.Pod.Labels[v1alpha1.DeleteRequestedLabel] != "true" {
+				return "a requested delete of unlabelled pod " + a.Pod.Name
+			}
+			if planner.IsAvailable(a.Pod, set.Spec.MinReadySeconds, now) {
+				spent++
+			}
+		}
+	}
+	if spent > 0 && unavailable+spent > budget {
+		return fmt.Sprintf("%d available pods deleted on request with %d unavailable and maxUnavailable %d", spent, unavailable, budget)
+	}
+	return ""
 }
 
 // oldRevisionExists says whether a started pod of the set runs another
@@ -92,6 +167,8 @@ func actionViolation(in planner.Input, step string, a planner.Action, p *corev1.
 		return "self-healing deletes a pod at the update revision " + p.Name
 	case e.Paused && (replicaDelete || a.Kind == planner.DeletePod && step == planner.StepRollingUpdate):
 		return fmt.Sprintf("a paused set deletes %s for an update (%s)", a.Pod.Name, step)
+	case a.Kind == planner.CreatePod && planner.Reserved(e.Reserved, a.Ordinal):
+		return fmt.Sprintf("%s is created at reserved ordinal %d", a.Pod.Name, a.Ordinal)
 	case a.Kind == planner.CreatePod && e.Recreate && !e.Paused && oldExists && a.Pod.Labels[appsv1.StatefulSetRevisionLabel] == update:
 		return "Recreate creates " + a.Pod.Name + " at the update revision while an old-revision pod exists"
 	}

@@ -38,12 +38,7 @@ func (p *planner) rollingUpdate() {
 		return
 	}
 	minReady, now := p.set.Spec.MinReadySeconds, p.in.Now
-	unavailable := 0
-	for _, s := range p.replicas {
-		if isUnavailable(s.pod, minReady, now) {
-			unavailable++
-		}
-	}
+	unavailable := p.unavailableCount() + p.requestedDeletes
 	var actions []Action
 	counted := p.currentCount()
 	for _, s := range p.outdated() {
@@ -73,7 +68,7 @@ func (p *planner) rollingUpdate() {
 // time, in vain; it still leaves currentReplicas.
 func (p *planner) legacyRollingUpdate() {
 	minReady, now := p.set.Spec.MinReadySeconds, p.in.Now
-	for i := len(p.replicas) - 1; i >= 0 && int64(i) >= int64(p.partition()); i-- {
+	for i := len(p.replicas) - 1; i >= 0 && p.abovePartition(p.replicas[i].ordinal); i-- {
 		s := p.replicas[i]
 		if podRevision(s.pod) != p.update && !isTerminating(s.pod) {
 			if p.deleted[s.ordinal] {
@@ -124,7 +119,7 @@ func (p *planner) currentCount() int32 {
 // revision, not terminating and not already deleted by this plan.
 func (p *planner) outdated() []slot {
 	var out []slot
-	for i := len(p.replicas) - 1; i >= 0 && int64(i) >= int64(p.partition()); i-- {
+	for i := len(p.replicas) - 1; i >= 0 && p.abovePartition(p.replicas[i].ordinal); i-- {
 		s := p.replicas[i]
 		if !s.placeholder && !isTerminating(s.pod) && !p.deleted[s.ordinal] && podRevision(s.pod) != p.update {
 			out = append(out, s)

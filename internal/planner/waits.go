@@ -78,7 +78,14 @@ func (p *planner) extendedNewRevisionHint(name, rev string) string {
 // rollingReplaces reports whether the rolling update would replace an
 // old-revision pod at ordinal.
 func (p *planner) rollingReplaces(ordinal int32) bool {
-	return !p.onDelete() && int64(ordinal) >= int64(p.start)+int64(p.partition())
+	return !p.onDelete() && p.abovePartition(ordinal)
+}
+
+// abovePartition reports whether ordinal is at or above the partition,
+// where the rolling update replaces pods; none is while the set is paused,
+// whose reserved ordinals may put pods past start + replicas.
+func (p *planner) abovePartition(ordinal int32) bool {
+	return !p.paused() && int64(ordinal) >= int64(p.start)+int64(p.partition())
 }
 
 func (p *planner) onDelete() bool {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/internal/controller"
 	"github.com/ordinal-sh/ordinal/internal/invariant"
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/plane"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
@@ -51,7 +52,11 @@ func newNamespace(t *testing.T) string {
 	}
 	// Every test's namespace is watched by the invariant checker; a
 	// violation anywhere in its history fails the test.
-	w := invariant.Watch(context.Background(), client, ns.Name, invariant.Options{})
+	ext, err := ostsclient.NewForConfig(restConfig(200, 400))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := invariant.WatchWithExtended(context.Background(), client, ext.StatefulSets(ns.Name), ns.Name, invariant.Options{})
 	w.WaitSynced()
 	watchers.Store(ns.Name, w)
 	t.Cleanup(func() {
