@@ -36,7 +36,7 @@ var rooms = []struct {
 	{"internal/testgen", 3},
 	{"internal/revision", 2},
 	{"internal/defaults", 1},
-	{"internal/invariant", 1},
+	{"internal/invariant", 3},
 	{"internal/faults", 1},
 	{"internal/golden", 1},
 	{"internal/image", 1},
