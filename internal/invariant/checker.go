@@ -7,6 +7,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // Checker is the pure core: it records events in any arrival order and
@@ -18,11 +20,13 @@ type Checker struct {
 	events    []Event
 	external  map[types.UID]bool
 	handOvers []handOver
+	userWrites
 }
 
 // New returns an empty checker.
 func New(opts Options) *Checker {
-	return &Checker{opts: opts.withDefaults(), external: map[types.UID]bool{}}
+	return &Checker{opts: opts.withDefaults(), external: map[types.UID]bool{},
+		userWrites: userWrites{userRVs: map[uint64]bool{}, userSets: map[types.UID]bool{}}}
 }
 
 // Observe records one event.
@@ -56,9 +60,11 @@ func (c *Checker) Violations() []Violation {
 	for k, v := range c.external {
 		external[k] = v
 	}
+	users := c.userWrites.clone()
 	c.mu.Unlock()
 	sort.SliceStable(events, func(i, j int) bool { return events[i].RV < events[j].RV })
 	r := newReplay(c.opts, external)
+	r.userWrites = users
 	for _, ev := range events {
 		r.apply(ev)
 	}
@@ -75,17 +81,21 @@ type replay struct {
 	claims   map[string]*claimTrack // by namespace/name
 	revs     map[string]*appsv1.ControllerRevision
 	out      []Violation
+	userWrites
 }
 
 func newReplay(opts Options, external map[types.UID]bool) *replay {
 	return &replay{opts: opts, external: external, sets: map[string]*setTrack{},
-		pods: map[string]*podTrack{}, claims: map[string]*claimTrack{}, revs: map[string]*appsv1.ControllerRevision{}}
+		pods: map[string]*podTrack{}, claims: map[string]*claimTrack{}, revs: map[string]*appsv1.ControllerRevision{},
+		userWrites: userWrites{userRVs: map[uint64]bool{}, userSets: map[types.UID]bool{}}}
 }
 
 func (r *replay) apply(ev Event) {
 	switch obj := ev.Object.(type) {
 	case *appsv1.StatefulSet:
 		r.applySet(ev, obj)
+	case *v1alpha1.StatefulSet:
+		r.applyExtendedSet(ev, obj)
 	case *corev1.Pod:
 		r.applyPod(ev, obj)
 	case *corev1.PersistentVolumeClaim:

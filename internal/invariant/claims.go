@@ -28,7 +28,7 @@ func (r *replay) applyClaim(ev Event, claim *corev1.PersistentVolumeClaim) {
 	if prev != nil && prev.UID != claim.UID {
 		prev = nil
 	}
-	st, ord := r.setOf(claim.Namespace, claim.Name, true)
+	st, ord := r.setOf(claim, true)
 	if prev != nil && prev.Spec.VolumeName != "" && claim.Spec.VolumeName != prev.Spec.VolumeName {
 		r.violate(RuleClaimVolume, k, ev, "claim moved from volume %q to %q", prev.Spec.VolumeName, claim.Spec.VolumeName)
 	}
@@ -129,7 +129,7 @@ func (r *replay) applyRevision(ev Event, rev *appsv1.ControllerRevision) {
 	if ref == nil || ref.Kind != "StatefulSet" {
 		return
 	}
-	st := r.sets[key(rev.Namespace, ref.Name)]
+	st := r.setByOwner(rev.Namespace, ref)
 	if st == nil || st.uid != ref.UID || st.gone || st.cur == nil {
 		return
 	}

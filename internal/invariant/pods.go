@@ -1,6 +1,7 @@
 package invariant
 
 import (
+	"math"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -31,7 +32,7 @@ func (r *replay) applyPod(ev Event, pod *corev1.Pod) {
 		r.pods[k] = pt
 	}
 	prev := pt.live
-	st, ord := r.setOf(pod.Namespace, pod.Name, false)
+	st, ord := r.setOf(pod, false)
 	if st != nil && !owned(pod, st.uid) {
 		st = nil
 	}
@@ -99,10 +100,11 @@ func (r *replay) judgeCreation(ev Event, st *setTrack, ord int32, pod *corev1.Po
 		}
 	}
 	r.judgePartitionCreate(ev, st, specs, ord, pod)
+	r.judgeRecreateCreate(ev, st, specs, ord, pod)
 }
 
 func (r *replay) judgePartitionCreate(ev Event, st *setTrack, specs []*appsv1.StatefulSet, ord int32, pod *corev1.Pod) {
-	if !allSpecs(specs, rollingUpdate) || ord >= minPartition(specs) {
+	if !allSpecs(specs, rollingUpdate) || ord >= st.minPartition(specs) {
 		return
 	}
 	rev := pod.Labels[RevisionLabel]
@@ -116,7 +118,7 @@ func (r *replay) judgePartitionCreate(ev Event, st *setTrack, specs []*appsv1.St
 		return
 	}
 	r.violate(RulePartitionCreate, key(pod.Namespace, pod.Name), ev,
-		"created below partition %d at revision %q, not at the current revision (%v)", minPartition(specs), rev, keys(current))
+		"created below partition %s at revision %q, not at the current revision (%v)", partitionWords(st, specs), rev, keys(current))
 }
 
 // judgeDeletion checks the ordering rules for the first deletion of a pod
@@ -144,7 +146,7 @@ func (r *replay) judgeDeletion(ev Event, st *setTrack, ord int32, before, pod *c
 
 func (r *replay) judgeScaleDown(ev Event, st *setTrack, specs []*appsv1.StatefulSet, ord int32, pod *corev1.Pod) {
 	set := specs[len(specs)-1]
-	if !orderedReady(set) {
+	if !orderedReady(set) || r.recreateDelete(st, specs, pod) {
 		return
 	}
 	from := ev.Time.Add(-r.opts.Window)
@@ -169,15 +171,22 @@ func (r *replay) judgeUpdateDeletion(ev Event, st *setTrack, specs []*appsv1.Sta
 		r.violate(RuleOnDeleteDelete, k, ev, "OnDelete: the controller deleted an unfinished in-range pod")
 		return
 	}
+	if st.extended() && r.judgeExtendedDeletion(ev, st, specs, ord, pod) {
+		return
+	}
 	if !allSpecs(specs, rollingUpdate) {
 		return
 	}
-	if p := minPartition(specs); ord < p {
-		r.violate(RulePartitionDelete, k, ev, "deleted an unfinished pod below partition %d", p)
+	if p := st.minPartition(specs); ord < p {
+		r.violate(RulePartitionDelete, k, ev, "deleted an unfinished pod below partition %s", partitionWords(st, specs))
 		return
 	}
 	set := specs[len(specs)-1]
 	if !orderedReady(set) || !allSpecs(specs, oneAtATime) {
+		return
+	}
+	if r.selfHealDelete(ev, st, specs, pod) {
+		r.judgeHealOrder(ev, st, set, ord, pod)
 		return
 	}
 	from := ev.Time.Add(-r.opts.Window)
@@ -216,10 +225,10 @@ func allSpecs(specs []*appsv1.StatefulSet, pred func(*appsv1.StatefulSet) bool) 
 	return true
 }
 
-func minPartition(specs []*appsv1.StatefulSet) int32 {
-	p := partitionOf(specs[0])
-	for _, s := range specs[1:] {
-		p = min(p, partitionOf(s))
+// partitionWords is the lowest partition of the versions, in words.
+func partitionWords(st *setTrack, specs []*appsv1.StatefulSet) string {
+	if p := st.minPartition(specs); p != math.MaxInt32 {
+		return itoa(p)
 	}
-	return p
+	return "(paused: every ordinal)"
 }

@@ -56,3 +56,33 @@ func (tl timeline[T]) within(from, to time.Time) []T {
 	})
 	return out
 }
+
+// heldThroughout reports whether pred held at every instant of [from, to]:
+// each state current at some instant of the interval is asked about the
+// earliest instant it covers there (so that time-dependent predicates such
+// as availability get no benefit of the doubt). A timeline with no state
+// in the interval has nothing that held.
+func (tl timeline[T]) heldThroughout(from, to time.Time, pred func(state T, at time.Time) bool) bool {
+	covered := false
+	for i, s := range tl {
+		end := to
+		if i+1 < len(tl) && tl[i+1].t.Before(to) {
+			end = tl[i+1].t
+		}
+		if end.Before(from) {
+			continue
+		}
+		start := s.t
+		if start.Before(from) {
+			start = from
+		}
+		if start.After(end) {
+			start = end
+		}
+		covered = true
+		if !pred(s.state, start) {
+			return false
+		}
+	}
+	return covered
+}

@@ -41,7 +41,7 @@ func (r *run) notConverged(ctx context.Context) string {
 	if why := r.notInCharge(); why != "" {
 		return why
 	}
-	snap, err := invariant.TakeSnapshot(ctx, r.client, r.ns)
+	snap, err := invariant.TakeSnapshot(ctx, r.clients(), r.ns)
 	if err != nil {
 		return err.Error()
 	}
@@ -162,7 +162,7 @@ func podReady(p *corev1.Pod) bool {
 // stale status write after convergence would show here).
 func (r *run) finalChecks(ctx context.Context) []invariant.Violation {
 	time.Sleep(2 * time.Second)
-	snap, err := invariant.TakeSnapshot(ctx, r.client, r.ns)
+	snap, err := invariant.TakeSnapshot(ctx, r.clients(), r.ns)
 	if err != nil {
 		return []invariant.Violation{{Rule: invariant.RuleStatus, Object: r.ns, Message: "snapshot: " + err.Error()}}
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ordinal-sh/ordinal/internal/invariant"
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 )
 
 // run is one seeded scenario in its own namespace.
@@ -24,6 +25,7 @@ type run struct {
 	seed     int64
 	rng      *rand.Rand
 	client   kubernetes.Interface
+	ext      *ostsclient.Client
 	ns       string
 	dir      string
 	watcher  *invariant.Watcher
@@ -51,6 +53,10 @@ func newRun(ctx context.Context, t *testing.T, seed int64) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
+	ext, err := ostsclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
 	ns, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: fmt.Sprintf("chaos-%d-", seed)}}, metav1.CreateOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("creating namespace: %w", err)
@@ -59,12 +65,17 @@ func newRun(ctx context.Context, t *testing.T, seed int64) (*run, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	r := &run{t: t, seed: seed, rng: rand.New(rand.NewSource(seed)), client: client, ns: ns.Name, dir: dir,
+	r := &run{t: t, seed: seed, rng: rand.New(rand.NewSource(seed)), client: client, ext: ext, ns: ns.Name, dir: dir,
 		images: map[string][]int{}, began: time.Now()}
-	r.watcher = invariant.Watch(context.Background(), client, r.ns, invariant.Options{})
+	r.watcher = invariant.Watch(context.Background(), r.clients(), r.ns, invariant.Options{})
 	r.watcher.WaitSynced()
 	r.markers = invariant.NewMarkers(client, r.ns)
 	return r, nil
+}
+
+// clients are what the invariant checker reads through.
+func (r *run) clients() invariant.Clients {
+	return invariant.Clients{Kube: r.client, Extended: r.ext}
 }
 
 func (r *run) logf(format string, args ...any) {

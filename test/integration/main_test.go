@@ -51,7 +51,7 @@ func newNamespace(t *testing.T) string {
 	}
 	// Every test's namespace is watched by the invariant checker; a
 	// violation anywhere in its history fails the test.
-	w := invariant.Watch(context.Background(), client, ns.Name, invariant.Options{})
+	w := invariant.Watch(context.Background(), invariant.Clients{Kube: client, Extended: extended(t)}, ns.Name, invariant.Options{})
 	w.WaitSynced()
 	watchers.Store(ns.Name, w)
 	t.Cleanup(func() {
