@@ -101,6 +101,6 @@ func extendedDetails(o *v1alpha1.StatefulSet) string {
 	for _, k := range names {
 		template += " " + k + "=" + o.Spec.Template.Annotations[k]
 	}
-	return fmt.Sprintf("%s strategy=%s completed=%s rollback=%s template{%s}", details(extendedView(o)), strategy,
+	return fmt.Sprintf("%s strategy=%s completed=%s rollback=%s template{%s}", details(ExtendedView(o)), strategy,
 		o.Status.LastCompletedRevision, rollbackWords(o.Status.Rollback), template)
 }

@@ -12,7 +12,7 @@ import (
 // applyExtendedSet records a version of an extended set: the rules shared
 // with apps/v1 read its view, and the rollback rules its own fields.
 func (r *replay) applyExtendedSet(ev Event, set *v1alpha1.StatefulSet) {
-	view := extendedView(set)
+	view := ExtendedView(set)
 	prev := r.sets[setKey(KindExtendedSet, set.Namespace, set.Name)]
 	var before *v1alpha1.StatefulSet
 	if prev != nil && prev.uid == set.UID && prev.cur != nil {
@@ -28,11 +28,11 @@ func (r *replay) applyExtendedSet(ev Event, set *v1alpha1.StatefulSet) {
 	}
 }
 
-// extendedView is an extended set read as an apps/v1 set: the fields the
+// ExtendedView is an extended set read as an apps/v1 set: the fields the
 // kinds share, as stored (no defaulting: the rules default what they read).
 // Recreate keeps its type, which no apps/v1 rule treats as a rolling
 // update. The view shares the original's pointers; neither is modified.
-func extendedView(s *v1alpha1.StatefulSet) *appsv1.StatefulSet {
+func ExtendedView(s *v1alpha1.StatefulSet) *appsv1.StatefulSet {
 	v := &appsv1.StatefulSet{
 		ObjectMeta: s.ObjectMeta,
 		Spec: appsv1.StatefulSetSpec{

@@ -73,7 +73,7 @@ func CheckFinal(snap Snapshot, opts Options) []Violation {
 		if set.DeletionTimestamp != nil {
 			continue
 		}
-		view := extendedView(set)
+		view := ExtendedView(set)
 		pods := podsOf(view, snap.Pods)
 		msgs := append(r.statusProblems(view, pods, revs, snap.Now), r.extendedStatusProblems(set, pods, snap.Now)...)
 		for _, msg := range msgs {

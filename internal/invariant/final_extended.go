@@ -45,7 +45,7 @@ func conditionProblems(set *v1alpha1.StatefulSet) []string {
 	st, want := set.Status, replicasOf(set)
 	var out []string
 	availableWanted := metav1.ConditionFalse
-	if int(st.AvailableReplicas) >= int(want)-maxUnavailableOf(extendedView(set)) {
+	if int(st.AvailableReplicas) >= int(want)-maxUnavailableOf(ExtendedView(set)) {
 		availableWanted = metav1.ConditionTrue
 	}
 	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionAvailable); c == nil || c.Status != availableWanted {

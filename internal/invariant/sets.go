@@ -16,7 +16,7 @@ import (
 
 // setTrack follows one StatefulSet name of one kind. The rules read every
 // version as an apps/v1 set; an extended set's versions are views of it
-// (extendedView), and ext keeps each view's extended original.
+// (ExtendedView), and ext keeps each view's extended original.
 type setTrack struct {
 	kind    Kind
 	ns      string

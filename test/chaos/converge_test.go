@@ -28,6 +28,7 @@ func (r *run) converge(ctx context.Context) (bool, string) {
 	stopped := time.Now()
 	why := ""
 	for time.Now().Before(deadline) {
+		r.replaceStuckPods(ctx)
 		if why = r.notConverged(ctx); why == "" {
 			r.logf("converged %s after the faults stopped", time.Since(stopped).Round(100*time.Millisecond))
 			return true, ""
@@ -51,6 +52,11 @@ func (r *run) notConverged(ctx context.Context) string {
 	}
 	for i := range snap.Sets {
 		if why := setNotConverged(&snap.Sets[i], snap.Pods, snap.Revisions, claims.Items); why != "" {
+			return why
+		}
+	}
+	for i := range snap.Extended {
+		if why := extendedNotConverged(&snap.Extended[i], snap.Pods, snap.Revisions, claims.Items); why != "" {
 			return why
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -32,8 +31,7 @@ type run struct {
 	markers  *invariant.Markers
 	replicas []*replica // every controller process of the run, for its logs
 	charge   charge     // the controller in charge of the sets
-	sets     []*appsv1.StatefulSet
-	images   map[string][]int // image history per set, for rollbacks
+	sets     []*chaosSet
 	faults   int
 	logMu    sync.Mutex
 	log      []string
@@ -66,7 +64,7 @@ func newRun(ctx context.Context, t *testing.T, seed int64) (*run, error) {
 		return nil, err
 	}
 	r := &run{t: t, seed: seed, rng: rand.New(rand.NewSource(seed)), client: client, ext: ext, ns: ns.Name, dir: dir,
-		images: map[string][]int{}, began: time.Now()}
+		began: time.Now()}
 	r.watcher = invariant.Watch(context.Background(), r.clients(), r.ns, invariant.Options{})
 	r.watcher.WaitSynced()
 	r.markers = invariant.NewMarkers(client, r.ns)
@@ -85,22 +83,20 @@ func (r *run) logf(format string, args ...any) {
 }
 
 // execute creates the sets, starts the controllers with faults, applies
-// the operations, stops the faults and waits for convergence.
+// the operations, fixes what they broke, stops the faults and waits for
+// convergence.
 func (r *run) execute(ctx context.Context) result {
 	res := result{seed: r.seed}
 	nSets := 1 + r.rng.Intn(2)
 	for i := 0; i < nSets; i++ {
-		set := randomSet(r.rng, r.ns, setNames[i])
-		if _, err := r.client.AppsV1().StatefulSets(r.ns).Create(ctx, set, metav1.CreateOptions{}); err != nil {
+		if err := r.createSet(ctx, i); err != nil {
 			res.why = "creating set: " + err.Error()
 			return res
 		}
-		r.sets = append(r.sets, set)
-		r.images[set.Name] = []int{8}
-		r.logf("create %s", describe(set))
 	}
 	r.startControllers()
 	r.chaos(ctx)
+	r.fixAll(ctx)
 	r.stopFaults(ctx)
 	res.converged, res.why = r.converge(ctx)
 	res.convergedIn = time.Since(r.stopped)

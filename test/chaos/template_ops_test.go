@@ -1,0 +1,94 @@
+package chaos
+
+import (
+	"context"
+
+	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
+)
+
+// behaviorKey is the annotation that makes simulated pods misbehave.
+const behaviorKey = nodes.AnnotationBehavior
+
+// behaviors are the ways breakTemplate breaks a template.
+var behaviors = []string{nodes.BehaviorNeverReady, nodes.BehaviorCrashLoop, nodes.BehaviorFail, nodes.BehaviorImagePullError}
+
+// breakTemplate gives the set's template a behavior its pods fail with, as
+// a bad release does: a rollout starts and goes wrong.
+func (r *run) breakTemplate(ctx context.Context) bool {
+	cs := r.pickSet()
+	t := cs.templates[len(cs.templates)-1]
+	t.behavior = behaviors[r.rng.Intn(len(behaviors))]
+	r.logf("break %s: %s", cs.name, t)
+	return r.apply(ctx, cs, t)
+}
+
+// fixTemplate removes the behavior from the set's live template: the
+// user's fix, rolled out as a new revision.
+func (r *run) fixTemplate(ctx context.Context) bool {
+	cs := r.pickSet()
+	return r.fix(ctx, cs)
+}
+
+// fix removes the behavior from cs's live template (which may be one the
+// controller rolled back to); false when it has none.
+func (r *run) fix(ctx context.Context, cs *chaosSet) bool {
+	var fixed template
+	broken := false
+	err := r.mutate(ctx, cs, func(f specFields) {
+		fixed = templateOf(f.template)
+		broken = fixed.behavior != ""
+		fixed.behavior = ""
+		setTemplate(f.template, fixed)
+	})
+	if err != nil || !broken {
+		return false
+	}
+	cs.templates = append(cs.templates, fixed)
+	r.logf("fix %s: %s", cs.name, fixed)
+	return true
+}
+
+// pauseResume pauses or resumes a set's rollout: rollingUpdate.paused for
+// the extended kind (Recreate has none), and for apps/v1, as `ordinal
+// rollout pause` does, a partition above every ordinal (resume lowers it
+// to 0).
+func (r *run) pauseResume(ctx context.Context) bool {
+	cs := r.pickSet()
+	switch {
+	case cs.recreate:
+		return false
+	case cs.extended:
+		return r.mutate(ctx, cs, func(f specFields) {
+			*f.paused = !*f.paused
+			r.logf("%s %s", pauseWord(*f.paused), cs.name)
+		}) == nil
+	}
+	return r.mutate(ctx, cs, func(f specFields) {
+		p := int32(0)
+		if *f.partition == nil || **f.partition < 4 {
+			p = 4
+		}
+		*f.partition = &p
+		r.logf("%s %s (partition %d)", pauseWord(p > 0), cs.name, p)
+	}) == nil
+}
+
+func pauseWord(paused bool) string {
+	if paused {
+		return "pause"
+	}
+	return "resume"
+}
+
+// fixAll ends a run's chaos as a user would: every template fixed and
+// every extended rollout resumed.
+func (r *run) fixAll(ctx context.Context) {
+	for _, cs := range r.sets {
+		r.fix(ctx, cs)
+		if !cs.extended || cs.recreate {
+			continue
+		}
+		err := r.mutate(ctx, cs, func(f specFields) { *f.paused = false })
+		r.logf("resume %s (%s)", cs.name, errWord(err))
+	}
+}
