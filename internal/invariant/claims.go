@@ -1,7 +1,8 @@
 package invariant
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -148,11 +149,12 @@ func (r *replay) applyRevision(ev Event, rev *appsv1.ControllerRevision) {
 
 func itoa(n int32) string { return strconv.FormatInt(int64(n), 10) }
 
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
+// keys are m's keys in order.
+func keys[K cmp.Ordered](m map[K]bool) []K {
+	out := make([]K, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }

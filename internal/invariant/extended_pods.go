@@ -1,7 +1,6 @@
 package invariant
 
 import (
-	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -130,7 +129,7 @@ func (r *replay) judgeRecreateCreate(ev Event, st *setTrack, specs []*appsv1.Sta
 		return
 	}
 	rev := pod.Labels[RevisionLabel]
-	for _, j := range sortedOrdinals(st.ordinals) {
+	for _, j := range keys(st.ordinals) {
 		pt := r.pods[key(pod.Namespace, podName(st.name, j))]
 		if j == ord || pt == nil || pt.live == nil || !owned(pt.live, st.uid) {
 			continue
@@ -153,13 +152,4 @@ func runningAndReady(p *corev1.Pod) bool {
 		}
 	}
 	return false
-}
-
-func sortedOrdinals(m map[int32]bool) []int32 {
-	out := make([]int32, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
