@@ -38,21 +38,26 @@ var handOverOp = op{"hand-over", 2, true, (*run).handOver}
 
 // chaos applies -ops random operations with short random pauses; the
 // markers are written into new volumes between steps. One run in five
-// (-node-loss) also removes a node once, and -handovers steps are
-// hand-overs whatever the mix picks.
+// (-node-loss) also removes a node once, -handovers steps are
+// hand-overs whatever the mix picks, and in a run with an extended set one
+// other step breaks its template.
 func (r *run) chaos(ctx context.Context) {
 	nodeLossAt := -1
 	if r.rng.Float64() < *flagNodeLoss {
 		nodeLossAt = r.rng.Intn(*flagOps)
 	}
 	forced := r.handOverSteps(*flagHandOvers)
+	breakAt := r.breakStep(forced)
 	for i := 0; i < *flagOps; i++ {
 		if i == nodeLossAt {
 			r.removeNode(ctx)
 		}
 		o := r.pickOp()
-		if forced[i] {
+		switch {
+		case forced[i]:
 			o = handOverOp
+		case i == breakAt:
+			o = breakExtendedOp
 		}
 		if o.do(r, ctx) && o.fault {
 			r.faults++

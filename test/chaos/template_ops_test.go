@@ -2,6 +2,9 @@ package chaos
 
 import (
 	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 )
@@ -15,11 +18,47 @@ var behaviors = []string{nodes.BehaviorNeverReady, nodes.BehaviorCrashLoop, node
 // breakTemplate gives the set's template a behavior its pods fail with, as
 // a bad release does: a rollout starts and goes wrong.
 func (r *run) breakTemplate(ctx context.Context) bool {
-	cs := r.pickSet()
+	return r.breakSet(ctx, r.pickSet())
+}
+
+func (r *run) breakSet(ctx context.Context, cs *chaosSet) bool {
 	t := cs.templates[len(cs.templates)-1]
 	t.behavior = behaviors[r.rng.Intn(len(behaviors))]
 	r.logf("break %s: %s", cs.name, t)
 	return r.apply(ctx, cs, t)
+}
+
+// breakExtendedOp breaks the template of an extended set (one step of
+// every run that has one), so that each run puts the failure policy and
+// self-healing to work.
+var breakExtendedOp = op{"break-extended", 0, false, (*run).breakExtended}
+
+func (r *run) breakExtended(ctx context.Context) bool {
+	for _, cs := range r.sets {
+		if cs.extended {
+			return r.breakSet(ctx, cs)
+		}
+	}
+	return false
+}
+
+// breakStep picks the step, not one of the hand-overs and not one of the
+// last two when it can (so the controller meets the failure before the
+// run fixes it), that breakExtended takes; -1 when there is none.
+func (r *run) breakStep(handOvers map[int]bool) int {
+	var free []int
+	for i := 0; i < *flagOps; i++ {
+		if !handOvers[i] {
+			free = append(free, i)
+		}
+	}
+	if len(free) == 0 {
+		return -1
+	}
+	if len(free) > 2 {
+		free = free[:len(free)-2]
+	}
+	return free[r.rng.Intn(len(free))]
 }
 
 // fixTemplate removes the behavior from the set's live template: the
@@ -84,6 +123,7 @@ func pauseWord(paused bool) string {
 // every extended rollout resumed.
 func (r *run) fixAll(ctx context.Context) {
 	for _, cs := range r.sets {
+		r.logExtended(ctx, cs)
 		r.fix(ctx, cs)
 		if !cs.extended || cs.recreate {
 			continue
@@ -91,4 +131,28 @@ func (r *run) fixAll(ctx context.Context) {
 		err := r.mutate(ctx, cs, func(f specFields) { *f.paused = false })
 		r.logf("resume %s (%s)", cs.name, errWord(err))
 	}
+}
+
+// logExtended records what the controller's failure handling left on an
+// extended set when the chaos ends: paused or not, the pods it is blocked
+// by and its last automatic rollback.
+func (r *run) logExtended(ctx context.Context, cs *chaosSet) {
+	if !cs.extended {
+		return
+	}
+	set, err := r.ext.StatefulSets(r.ns).Get(ctx, cs.name, metav1.GetOptions{})
+	if err != nil {
+		r.logf("%s at the end of the chaos: %s", cs.name, err)
+		return
+	}
+	paused := false
+	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		paused = ru.Paused
+	}
+	rollback := "none"
+	if rb := set.Status.Rollback; rb != nil {
+		rollback = fmt.Sprintf("%s -> %s (%s)", rb.From, rb.To, rb.Reason)
+	}
+	r.logf("%s at the end of the chaos: %s, paused %t, blocked by %d pod(s), last rollback %s", cs.name, templateOf(&set.Spec.Template), paused,
+		len(set.Status.BlockedBy), rollback)
 }
