@@ -18,33 +18,39 @@ var behaviors = []string{nodes.BehaviorNeverReady, nodes.BehaviorCrashLoop, node
 // breakTemplate gives the set's template a behavior its pods fail with, as
 // a bad release does: a rollout starts and goes wrong.
 func (r *run) breakTemplate(ctx context.Context) bool {
-	return r.breakSet(ctx, r.pickSet())
+	return r.breakSet(ctx, r.pickSet(), behaviors)
 }
 
-func (r *run) breakSet(ctx context.Context, cs *chaosSet) bool {
+// breakSet gives cs's template one of the behaviors from.
+func (r *run) breakSet(ctx context.Context, cs *chaosSet, from []string) bool {
 	t := cs.templates[len(cs.templates)-1]
-	t.behavior = behaviors[r.rng.Intn(len(behaviors))]
+	t.behavior = from[r.rng.Intn(len(from))]
 	r.logf("break %s: %s", cs.name, t)
 	return r.apply(ctx, cs, t)
 }
 
+// permanent are the behaviors whose pods fail at once for good (a Failed
+// pod, an image that cannot be pulled), so the failure policy need not
+// wait for the progress deadline.
+var permanent = []string{nodes.BehaviorFail, nodes.BehaviorImagePullError}
+
 // breakExtendedOp breaks the template of an extended set (one step of
-// every run that has one), so that each run puts the failure policy and
-// self-healing to work.
+// every run that has one) with a permanent failure, so that each run puts
+// the failure policy and self-healing to work.
 var breakExtendedOp = op{"break-extended", 0, false, (*run).breakExtended}
 
 func (r *run) breakExtended(ctx context.Context) bool {
 	for _, cs := range r.sets {
 		if cs.extended {
-			return r.breakSet(ctx, cs)
+			return r.breakSet(ctx, cs, permanent)
 		}
 	}
 	return false
 }
 
-// breakStep picks the step, not one of the hand-overs and not one of the
-// last two when it can (so the controller meets the failure before the
-// run fixes it), that breakExtended takes; -1 when there is none.
+// breakStep picks the step, not one of the hand-overs and in the first
+// half of the run when it can (so the controller meets the failure before
+// the run fixes it), that breakExtended takes; -1 when there is none.
 func (r *run) breakStep(handOvers map[int]bool) int {
 	var free []int
 	for i := 0; i < *flagOps; i++ {
@@ -55,8 +61,8 @@ func (r *run) breakStep(handOvers map[int]bool) int {
 	if len(free) == 0 {
 		return -1
 	}
-	if len(free) > 2 {
-		free = free[:len(free)-2]
+	if half := (len(free) + 1) / 2; half > 0 {
+		free = free[:half]
 	}
 	return free[r.rng.Intn(len(free))]
 }
