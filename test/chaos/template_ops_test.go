@@ -48,21 +48,27 @@ func (r *run) breakExtended(ctx context.Context) bool {
 	return false
 }
 
-// breakStep picks the step, not one of the hand-overs and in the first
-// half of the run when it can (so the controller meets the failure before
-// the run fixes it), that breakExtended takes; -1 when there is none.
+// breakStep picks the step that breakExtended takes: not a hand-over, and
+// in the middle of the run when it can, late enough for the set's first
+// rollout to have completed (so a rollback has somewhere to go) and early
+// enough for the controller to meet the failure before the run fixes it;
+// -1 when every step is a hand-over.
 func (r *run) breakStep(handOvers map[int]bool) int {
-	var free []int
+	var free, middle []int
 	for i := 0; i < *flagOps; i++ {
-		if !handOvers[i] {
-			free = append(free, i)
+		if handOvers[i] {
+			continue
 		}
+		free = append(free, i)
+		if i >= *flagOps*3/8 && i < *flagOps*6/8 {
+			middle = append(middle, i)
+		}
+	}
+	if len(middle) > 0 {
+		free = middle
 	}
 	if len(free) == 0 {
 		return -1
-	}
-	if half := (len(free) + 1) / 2; half > 0 {
-		free = free[:half]
 	}
 	return free[r.rng.Intn(len(free))]
 }
