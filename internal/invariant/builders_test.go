@@ -21,33 +21,42 @@ const ns = "ns"
 type history struct {
 	rv     uint64
 	events []Event
+	users  []metav1.Object // what UserWrite is told
 }
 
 func (h *history) add(sec float64, typ watch.EventType, obj runtime.Object) *history {
 	h.rv++
-	kind := map[string]Kind{"*v1.Pod": KindPod, "*v1.StatefulSet": KindSet, "*v1.PersistentVolumeClaim": KindClaim, "*v1.ControllerRevision": KindRevision, "*v1alpha1.StatefulSet": KindExtendedSet}[sprintf("%T", obj)]
+	kind := map[string]Kind{"*v1.Pod": KindPod, "*v1.StatefulSet": KindSet, "*v1.PersistentVolumeClaim": KindClaim,
+		"*v1.ControllerRevision": KindRevision, "*v1alpha1.StatefulSet": KindExtendedSet}[sprintf("%T", obj)]
 	h.events = append(h.events, Event{Kind: kind, Type: typ, Object: obj, RV: h.rv, Time: t0.Add(time.Duration(sec * float64(time.Second)))})
 	return h
 }
 
+// user adds obj as a write of the user's, which UserWrite learns of.
+func (h *history) user(sec float64, typ watch.EventType, obj runtime.Object) *history {
+	h.add(sec, typ, obj)
+	m := obj.(metav1.Object)
+	m.SetResourceVersion(itoa(int32(h.rv)))
+	h.users = append(h.users, m)
+	return h
+}
+
 func (h *history) check(external ...types.UID) []Violation {
+	return h.checker(external...).Violations()
+}
+
+func (h *history) checker(external ...types.UID) *Checker {
 	c := New(Options{})
+	for _, u := range h.users {
+		c.UserWrite(u)
+	}
 	for _, uid := range external {
 		c.ExternalDelete(uid)
 	}
 	for _, ev := range h.events {
 		c.Observe(ev)
 	}
-	return c.Violations()
-}
-
-// rules is the rule of each violation check finds, in order.
-func (h *history) rules(external ...types.UID) []Rule {
-	var out []Rule
-	for _, v := range h.check(external...) {
-		out = append(out, v.Rule)
-	}
-	return out
+	return c
 }
 
 type setOpt func(*appsv1.StatefulSet)
@@ -177,3 +186,12 @@ type (
 	appsv1StatefulSet = appsv1.StatefulSet
 	corev1PVC         = corev1.PersistentVolumeClaim
 )
+
+// rules is the rule of each violation check finds, in order.
+func (h *history) rules(external ...types.UID) []Rule {
+	var out []Rule
+	for _, v := range h.check(external...) {
+		out = append(out, v.Rule)
+	}
+	return out
+}

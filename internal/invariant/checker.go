@@ -20,11 +20,13 @@ type Checker struct {
 	events    []Event
 	external  map[types.UID]bool
 	handOvers []handOver
+	userWrites
 }
 
 // New returns an empty checker.
 func New(opts Options) *Checker {
-	return &Checker{opts: opts.withDefaults(), external: map[types.UID]bool{}}
+	return &Checker{opts: opts.withDefaults(), external: map[types.UID]bool{},
+		userWrites: userWrites{userRVs: map[uint64]bool{}, userSets: map[types.UID]bool{}}}
 }
 
 // Observe records one event.
@@ -58,9 +60,11 @@ func (c *Checker) Violations() []Violation {
 	for k, v := range c.external {
 		external[k] = v
 	}
+	users := c.userWrites.clone()
 	c.mu.Unlock()
 	sort.SliceStable(events, func(i, j int) bool { return events[i].RV < events[j].RV })
 	r := newReplay(c.opts, external)
+	r.userWrites = users
 	for _, ev := range events {
 		r.apply(ev)
 	}
@@ -76,28 +80,32 @@ type replay struct {
 	pods     map[string]*podTrack   // by namespace/name
 	claims   map[string]*claimTrack // by namespace/name
 	revs     map[string]*appsv1.ControllerRevision
-	extended map[string]*extendedTrack // by namespace/name
+	// reserved holds the ordinals each version of an extended set
+	// reserves (spec.reserveOrdinals), by the version's apps/v1 view.
+	reserved map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange
 	out      []Violation
+	userWrites
 }
 
 func newReplay(opts Options, external map[types.UID]bool) *replay {
 	return &replay{opts: opts, external: external, sets: map[string]*setTrack{},
 		pods: map[string]*podTrack{}, claims: map[string]*claimTrack{}, revs: map[string]*appsv1.ControllerRevision{},
-		extended: map[string]*extendedTrack{}}
+		reserved:   map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange{},
+		userWrites: userWrites{userRVs: map[uint64]bool{}, userSets: map[types.UID]bool{}}}
 }
 
 func (r *replay) apply(ev Event) {
 	switch obj := ev.Object.(type) {
 	case *appsv1.StatefulSet:
 		r.applySet(ev, obj)
+	case *v1alpha1.StatefulSet:
+		r.applyExtendedSet(ev, obj)
 	case *corev1.Pod:
 		r.applyPod(ev, obj)
 	case *corev1.PersistentVolumeClaim:
 		r.applyClaim(ev, obj)
 	case *appsv1.ControllerRevision:
 		r.applyRevision(ev, obj)
-	case *v1alpha1.StatefulSet:
-		r.applyExtendedSet(ev, obj)
 	}
 }
 

@@ -1,7 +1,8 @@
 package invariant
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -28,7 +29,7 @@ func (r *replay) applyClaim(ev Event, claim *corev1.PersistentVolumeClaim) {
 	if prev != nil && prev.UID != claim.UID {
 		prev = nil
 	}
-	st, ord := r.setOf(claim.Namespace, claim.Name, true)
+	st, ord := r.setOf(claim, true)
 	if prev != nil && prev.Spec.VolumeName != "" && claim.Spec.VolumeName != prev.Spec.VolumeName {
 		r.violate(RuleClaimVolume, k, ev, "claim moved from volume %q to %q", prev.Spec.VolumeName, claim.Spec.VolumeName)
 	}
@@ -54,7 +55,7 @@ func (r *replay) judgeClaimOwner(ev Event, st *setTrack, ord int32, prev, claim 
 			continue
 		}
 		specs := r.specsWithin(st, ev.Time)
-		if len(specs) > 0 && !anySpec(specs, func(s *appsv1.StatefulSet) bool { return !inRange(s, ord) }) {
+		if len(specs) > 0 && !anySpec(specs, func(s *appsv1.StatefulSet) bool { return !r.inRange(s, ord) }) {
 			r.violate(RuleClaimOwner, key(claim.Namespace, claim.Name), ev,
 				"claim got owner reference to pod %s while ordinal %d was in range", ref.Name, ord)
 		}
@@ -129,7 +130,7 @@ func (r *replay) applyRevision(ev Event, rev *appsv1.ControllerRevision) {
 	if ref == nil || ref.Kind != "StatefulSet" {
 		return
 	}
-	st := r.sets[key(rev.Namespace, ref.Name)]
+	st := r.setByOwner(rev.Namespace, ref)
 	if st == nil || st.uid != ref.UID || st.gone || st.cur == nil {
 		return
 	}
@@ -148,11 +149,12 @@ func (r *replay) applyRevision(ev Event, rev *appsv1.ControllerRevision) {
 
 func itoa(n int32) string { return strconv.FormatInt(int64(n), 10) }
 
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
+// keys are m's keys in order.
+func keys[K cmp.Ordered](m map[K]bool) []K {
+	out := make([]K, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }

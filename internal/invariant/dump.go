@@ -8,6 +8,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // WriteHistory writes the recorded events in commit order, one line each,
@@ -70,10 +72,35 @@ func details(obj any) string {
 		return fmt.Sprintf("gen=%d range=[%d,%d) partition=%d status{obs=%d replicas=%d ready=%d current=%s/%d update=%s/%d collisions=%s}",
 			o.Generation, start, end, partitionOf(o), o.Status.ObservedGeneration, o.Status.Replicas, o.Status.ReadyReplicas,
 			o.Status.CurrentRevision, o.Status.CurrentReplicas, o.Status.UpdateRevision, o.Status.UpdatedReplicas, collisions)
+	case *v1alpha1.StatefulSet:
+		return extendedDetails(o)
 	case *corev1.PersistentVolumeClaim:
 		return fmt.Sprintf("phase=%s volume=%s owners=%s", o.Status.Phase, o.Spec.VolumeName, ownerWords(o.OwnerReferences))
 	case *appsv1.ControllerRevision:
 		return fmt.Sprintf("revision=%d", o.Revision)
 	}
 	return ""
+}
+
+// extendedDetails is an apps/v1 set's line plus what the extended kind
+// adds: strategy, pause, failure policy, and the rollback record.
+func extendedDetails(o *v1alpha1.StatefulSet) string {
+	strategy := string(o.Spec.UpdateStrategy.Type)
+	if ru := o.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		strategy += fmt.Sprintf("(paused=%t selfHealing=%s onFailure=%s)", ru.Paused, ru.SelfHealing, ru.OnFailure)
+	}
+	template := ""
+	if cs := o.Spec.Template.Spec.Containers; len(cs) > 0 {
+		template = cs[0].Image
+	}
+	names := make([]string, 0, len(o.Spec.Template.Annotations))
+	for k := range o.Spec.Template.Annotations {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		template += " " + k + "=" + o.Spec.Template.Annotations[k]
+	}
+	return fmt.Sprintf("%s strategy=%s completed=%s rollback=%s template{%s}", details(ExtendedView(o)), strategy,
+		o.Status.LastCompletedRevision, rollbackWords(o.Status.Rollback), template)
 }

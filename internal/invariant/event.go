@@ -19,6 +19,8 @@ const (
 	KindClaim    Kind = "PersistentVolumeClaim"
 	KindRevision Kind = "ControllerRevision"
 	KindSet      Kind = "StatefulSet"
+	// KindExtendedSet is the extended StatefulSet, apps.ordinal.dev's.
+	KindExtendedSet Kind = "StatefulSet.apps.ordinal.dev"
 )
 
 // Event is one observed version of an object.

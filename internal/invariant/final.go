@@ -8,7 +8,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // Snapshot is the state of a namespace at one moment, for the final-state
@@ -16,13 +17,23 @@ import (
 type Snapshot struct {
 	Now       time.Time
 	Sets      []appsv1.StatefulSet
+	Extended  []v1alpha1.StatefulSet
 	Pods      []corev1.Pod
 	Revisions []appsv1.ControllerRevision
 }
 
-// TakeSnapshot lists what CheckFinal needs in namespace ns.
-func TakeSnapshot(ctx context.Context, client kubernetes.Interface, ns string) (Snapshot, error) {
+// TakeSnapshot lists what CheckFinal needs in namespace ns (the extended
+// sets when clients.Extended is set).
+func TakeSnapshot(ctx context.Context, clients Clients, ns string) (Snapshot, error) {
 	snap := Snapshot{Now: time.Now()}
+	client := clients.Kube
+	if clients.Extended != nil {
+		ext, err := clients.Extended.StatefulSets(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return snap, fmt.Errorf("listing extended statefulsets: %w", err)
+		}
+		snap.Extended = ext.Items
+	}
 	sets, err := client.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return snap, fmt.Errorf("listing statefulsets: %w", err)
@@ -55,6 +66,18 @@ func CheckFinal(snap Snapshot, opts Options) []Violation {
 		}
 		for _, msg := range r.statusProblems(set, podsOf(set, snap.Pods), revs, snap.Now) {
 			out = append(out, Violation{Rule: RuleStatus, Object: key(set.Namespace, set.Name), Time: snap.Now, Message: msg})
+		}
+	}
+	for i := range snap.Extended {
+		set := &snap.Extended[i]
+		if set.DeletionTimestamp != nil {
+			continue
+		}
+		view := ExtendedView(set)
+		pods := podsOf(view, snap.Pods)
+		msgs := append(r.statusProblems(view, pods, revs, snap.Now), r.extendedStatusProblems(set, pods, snap.Now)...)
+		for _, msg := range msgs {
+			out = append(out, Violation{Rule: RuleStatus, Object: setKey(KindExtendedSet, set.Namespace, set.Name), Time: snap.Now, Message: msg})
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package invariant
 
 import (
+	"math"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -31,7 +32,7 @@ func (r *replay) applyPod(ev Event, pod *corev1.Pod) {
 		r.pods[k] = pt
 	}
 	prev := pt.live
-	st, ord := r.setOf(pod.Namespace, pod.Name, false)
+	st, ord := r.setOf(pod, false)
 	if st != nil && !owned(pod, st.uid) {
 		st = nil
 	}
@@ -82,15 +83,17 @@ func (r *replay) judgeCreation(ev Event, st *setTrack, ord int32, pod *corev1.Po
 	if len(specs) == 0 {
 		return
 	}
-	if !anySpec(specs, func(s *appsv1.StatefulSet) bool { return inRange(s, ord) }) {
+	if !anySpec(specs, func(s *appsv1.StatefulSet) bool { return r.inRange(s, ord) }) {
 		start, end := span(specs[len(specs)-1])
 		r.violate(RuleOrdinalRange, k, ev, "created outside the ordinal range [%d, %d)", start, end)
 	}
 	set := specs[len(specs)-1]
 	from := ev.Time.Add(-r.opts.Window)
 	if orderedReady(set) {
-		start, _ := span(set)
-		for j := start; j < ord; j++ {
+		for _, j := range r.setOrdinals(set) {
+			if j >= ord {
+				break
+			}
 			ok := r.podHistory(pod.Namespace, set.Name, j).heldWithin(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
 				return r.healthyAt(p, set.Spec.MinReadySeconds, at)
 			})
@@ -102,10 +105,11 @@ func (r *replay) judgeCreation(ev Event, st *setTrack, ord int32, pod *corev1.Po
 		}
 	}
 	r.judgePartitionCreate(ev, st, specs, ord, pod)
+	r.judgeRecreateCreate(ev, st, specs, ord, pod)
 }
 
 func (r *replay) judgePartitionCreate(ev Event, st *setTrack, specs []*appsv1.StatefulSet, ord int32, pod *corev1.Pod) {
-	if !allSpecs(specs, rollingUpdate) || ord >= minPartition(specs) {
+	if !allSpecs(specs, rollingUpdate) || ord >= st.minPartition(specs) {
 		return
 	}
 	rev := pod.Labels[RevisionLabel]
@@ -119,7 +123,7 @@ func (r *replay) judgePartitionCreate(ev Event, st *setTrack, specs []*appsv1.St
 		return
 	}
 	r.violate(RulePartitionCreate, key(pod.Namespace, pod.Name), ev,
-		"created below partition %d at revision %q, not at the current revision (%v)", minPartition(specs), rev, keys(current))
+		"created below partition %s at revision %q, not at the current revision (%v)", partitionWords(st, specs), rev, keys(current))
 }
 
 // judgeDeletion checks the ordering rules for the first deletion of a pod
@@ -137,7 +141,7 @@ func (r *replay) judgeDeletion(ev Event, st *setTrack, ord int32, before, pod *c
 	if len(specs) == 0 || st.gone {
 		return
 	}
-	condemned := anySpec(specs, func(s *appsv1.StatefulSet) bool { return !inRange(s, ord) })
+	condemned := anySpec(specs, func(s *appsv1.StatefulSet) bool { return !r.inRange(s, ord) })
 	if condemned {
 		r.judgeScaleDown(ev, st, specs, ord, pod)
 		return
@@ -147,12 +151,14 @@ func (r *replay) judgeDeletion(ev Event, st *setTrack, ord int32, before, pod *c
 
 func (r *replay) judgeScaleDown(ev Event, st *setTrack, specs []*appsv1.StatefulSet, ord int32, pod *corev1.Pod) {
 	set := specs[len(specs)-1]
-	if !orderedReady(set) {
+	if !orderedReady(set) || r.recreateDelete(st, specs, pod) {
 		return
 	}
 	from := ev.Time.Add(-r.opts.Window)
 	for k := range st.ordinals {
-		if k <= ord {
+		// An extended set's reserved ordinal is condemned while ordinals
+		// above it stay: only condemned successors go first.
+		if k <= ord || (st.extended() && r.inRange(set, k)) {
 			continue
 		}
 		absent := r.podHistory(pod.Namespace, set.Name, k).heldWithin(from, ev.Time, func(p *corev1.Pod, _ time.Time) bool { return p == nil })
@@ -172,20 +178,29 @@ func (r *replay) judgeUpdateDeletion(ev Event, st *setTrack, specs []*appsv1.Sta
 		r.violate(RuleOnDeleteDelete, k, ev, "OnDelete: the controller deleted an unfinished in-range pod")
 		return
 	}
+	if st.extended() && r.judgeExtendedDeletion(ev, st, specs, ord, pod) {
+		return
+	}
 	if !allSpecs(specs, rollingUpdate) {
 		return
 	}
-	if p := minPartition(specs); ord < p {
-		r.violate(RulePartitionDelete, k, ev, "deleted an unfinished pod below partition %d", p)
+	if p := st.minPartition(specs); ord < p {
+		r.violate(RulePartitionDelete, k, ev, "deleted an unfinished pod below partition %s", partitionWords(st, specs))
 		return
 	}
 	set := specs[len(specs)-1]
 	if !orderedReady(set) || !allSpecs(specs, oneAtATime) {
 		return
 	}
+	if r.selfHealDelete(ev, st, specs, pod) {
+		r.judgeHealOrder(ev, st, set, ord, pod)
+		return
+	}
 	from := ev.Time.Add(-r.opts.Window)
-	_, end := span(set)
-	for j := ord + 1; j < end; j++ {
+	for _, j := range r.setOrdinals(set) {
+		if j <= ord {
+			continue
+		}
 		ok := r.podHistory(pod.Namespace, set.Name, j).heldWithin(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
 			return r.healthyAt(p, set.Spec.MinReadySeconds, at)
 		})
@@ -219,10 +234,10 @@ func allSpecs(specs []*appsv1.StatefulSet, pred func(*appsv1.StatefulSet) bool) 
 	return true
 }
 
-func minPartition(specs []*appsv1.StatefulSet) int32 {
-	p := partitionOf(specs[0])
-	for _, s := range specs[1:] {
-		p = min(p, partitionOf(s))
+// partitionWords is the lowest partition of the versions, in words.
+func partitionWords(st *setTrack, specs []*appsv1.StatefulSet) string {
+	if p := st.minPartition(specs); p != math.MaxInt32 {
+		return itoa(p)
 	}
-	return p
+	return "(paused: every ordinal)"
 }

@@ -1,59 +1,33 @@
 package invariant
 
 import (
-	"strings"
-
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
-// KindExtendedSet is the extended StatefulSet (apps.ordinal.dev/v1alpha1).
-// Only RuleReservedOrdinal judges it: its other promises differ from
-// apps/v1's (Recreate deletes every pod at once, reserved ordinals leave
-// holes in the range), so the apps/v1 rules do not apply to its pods.
-const KindExtendedSet Kind = "StatefulSet.apps.ordinal.dev"
-
-// extendedTrack follows one extended set name: the ordinals each observed
-// version of its spec reserves.
-type extendedTrack struct {
-	uid      types.UID
-	reserved timeline[[]v1alpha1.OrdinalRange]
-}
-
-// applyExtendedSet records the set's reserved ordinals. Entries that do
-// not parse (the schema refuses them) reserve nothing.
-func (r *replay) applyExtendedSet(ev Event, set *v1alpha1.StatefulSet) {
-	k := key(set.Namespace, set.Name)
-	et := r.extended[k]
-	if et == nil || et.uid != set.UID {
-		et = &extendedTrack{uid: set.UID}
-		r.extended[k] = et
-	}
-	if ev.Type == watch.Deleted {
-		return
-	}
-	ranges, _ := v1alpha1.ParseReserveOrdinals(set.Spec.ReserveOrdinals)
-	et.reserved.add(ev.Time, ranges)
-}
-
-// judgeReserved checks RuleReservedOrdinal for a newly created pod.
+// judgeReserved checks RuleReservedOrdinal for a newly created pod of an
+// extended set.
 func (r *replay) judgeReserved(ev Event, pod *corev1.Pod) {
-	for k, et := range r.extended {
-		setName, ok := strings.CutPrefix(k, pod.Namespace+"/")
+	for _, st := range r.sets {
+		if !st.extended() || st.ns != pod.Namespace || !owned(pod, st.uid) {
+			continue
+		}
+		ord, ok := parseOrdinal(st.name, pod.Name)
 		if !ok {
 			continue
 		}
-		ord, ok := parseOrdinal(setName, pod.Name)
-		if !ok || !owned(pod, et.uid) {
-			continue
+		var specs [][]v1alpha1.OrdinalRange
+		for _, v := range st.history.within(ev.Time.Add(-r.opts.Window), ev.Time) {
+			if x := st.extOf(v); x != nil {
+				ranges, _ := v1alpha1.ParseReserveOrdinals(x.Spec.ReserveOrdinals)
+				specs = append(specs, ranges)
+			}
 		}
-		specs := et.reserved.within(ev.Time.Add(-r.opts.Window), ev.Time)
 		if len(specs) > 0 && allReserve(specs, ord) {
 			r.violate(RuleReservedOrdinal, key(pod.Namespace, pod.Name), ev,
-				"pod %s created at ordinal %d, which every spec of %s within the window reserves", pod.Name, ord, setName)
+				"pod %s created at ordinal %d, which every spec of %s within the window reserves", pod.Name, ord, st.name)
 		}
 	}
 }
@@ -74,4 +48,40 @@ func reserves(ranges []v1alpha1.OrdinalRange, ord int32) bool {
 		}
 	}
 	return false
+}
+
+// setOrdinals returns the ordinals version v of a set wants pods at,
+// lowest first: replicas of them from the start ordinal, skipping those an
+// extended set reserves.
+func (r *replay) setOrdinals(v *appsv1.StatefulSet) []int32 {
+	start, end := span(v)
+	ranges := r.reserved[v]
+	out := make([]int32, 0, max(end-start, 0))
+	for j := start; int32(len(out)) < end-start && j >= start; j++ {
+		if !reserves(ranges, j) {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// inRange reports whether version v of a set wants a pod at ord: apps/v1's
+// range, or for an extended set with reserved ordinals, one of
+// setOrdinals.
+func (r *replay) inRange(v *appsv1.StatefulSet, ord int32) bool {
+	ranges := r.reserved[v]
+	if len(ranges) == 0 {
+		return inRange(v, ord)
+	}
+	start, end := span(v)
+	if ord < start || reserves(ranges, ord) {
+		return false
+	}
+	free := int32(0)
+	for j := start; j < ord; j++ {
+		if !reserves(ranges, j) {
+			free++
+		}
+	}
+	return free < end-start
 }

@@ -1,7 +1,8 @@
 package invariant
 
 // Rule names one promise. The exact definition of each is here; the
-// checks live in pods.go, claims.go, sets.go and final.go.
+// checks live in pods.go, extended_pods.go, rollback.go, claims.go,
+// sets.go, final.go and final_extended.go.
 //
 // Vocabulary. A pod of set S is a pod named S-<n> (n a decimal ordinal)
 // whose controller reference, if any, is S's UID. "Range" is
@@ -18,6 +19,25 @@ package invariant
 // that was not Failed or Succeeded and not recorded as an ExternalDelete.
 // Events synthesised from a relist are never judged as creations or
 // deletions, because their moment is unknown.
+//
+// The extended kind (apps.ordinal.dev StatefulSet) is judged by every rule
+// above through its apps/v1 fields, with two readings: the partition is
+// updateStrategy.rollingUpdate.partition, and a *paused* set
+// (rollingUpdate.paused) behaves as if every ordinal were below the
+// partition. Its own rules follow the shared ones. A pod is *Available
+// throughout* the window when it was healthy at every instant of it; an
+// ordinal is *unavailable throughout* the window when its pod was healthy
+// at no instant of it (a missing pod is unavailable). The *update revision*
+// of a deletion is the status.updateRevision every set version of the
+// window agrees on, each with observedGeneration == generation; when they
+// do not agree or a version is not observed yet, there is none. Self-healing
+// *applies* to a version under RollingUpdate that is not paused and whose
+// rollingUpdate.selfHealing is not Disabled. A *user template change* is a
+// set version whose spec.template differs from the previous version's and
+// that the caller recorded with Checker.UserWrite (or that was relisted, so
+// whose author is unknown); any other template change is the controller's.
+// An *automatic rollback* is a status.rollback record (from, to, time) seen
+// for the first time.
 type Rule string
 
 // The rules.
@@ -36,12 +56,20 @@ const (
 	// condemned pod (ordinal outside the range of some spec within the
 	// window) happens only if every higher-ordinal pod of S ever observed
 	// was absent (no object) within the window.
+	// Under Recreate (extended kind, every version of the window) a pod at
+	// a revision other than some version's update revision is exempt: the
+	// strategy deletes every old pod at once.
 	RuleOrderedScaleDown Rule = "ordered-scale-down"
 	// RuleOrderedUpdate: under OrderedReady with RollingUpdate and
 	// maxUnavailable unset or 1 in every spec within the window, a
 	// controller deletion of an in-range pod i happens only if every
 	// in-range ordinal k > i was healthy within the window (updates go
 	// from the highest ordinal down, one at a time).
+	// Self-healing (extended kind) is the exception: when some version of
+	// the window heals and the pod was not Running and Ready at some
+	// instant of it, the deletion may be self-healing's, and then every
+	// in-range ordinal j < i was healthy within the window instead (the
+	// healed pod is the first unhealthy one).
 	RuleOrderedUpdate Rule = "ordered-update"
 	// RuleOnDeleteDelete: under OnDelete (every spec in the window), the
 	// controller never deletes an in-range pod that is not Failed/Succeeded.
@@ -81,13 +109,55 @@ const (
 	// its pods: observedGeneration == generation; replicas = pods of S;
 	// readyReplicas = Running and Ready; availableReplicas = available;
 	// currentReplicas / updatedReplicas = non-terminating pods labelled
-	// with currentRevision / updateRevision; both revisions exist.
+	// with currentRevision / updateRevision; both revisions exist. For the
+	// extended kind also: updatedReadyReplicas / updatedAvailableReplicas =
+	// Ready / Available non-terminating pods at updateRevision;
+	// labelSelector = spec.selector as a string; condition Available is
+	// True exactly when availableReplicas >= spec.replicas -
+	// maxUnavailable; and when every pod runs the update revision, Ready
+	// and Available, with currentRevision == updateRevision,
+	// lastCompletedRevision == updateRevision and condition Progressing is
+	// True.
 	RuleStatus Rule = "status"
 	// RuleReservedOrdinal: a pod of extended set S is created with ordinal
 	// n only if some spec of S held within the window does not reserve n
 	// (spec.reserveOrdinals): once a reservation is observed, its ordinal
 	// never gets a new pod.
 	RuleReservedOrdinal Rule = "reserved-ordinal"
+	// RulePausedDelete (extended kind): while the set is paused (every
+	// version of the window), the controller never deletes an in-range pod
+	// that is not Failed/Succeeded; scale-down is judged as usual.
+	RulePausedDelete Rule = "paused-delete"
+	// RuleUpdatedDelete (extended kind): the controller never deletes an
+	// in-range pod that is not Failed/Succeeded and runs the update
+	// revision. Self-healing replaces old-revision pods only.
+	RuleUpdatedDelete Rule = "updated-delete"
+	// RuleAvailableDelete (extended kind, RollingUpdate in every version of
+	// the window): a controller deletion of an in-range pod that was
+	// Available throughout the window is a rolling-update delete within
+	// maxUnavailable: some version of the window has fewer than its
+	// maxUnavailable (scaled to replicas, rounded down, at least 1) other
+	// ordinals of its range unavailable throughout the window. Self-healing
+	// never takes an Available pod; a pod Ready but not yet Available
+	// (minReadySeconds) is unavailable, and the rolling update replaces it
+	// at no cost to the budget.
+	RuleAvailableDelete Rule = "available-delete"
+	// RuleRecreate (extended kind, Recreate in every version of the
+	// window): a pod is created only while no other pod of the set at
+	// another revision exists (terminating or not): no pod of the new
+	// revision runs beside one of an old revision.
+	RuleRecreate Rule = "recreate"
+	// RuleRollbackOnce (extended kind, writes recorded with UserWrite): the
+	// controller changes spec.template at most once between two user
+	// template changes: one rollback per failure, and a rollback that fails
+	// too pauses.
+	RuleRollbackOnce Rule = "rollback-once"
+	// RuleRollbackLoop (extended kind, writes recorded with UserWrite): with
+	// no user template change between an earlier automatic rollback E and
+	// a later one R, R.to != E.from (never back to a revision a rollback
+	// left) and R.from != E.to (never away from a revision a rollback
+	// restored).
+	RuleRollbackLoop Rule = "rollback-loop"
 	// RuleVolumeData (final state): every claim that received a marker
 	// file and still exists as the same object is bound to the same volume
 	// and the marker is still in the volume's directory.

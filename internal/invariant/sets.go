@@ -10,31 +10,58 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
-// setTrack follows one StatefulSet name.
+// setTrack follows one StatefulSet name of one kind. The rules read every
+// version as an apps/v1 set; an extended set's versions are views of it
+// (ExtendedView), and ext keeps each view's extended original.
 type setTrack struct {
+	kind    Kind
+	ns      string
+	name    string
 	uid     types.UID
 	cur     *appsv1.StatefulSet // nil once deleted
 	history timeline[*appsv1.StatefulSet]
 	gone    bool // deleted or terminating
 	// ordinals holds every pod ordinal ever observed for the set.
 	ordinals map[int32]bool
+	// ext maps each version of an extended set to the object it views;
+	// nil for an apps/v1 set.
+	ext map[*appsv1.StatefulSet]*v1alpha1.StatefulSet
+	// rollbacks follows the extended set's spec.template and
+	// status.rollback for the rollback rules.
+	rollbacks rollbackTrack
 }
 
 func key(ns, name string) string { return ns + "/" + name }
 
+// setKey names a set of a kind: the kinds have separate name spaces.
+func setKey(kind Kind, ns, name string) string {
+	if kind == KindExtendedSet {
+		return key(ns, name) + " (" + v1alpha1.GroupName + ")"
+	}
+	return key(ns, name)
+}
+
 // applySet checks the status rules and records the spec and status.
 func (r *replay) applySet(ev Event, set *appsv1.StatefulSet) {
+	r.trackSet(ev, KindSet, set)
+}
+
+// trackSet records one version of a set of kind, checking the status
+// rules; it returns the set's track.
+func (r *replay) trackSet(ev Event, kind Kind, set *appsv1.StatefulSet) *setTrack {
 	k := key(set.Namespace, set.Name)
-	st := r.sets[k]
+	st := r.sets[setKey(kind, set.Namespace, set.Name)]
 	if st == nil || st.uid != set.UID {
-		st = &setTrack{uid: set.UID, ordinals: map[int32]bool{}}
-		r.sets[k] = st
+		st = &setTrack{kind: kind, ns: set.Namespace, name: set.Name, uid: set.UID, ordinals: map[int32]bool{}}
+		r.sets[setKey(kind, set.Namespace, set.Name)] = st
 	}
 	if ev.Type == watch.Deleted {
 		st.gone, st.cur = true, nil
-		return
+		return st
 	}
 	if prev := st.cur; prev != nil {
 		if pc, c := prev.Status.CollisionCount, set.Status.CollisionCount; pc != nil && c != nil && *c < *pc {
@@ -48,6 +75,7 @@ func (r *replay) applySet(ev Event, set *appsv1.StatefulSet) {
 	st.cur = set
 	st.gone = st.gone || set.DeletionTimestamp != nil
 	st.history.add(ev.Time, set)
+	return st
 }
 
 // specsWithin returns the set versions current within the window before t.
@@ -56,27 +84,50 @@ func (r *replay) specsWithin(st *setTrack, t time.Time) []*appsv1.StatefulSet {
 }
 
 // setOf finds the set a pod or claim name belongs to: the name, minus a
-// claim template prefix, is <set>-<ordinal>. It returns nil when none does.
-func (r *replay) setOf(ns, name string, claim bool) (*setTrack, int32) {
-	for k, st := range r.sets {
-		if st.cur == nil && len(st.history) == 0 {
+// claim template prefix, is <set>-<ordinal>. When sets of both kinds match,
+// the one that owns obj wins (then the apps/v1 one, so the choice does not
+// depend on map order). It returns nil when none matches.
+func (r *replay) setOf(obj metav1.Object, claim bool) (*setTrack, int32) {
+	var found *setTrack
+	var ordinal int32
+	for _, st := range r.sets {
+		if st.ns != obj.GetNamespace() || (st.cur == nil && len(st.history) == 0) {
 			continue
 		}
-		setName := strings.TrimPrefix(k, ns+"/")
-		if setName == k {
-			continue
-		}
-		rest, ok := name, true
+		rest, ok := obj.GetName(), true
 		if claim {
-			if rest, ok = claimRest(st, name, setName); !ok {
+			if rest, ok = claimRest(st, rest, st.name); !ok {
 				continue
 			}
 		}
-		if ord, ok := parseOrdinal(setName, rest); ok {
-			return st, ord
+		ord, ok := parseOrdinal(st.name, rest)
+		if ok && (found == nil || betterOwner(st, found, obj)) {
+			found, ordinal = st, ord
 		}
 	}
-	return nil, 0
+	return found, ordinal
+}
+
+// betterOwner reports whether st is a likelier set of obj than other.
+func betterOwner(st, other *setTrack, obj metav1.Object) bool {
+	if a, b := owned(obj, st.uid), owned(obj, other.uid); a != b {
+		return a
+	}
+	return st.kind == KindSet
+}
+
+// setByOwner returns the live track of the set a controller reference
+// names, or nil.
+func (r *replay) setByOwner(ns string, ref *metav1.OwnerReference) *setTrack {
+	kind := KindSet
+	if strings.HasPrefix(ref.APIVersion, v1alpha1.GroupName+"/") {
+		kind = KindExtendedSet
+	}
+	st := r.sets[setKey(kind, ns, ref.Name)]
+	if st == nil || st.uid != ref.UID {
+		return nil
+	}
+	return st
 }
 
 // claimRest strips a claim template prefix of the set from name.

@@ -32,6 +32,18 @@ func (tl *timeline[T]) add(t time.Time, state T) {
 // at to. Receive times are not strictly monotonic across watches either,
 // so a state is considered whatever its neighbours' times say.
 func (tl timeline[T]) heldWithin(from, to time.Time, pred func(state T, at time.Time) bool) bool {
+	held := false
+	tl.spans(from, to, func(s sample[T], _, end time.Time) bool {
+		held = pred(s.state, end)
+		return !held
+	})
+	return held
+}
+
+// spans calls fn, in order, for each state current at some instant of
+// [from, to], with the part of the interval it covers (start is clamped to
+// at most end), until fn returns false.
+func (tl timeline[T]) spans(from, to time.Time, fn func(s sample[T], start, end time.Time) bool) {
 	for i, s := range tl {
 		end := to
 		if i+1 < len(tl) && tl[i+1].t.Before(to) {
@@ -40,11 +52,17 @@ func (tl timeline[T]) heldWithin(from, to time.Time, pred func(state T, at time.
 		if end.Before(from) {
 			continue
 		}
-		if pred(s.state, end) {
-			return true
+		start := s.t
+		if start.Before(from) {
+			start = from
+		}
+		if start.After(end) {
+			start = end
+		}
+		if !fn(s, start, end) {
+			return
 		}
 	}
-	return false
 }
 
 // within returns the states current at some instant of [from, to].
@@ -55,4 +73,19 @@ func (tl timeline[T]) within(from, to time.Time) []T {
 		return false
 	})
 	return out
+}
+
+// heldThroughout reports whether pred held at every instant of [from, to]:
+// each state current at some instant of the interval is asked about the
+// earliest instant it covers there (so that time-dependent predicates such
+// as availability get no benefit of the doubt). A timeline with no state
+// in the interval has nothing that held.
+func (tl timeline[T]) heldThroughout(from, to time.Time, pred func(state T, at time.Time) bool) bool {
+	covered, held := false, true
+	tl.spans(from, to, func(s sample[T], start, _ time.Time) bool {
+		covered = true
+		held = pred(s.state, start)
+		return held
+	})
+	return covered && held
 }

@@ -70,3 +70,36 @@ func TestHeldWithinCountsEveryStateOfTheTimelineThatOverlapsTheWindow(t *testing
 		t.Errorf("states within [5s, 20s] (-want +got):\n%s", diff)
 	}
 }
+
+func TestHeldThroughoutAsksEachStateAboutItsEarliestInstantInTheWindow(t *testing.T) {
+	at := func(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.Second))) }
+	// A state is "ripe" from 3s after it begins, as a pod turns Available
+	// minReadySeconds after it turns Ready.
+	var tl timeline[time.Time]
+	tl.add(at(0), at(3))
+	tl.add(at(10), at(13))
+	ripe := func(since time.Time, when time.Time) bool { return !when.Before(since) }
+	cases := []struct {
+		name     string
+		from, to float64
+		want     bool
+	}{
+		{"the second state only, ripe over the whole window", 13, 20, true},
+		{"the first state, not yet ripe at the window's start", 2, 8, false},
+		{"the second state begins unripe inside the window", 4, 15, false},
+		// Received after the window: committed before its end, so current
+		// at the end, and not ripe then.
+		{"the second state received after the window counts at its end", 4, 9, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tl.heldThroughout(at(tc.from), at(tc.to), ripe); got != tc.want {
+				t.Errorf("heldThroughout [%gs, %gs] = %t, want %t", tc.from, tc.to, got, tc.want)
+			}
+		})
+	}
+	var empty timeline[time.Time]
+	if empty.heldThroughout(at(0), at(1), ripe) {
+		t.Errorf("an empty timeline held throughout")
+	}
+}

@@ -17,8 +17,17 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 )
 
+// Clients are what a Watcher reads through.
+type Clients struct {
+	// Kube reads pods, claims, ControllerRevisions and apps/v1 sets.
+	Kube kubernetes.Interface
+	// Extended reads the extended sets (apps.ordinal.dev); nil leaves them
+	// unwatched, as on a cluster without the kind.
+	Extended *ostsclient.Client
+}
+
 // Watcher feeds a Checker from the API server: one list+watch per kind
-// (pods, claims, revisions, StatefulSets) in one namespace. Each watch
+// (pods, claims, revisions, StatefulSets of both kinds) in one namespace. Each watch
 // resumes from its last resourceVersion (bookmarks on) when it closes, so
 // no version is missed; when the version has expired (410 Gone) it lists
 // again and turns the difference into Relisted events.
@@ -41,14 +50,9 @@ type source struct {
 
 // Watch starts watching namespace ns until ctx ends or Stop is called.
 // Use WaitSynced before acting, so the initial state is recorded.
-func Watch(ctx context.Context, client kubernetes.Interface, ns string, opts Options) *Watcher {
-	return WatchWithExtended(ctx, client, nil, ns, opts)
-}
-
-// WatchWithExtended is Watch that also follows the extended kind's sets
-// through ext, the typed client of namespace ns (nil: it does not).
-func WatchWithExtended(ctx context.Context, client kubernetes.Interface, ext ostsclient.Interface, ns string, opts Options) *Watcher {
+func Watch(ctx context.Context, clients Clients, ns string, opts Options) *Watcher {
 	ctx, cancel := context.WithCancel(ctx)
+	client := clients.Kube
 	w := &Watcher{Checker: New(opts), client: client, ns: ns, cancel: cancel}
 	pods, claims := client.CoreV1().Pods(ns), client.CoreV1().PersistentVolumeClaims(ns)
 	revs, sets := client.AppsV1().ControllerRevisions(ns), client.AppsV1().StatefulSets(ns)
@@ -58,8 +62,10 @@ func WatchWithExtended(ctx context.Context, client kubernetes.Interface, ext ost
 		{KindClaim, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return claims.List(c, o) }, claims.Watch},
 		{KindRevision, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return revs.List(c, o) }, revs.Watch},
 	}
-	if ext != nil {
-		sources = append(sources, source{KindExtendedSet, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return ext.List(c, o) }, ext.Watch})
+	if clients.Extended != nil {
+		ext := clients.Extended.StatefulSets(ns)
+		sources = append(sources, source{KindExtendedSet,
+			func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return ext.List(c, o) }, ext.Watch})
 	}
 	for _, src := range sources {
 		w.wg.Add(1)

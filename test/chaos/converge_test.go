@@ -28,6 +28,7 @@ func (r *run) converge(ctx context.Context) (bool, string) {
 	stopped := time.Now()
 	why := ""
 	for time.Now().Before(deadline) {
+		r.replaceStuckPods(ctx)
 		if why = r.notConverged(ctx); why == "" {
 			r.logf("converged %s after the faults stopped", time.Since(stopped).Round(100*time.Millisecond))
 			return true, ""
@@ -41,7 +42,7 @@ func (r *run) notConverged(ctx context.Context) string {
 	if why := r.notInCharge(); why != "" {
 		return why
 	}
-	snap, err := invariant.TakeSnapshot(ctx, r.client, r.ns)
+	snap, err := invariant.TakeSnapshot(ctx, r.clients(), r.ns)
 	if err != nil {
 		return err.Error()
 	}
@@ -51,6 +52,11 @@ func (r *run) notConverged(ctx context.Context) string {
 	}
 	for i := range snap.Sets {
 		if why := setNotConverged(&snap.Sets[i], snap.Pods, snap.Revisions, claims.Items); why != "" {
+			return why
+		}
+	}
+	for i := range snap.Extended {
+		if why := extendedNotConverged(&snap.Extended[i], snap.Pods, snap.Revisions, claims.Items); why != "" {
 			return why
 		}
 	}
@@ -162,7 +168,7 @@ func podReady(p *corev1.Pod) bool {
 // stale status write after convergence would show here).
 func (r *run) finalChecks(ctx context.Context) []invariant.Violation {
 	time.Sleep(2 * time.Second)
-	snap, err := invariant.TakeSnapshot(ctx, r.client, r.ns)
+	snap, err := invariant.TakeSnapshot(ctx, r.clients(), r.ns)
 	if err != nil {
 		return []invariant.Violation{{Rule: invariant.RuleStatus, Object: r.ns, Message: "snapshot: " + err.Error()}}
 	}

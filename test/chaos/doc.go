@@ -1,5 +1,8 @@
 // Package chaos runs randomised, seeded scenarios of scale-ups,
-// scale-downs, rolling and partitioned updates and rollbacks against
+// scale-downs, rolling and partitioned updates, rollbacks, paused and
+// resumed rollouts and broken and fixed templates, on apps/v1 sets and
+// extended ones (apps.ordinal.dev, with random failure policies,
+// self-healing, progress deadlines and Recreate), against
 // Ordinal's controller running as real child processes, while killing
 // them, failing their API calls, restarting the whole plane (an
 // `ordinal up` child process: API server, etcd, controllers, nodes),

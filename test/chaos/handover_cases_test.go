@@ -37,7 +37,7 @@ func TestBuiltinControllerManagesOnlyItsNamespace(t *testing.T) {
 			t.Fatal(err)
 		}
 		if ns == r.ns {
-			r.sets = append(r.sets, set)
+			r.track(set)
 		}
 	}
 	r.replicas = append(r.replicas, startBuiltin(r.dir, "builtin", r.ns))
@@ -78,7 +78,7 @@ func TestHandOverMidRolloutBothWays(t *testing.T) {
 	if _, err := r.client.AppsV1().StatefulSets(r.ns).Create(ctx, set, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	r.sets = append(r.sets, set)
+	r.track(set)
 	r.charge.replicas = 1
 	r.takeCharge(invariant.Ordinal)
 	if ok, why := r.converge(ctx); !ok {

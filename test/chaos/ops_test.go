@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 )
 
 // op is one scenario step; fault ops count towards the run's faults.
@@ -24,6 +23,9 @@ var ops = []op{
 	{"update", 3, false, (*run).update},
 	{"rollback", 2, false, (*run).rollback},
 	{"partition", 2, false, (*run).partition},
+	{"pause-resume", 1, false, (*run).pauseResume},
+	{"break-template", 2, false, (*run).breakTemplate},
+	{"fix-template", 1, false, (*run).fixTemplate},
 	{"crash-pod", 2, true, (*run).crashPod},
 	{"delete-pod", 2, true, (*run).deletePod},
 	{"kill-controller", 2, true, (*run).killController},
@@ -36,21 +38,26 @@ var handOverOp = op{"hand-over", 2, true, (*run).handOver}
 
 // chaos applies -ops random operations with short random pauses; the
 // markers are written into new volumes between steps. One run in five
-// (-node-loss) also removes a node once, and -handovers steps are
-// hand-overs whatever the mix picks.
+// (-node-loss) also removes a node once, -handovers steps are
+// hand-overs whatever the mix picks, and in a run with an extended set one
+// other step breaks its template.
 func (r *run) chaos(ctx context.Context) {
 	nodeLossAt := -1
 	if r.rng.Float64() < *flagNodeLoss {
 		nodeLossAt = r.rng.Intn(*flagOps)
 	}
 	forced := r.handOverSteps(*flagHandOvers)
+	breakAt := r.breakStep(forced)
 	for i := 0; i < *flagOps; i++ {
 		if i == nodeLossAt {
 			r.removeNode(ctx)
 		}
 		o := r.pickOp()
-		if forced[i] {
+		switch {
+		case forced[i]:
 			o = handOverOp
+		case i == breakAt:
+			o = breakExtendedOp
 		}
 		if o.do(r, ctx) && o.fault {
 			r.faults++
@@ -76,59 +83,57 @@ func (r *run) pickOp() op {
 	return ops[len(ops)-1]
 }
 
-func (r *run) pickSet() *appsv1.StatefulSet { return r.sets[r.rng.Intn(len(r.sets))] }
-
-// mutate applies fn to the live set, retrying on conflicts.
-func (r *run) mutate(ctx context.Context, name string, fn func(*appsv1.StatefulSet)) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		set, err := r.client.AppsV1().StatefulSets(r.ns).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		fn(set)
-		_, err = r.client.AppsV1().StatefulSets(r.ns).Update(ctx, set, metav1.UpdateOptions{})
-		return err
-	})
-}
+func (r *run) pickSet() *chaosSet { return r.sets[r.rng.Intn(len(r.sets))] }
 
 func (r *run) scale(ctx context.Context) bool {
-	set, n := r.pickSet(), int32(r.rng.Intn(5))
-	r.logf("scale %s to %d", set.Name, n)
-	return r.mutate(ctx, set.Name, func(s *appsv1.StatefulSet) { s.Spec.Replicas = &n }) == nil
+	cs, n := r.pickSet(), int32(r.rng.Intn(5))
+	r.logf("scale %s to %d", cs.name, n)
+	return r.mutate(ctx, cs, func(f specFields) { *f.replicas = &n }) == nil
 }
 
-func (r *run) setImage(ctx context.Context, name string, v int) bool {
-	return r.mutate(ctx, name, func(s *appsv1.StatefulSet) { s.Spec.Template.Spec.Containers[0].Image = image(v) }) == nil
+// apply makes t the set's template, as the user's latest.
+func (r *run) apply(ctx context.Context, cs *chaosSet, t template) bool {
+	cs.templates = append(cs.templates, t)
+	return r.mutate(ctx, cs, func(f specFields) { setTemplate(f.template, t) }) == nil
 }
 
+// update moves the set to the next image, keeping the behavior of the
+// user's last template.
 func (r *run) update(ctx context.Context) bool {
-	set := r.pickSet()
-	hist := r.images[set.Name]
-	v := hist[len(hist)-1] + 1
-	r.images[set.Name] = append(hist, v)
-	r.logf("update %s to image %s", set.Name, image(v))
-	return r.setImage(ctx, set.Name, v)
+	cs := r.pickSet()
+	t := cs.templates[len(cs.templates)-1]
+	t.image++
+	r.logf("update %s to %s", cs.name, t)
+	return r.apply(ctx, cs, t)
 }
 
-// rollback goes back to the previous template, which reuses its revision.
+// rollback goes back to the user's previous template, which reuses its
+// revision; for the extended kind it is the user's rollback, setting the
+// template back.
 func (r *run) rollback(ctx context.Context) bool {
-	set := r.pickSet()
-	hist := r.images[set.Name]
-	if len(hist) < 2 {
+	cs := r.pickSet()
+	if len(cs.templates) < 2 {
 		return false
 	}
-	hist = hist[:len(hist)-1]
-	r.images[set.Name] = hist
-	r.logf("roll back %s to image %s", set.Name, image(hist[len(hist)-1]))
-	return r.setImage(ctx, set.Name, hist[len(hist)-1])
+	cs.templates = cs.templates[:len(cs.templates)-1]
+	t := cs.templates[len(cs.templates)-1]
+	r.logf("roll back %s to %s", cs.name, t)
+	return r.mutate(ctx, cs, func(f specFields) { setTemplate(f.template, t) }) == nil
 }
 
 func (r *run) partition(ctx context.Context) bool {
-	set, p := r.pickSet(), int32(r.rng.Intn(4))
-	r.logf("partition %s at %d", set.Name, p)
-	return r.mutate(ctx, set.Name, func(s *appsv1.StatefulSet) {
-		s.Spec.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{Partition: &p}
-	}) == nil
+	cs, p := r.pickSet(), int32(r.rng.Intn(4))
+	if cs.recreate {
+		return false
+	}
+	r.logf("partition %s at %d", cs.name, p)
+	return r.mutate(ctx, cs, func(f specFields) { *f.partition = &p }) == nil
+}
+
+// setImage sets the image of the apps/v1 set name (for the deterministic
+// tests).
+func (r *run) setImage(ctx context.Context, name string, v int) bool {
+	return r.mutateApps(ctx, name, func(s *appsv1.StatefulSet) { s.Spec.Template.Spec.Containers[0].Image = image(v) }) == nil
 }
 
 func (r *run) randomPod(ctx context.Context) *corev1.Pod {

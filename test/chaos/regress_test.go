@@ -35,7 +35,7 @@ func TestParallelRolloutRecreatesMissingPod(t *testing.T) {
 	if _, err := r.client.AppsV1().StatefulSets(r.ns).Create(ctx, set, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	r.sets = append(r.sets, set)
+	r.track(set)
 	rep := startReplica(r.dir, "first", r.ns, 0, 0)
 	if ok, why := r.converge(ctx); !ok {
 		rep.stop()
@@ -80,7 +80,7 @@ func TestOrderedRolloutPlansFromTheHeldBackStatus(t *testing.T) {
 	if _, err := r.client.AppsV1().StatefulSets(r.ns).Create(ctx, set, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	r.sets = append(r.sets, set)
+	r.track(set)
 	r.replicas = append(r.replicas, startReplica(r.dir, "only", r.ns, 0, 0))
 	if ok, why := r.converge(ctx); !ok {
 		t.Fatalf("initial rollout: %s", why)

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ordinal-sh/ordinal/internal/invariant"
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 )
 
 // run is one seeded scenario in its own namespace.
@@ -24,14 +24,14 @@ type run struct {
 	seed     int64
 	rng      *rand.Rand
 	client   kubernetes.Interface
+	ext      *ostsclient.Client
 	ns       string
 	dir      string
 	watcher  *invariant.Watcher
 	markers  *invariant.Markers
 	replicas []*replica // every controller process of the run, for its logs
 	charge   charge     // the controller in charge of the sets
-	sets     []*appsv1.StatefulSet
-	images   map[string][]int // image history per set, for rollbacks
+	sets     []*chaosSet
 	faults   int
 	logMu    sync.Mutex
 	log      []string
@@ -51,6 +51,10 @@ func newRun(ctx context.Context, t *testing.T, seed int64) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
+	ext, err := ostsclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
 	ns, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: fmt.Sprintf("chaos-%d-", seed)}}, metav1.CreateOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("creating namespace: %w", err)
@@ -59,12 +63,17 @@ func newRun(ctx context.Context, t *testing.T, seed int64) (*run, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	r := &run{t: t, seed: seed, rng: rand.New(rand.NewSource(seed)), client: client, ns: ns.Name, dir: dir,
-		images: map[string][]int{}, began: time.Now()}
-	r.watcher = invariant.Watch(context.Background(), client, r.ns, invariant.Options{})
+	r := &run{t: t, seed: seed, rng: rand.New(rand.NewSource(seed)), client: client, ext: ext, ns: ns.Name, dir: dir,
+		began: time.Now()}
+	r.watcher = invariant.Watch(context.Background(), r.clients(), r.ns, invariant.Options{})
 	r.watcher.WaitSynced()
 	r.markers = invariant.NewMarkers(client, r.ns)
 	return r, nil
+}
+
+// clients are what the invariant checker reads through.
+func (r *run) clients() invariant.Clients {
+	return invariant.Clients{Kube: r.client, Extended: r.ext}
 }
 
 func (r *run) logf(format string, args ...any) {
@@ -74,22 +83,20 @@ func (r *run) logf(format string, args ...any) {
 }
 
 // execute creates the sets, starts the controllers with faults, applies
-// the operations, stops the faults and waits for convergence.
+// the operations, fixes what they broke, stops the faults and waits for
+// convergence.
 func (r *run) execute(ctx context.Context) result {
 	res := result{seed: r.seed}
 	nSets := 1 + r.rng.Intn(2)
 	for i := 0; i < nSets; i++ {
-		set := randomSet(r.rng, r.ns, setNames[i])
-		if _, err := r.client.AppsV1().StatefulSets(r.ns).Create(ctx, set, metav1.CreateOptions{}); err != nil {
+		if err := r.createSet(ctx, i); err != nil {
 			res.why = "creating set: " + err.Error()
 			return res
 		}
-		r.sets = append(r.sets, set)
-		r.images[set.Name] = []int{8}
-		r.logf("create %s", describe(set))
 	}
 	r.startControllers()
 	r.chaos(ctx)
+	r.fixAll(ctx)
 	r.stopFaults(ctx)
 	res.converged, res.why = r.converge(ctx)
 	res.convergedIn = time.Since(r.stopped)

@@ -16,7 +16,6 @@ import (
 
 	"github.com/ordinal-sh/ordinal/internal/controller"
 	"github.com/ordinal-sh/ordinal/internal/invariant"
-	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/plane"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
@@ -52,11 +51,7 @@ func newNamespace(t *testing.T) string {
 	}
 	// Every test's namespace is watched by the invariant checker; a
 	// violation anywhere in its history fails the test.
-	ext, err := ostsclient.NewForConfig(restConfig(200, 400))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := invariant.WatchWithExtended(context.Background(), client, ext.StatefulSets(ns.Name), ns.Name, invariant.Options{})
+	w := invariant.Watch(context.Background(), invariant.Clients{Kube: client, Extended: extendedClient(t)}, ns.Name, invariant.Options{})
 	w.WaitSynced()
 	watchers.Store(ns.Name, w)
 	t.Cleanup(func() {
