@@ -106,20 +106,28 @@ func (r *replay) selfHealDelete(ev Event, st *setTrack, specs []*appsv1.Stateful
 // OrderedReady: the healed pod is the first unhealthy one, so every
 // in-range predecessor was healthy within the window.
 func (r *replay) judgeHealOrder(ev Event, st *setTrack, set *appsv1.StatefulSet, ord int32, pod *corev1.Pod) {
+	if j, ok := r.unhealthyPredecessor(ev, set, ord); ok {
+		r.violate(RuleOrderedUpdate, key(pod.Namespace, pod.Name), ev, "OrderedReady self-healing deleted %s while predecessor %s was not healthy within the last %s",
+			pod.Name, podName(set.Name, j), r.opts.Window)
+	}
+}
+
+// unhealthyPredecessor returns the lowest of the set's ordinals below ord
+// whose pod was not healthy at some instant of the window before ev.
+func (r *replay) unhealthyPredecessor(ev Event, set *appsv1.StatefulSet, ord int32) (int32, bool) {
 	from := ev.Time.Add(-r.opts.Window)
 	for _, j := range r.setOrdinals(set) {
 		if j >= ord {
 			break
 		}
-		ok := r.podHistory(pod.Namespace, set.Name, j).heldWithin(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
+		ok := r.podHistory(set.Namespace, set.Name, j).heldWithin(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
 			return r.healthyAt(p, set.Spec.MinReadySeconds, at)
 		})
 		if !ok {
-			r.violate(RuleOrderedUpdate, key(pod.Namespace, pod.Name), ev, "OrderedReady self-healing deleted %s while predecessor %s was not healthy within the last %s",
-				pod.Name, podName(set.Name, j), r.opts.Window)
-			return
+			return j, true
 		}
 	}
+	return 0, false
 }
 
 // recreateDelete reports whether a deletion may be the Recreate strategy's,

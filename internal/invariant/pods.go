@@ -88,20 +88,10 @@ func (r *replay) judgeCreation(ev Event, st *setTrack, ord int32, pod *corev1.Po
 		r.violate(RuleOrdinalRange, k, ev, "created outside the ordinal range [%d, %d)", start, end)
 	}
 	set := specs[len(specs)-1]
-	from := ev.Time.Add(-r.opts.Window)
 	if orderedReady(set) {
-		for _, j := range r.setOrdinals(set) {
-			if j >= ord {
-				break
-			}
-			ok := r.podHistory(pod.Namespace, set.Name, j).heldWithin(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
-				return r.healthyAt(p, set.Spec.MinReadySeconds, at)
-			})
-			if !ok {
-				r.violate(RuleOrderedCreate, k, ev, "OrderedReady: created while predecessor %s was not Running, Ready and Available within the last %s",
-					podName(set.Name, j), r.opts.Window)
-				break
-			}
+		if j, ok := r.unhealthyPredecessor(ev, set, ord); ok {
+			r.violate(RuleOrderedCreate, k, ev, "OrderedReady: created while predecessor %s was not Running, Ready and Available within the last %s",
+				podName(set.Name, j), r.opts.Window)
 		}
 	}
 	r.judgePartitionCreate(ev, st, specs, ord, pod)
