@@ -10,9 +10,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// DeleteRequestedLabel, set to "true" on a pod of an extended set, asks
-// the controller to delete that pod and create it again, within
-// rollingUpdate.maxUnavailable: the chosen pod is replaced, and no other.
+// DeleteRequestedLabel is the pod label that, set to "true" on a pod of an
+// extended set, asks the controller to delete that pod and create it
+// again, within rollingUpdate.maxUnavailable: the chosen pod is replaced,
+// and no other.
 const DeleteRequestedLabel = "apps.ordinal.dev/delete-requested"
 
 // OrdinalRange is the ordinals from Low to High, both included.
