@@ -45,6 +45,9 @@ func ready(pod *corev1.Pod) bool {
 func deletePodFromPage(t *testing.T, ctx context.Context, ns, set string, ordinal, n int32) {
 	t.Helper()
 	before := podUIDs(t, ns, set, n)
+	if before[ordinal] == "" {
+		t.Fatalf("%s is not a ready pod before the delete: UIDs %v", planner.PodName(set, ordinal), before)
+	}
 	cell := fmt.Sprintf(`#grid .cell[data-ordinal="%d"]`, ordinal)
 	waitPage(t, ctx, "a deletable cell", `!!document.querySelector('`+cell+`.deletable')`, cells, 30*time.Second)
 	run(t, ctx, chromedp.Click(chromedp.CSS(cell)))
