@@ -142,4 +142,7 @@ func TestAReservedOrdinalOfAnExtendedSetIsAReservedCell(t *testing.T) {
 	if !strings.Contains(s.Cells[1].Pod, "web-1") {
 		t.Errorf("reserved cell names %q", s.Cells[1].Pod)
 	}
+	if sum := summarize(k.Name(), s); sum.Updated != 2 || sum.Health != HealthComplete {
+		t.Errorf("summary says %d/2 updated, %s; want 2/2, complete", sum.Updated, sum.Health)
+	}
 }
