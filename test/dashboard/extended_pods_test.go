@@ -73,11 +73,14 @@ func deletePodFromPage(t *testing.T, ctx context.Context, ns, set string, ordina
 }
 
 // showsReservedCell opens the extended set's page and waits for ordinal
-// to be a reserved cell while the set's pod at next is Ready.
-func showsReservedCell(t *testing.T, ctx context.Context, ns, set string, ordinal, next int32) {
+// to be a reserved cell while the set's pod at next is Ready, and the set
+// of n pods complete.
+func showsReservedCell(t *testing.T, ctx context.Context, ns, set string, ordinal, next, n int32) {
 	t.Helper()
 	run(t, ctx, chromedp.Navigate(fmt.Sprintf("%s#/set/statefulsets.apps.ordinal.dev/%s/%s", server.URL(), ns, set)))
 	waitPage(t, ctx, "a reserved cell and the pod after it",
 		fmt.Sprintf(`%s.some(c => c.ord === %d && c.state === "reserved") && %s.some(c => c.ord === %d && c.state === "Ready")`, cells, ordinal, cells, next),
 		cells, 30*time.Second)
+	waitPage(t, ctx, "the set complete with its reserved ordinal", `document.querySelector("#health")?.textContent === "complete" && document.querySelector("#counts")?.textContent.startsWith("`+fmt.Sprintf("%d/%d updated", n, n)+`")`,
+		`document.querySelector(".summary")?.textContent`, 30*time.Second)
 }

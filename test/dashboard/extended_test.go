@@ -141,6 +141,6 @@ func TestAnExtendedSetIsListedAndActedOnFromItsPage(t *testing.T) {
 
 	start := time.Now()
 	deletePodFromPage(t, ctx, ns, "db", 1, 3)
-	showsReservedCell(t, ctx, ns, "cache", 1, 2)
+	showsReservedCell(t, ctx, ns, "cache", 1, 2, 2)
 	t.Logf("deleting a pod and the reserved cell took %s in the browser", time.Since(start).Round(10*time.Millisecond))
 }
