@@ -45,7 +45,12 @@ func (k *ExtendedStatefulSets) DeletePod(ctx context.Context, namespace, set str
 	if pod.DeletionTimestamp != nil {
 		return "", badRequest{fmt.Sprintf("pod %s/%s is already terminating", namespace, name)}
 	}
-	if _, err := k.client.CoreV1().Pods(namespace).Patch(ctx, name, types.MergePatchType, deleteRequestPatch(pod.UID), metav1.PatchOptions{}); err != nil {
+	_, err = k.client.CoreV1().Pods(namespace).Patch(ctx, name, types.MergePatchType, deleteRequestPatch(pod.UID), metav1.PatchOptions{})
+	switch {
+	case apierrors.IsInvalid(err), apierrors.IsConflict(err), apierrors.IsNotFound(err):
+		// The UID in the patch no longer matches: a new pod took the name.
+		return "", fmt.Errorf("pod %s/%s was replaced while it was being labelled, so it was left alone: %w", namespace, name, err)
+	case err != nil:
 		return "", fmt.Errorf("labelling pod %s/%s with %s=true: %w", namespace, name, v1alpha1.DeleteRequestedLabel, err)
 	}
 	return fmt.Sprintf("pod/%s labelled %s=true: the controller replaces it within maxUnavailable", name, v1alpha1.DeleteRequestedLabel), nil

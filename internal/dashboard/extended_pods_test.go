@@ -10,10 +10,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/setops"
@@ -74,6 +78,19 @@ func TestDeletingAPodOfAnExtendedSetLabelsOnlyThatPod(t *testing.T) {
 	want := map[string]string{"web-0": "", "web-1": "true", "web-2": "", "web-3": "", "web-4": ""}
 	if diff := cmp.Diff(want, labelled); diff != "" {
 		t.Errorf("delete-requested labels (-want +got):\n%s", diff)
+	}
+}
+
+func TestAPodReplacedWhileBeingLabelledIsLeftAlone(t *testing.T) {
+	api := fake.NewClientset(extendedPod("web", 0))
+	// As the API server answers a patch whose metadata.uid is not the pod's.
+	api.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Pod").GroupKind(), "web-0",
+			field.ErrorList{field.Invalid(field.NewPath("metadata", "uid"), "uid-web-0", "field is immutable")})
+	})
+	_, err := (&ExtendedStatefulSets{client: api}).DeletePod(context.Background(), "default", "web", 0)
+	if err == nil || !strings.Contains(err.Error(), "pod default/web-0 was replaced while it was being labelled, so it was left alone") {
+		t.Errorf("error %v", err)
 	}
 }
 
