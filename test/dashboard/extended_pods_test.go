@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -23,20 +22,11 @@ func podUIDs(t *testing.T, ns, set string, n int32) []types.UID {
 	out := make([]types.UID, n)
 	for i := range n {
 		pod, err := client.CoreV1().Pods(ns).Get(context.Background(), planner.PodName(set, i), metav1.GetOptions{})
-		if err == nil && pod.DeletionTimestamp == nil && ready(pod) {
+		if err == nil && pod.DeletionTimestamp == nil && planner.IsRunningAndReady(pod) {
 			out[i] = pod.UID
 		}
 	}
 	return out
-}
-
-func ready(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // deletePodFromPage opens the extended set's page, deletes the pod at
