@@ -40,8 +40,8 @@ func TestAnExtendedSetsPauseDecidesItsHealthAndActions(t *testing.T) {
 		health  string
 		actions ActionSet
 	}{
-		{"running", false, HealthComplete, ActionSet{Pause: true, Restart: true}},
-		{"paused by rollingUpdate.paused", true, HealthPaused, ActionSet{Resume: true, Restart: true}},
+		{"running", false, HealthComplete, ActionSet{Pause: true, Restart: true, DeletePod: true}},
+		{"paused by rollingUpdate.paused", true, HealthPaused, ActionSet{Resume: true, Restart: true, DeletePod: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

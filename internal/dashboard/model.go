@@ -123,7 +123,12 @@ func summarize(kind string, s view.Snapshot) Summary {
 	}
 	for _, c := range s.Cells {
 		sum.States[c.State]++
-		if c.Updated && c.Ordinal < s.StartOrdinal+s.Replicas {
+	}
+	// Reserved cells lie among the set's ordinals (see Reserver), so its
+	// pods reach that many ordinals further; pods above are condemned.
+	end := s.StartOrdinal + s.Replicas + int32(sum.States[StateReserved])
+	for _, c := range s.Cells {
+		if c.Updated && c.Ordinal < end {
 			sum.Updated++
 		}
 	}
@@ -137,7 +142,7 @@ func health(s view.Snapshot, sum Summary) string {
 		return HealthFailing
 	case s.PausedPartition != "" || s.Extended != nil && s.Extended.Paused:
 		return HealthPaused
-	case s.Done && sum.States[view.StateReady] == len(s.Cells) && s.CurrentRevision == s.UpdateRevision:
+	case s.Done && sum.States[view.StateReady]+sum.States[StateReserved] == len(s.Cells) && s.CurrentRevision == s.UpdateRevision:
 		return HealthComplete
 	}
 	return HealthProgressing

@@ -10,6 +10,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/chromedp/chromedp"
@@ -30,8 +31,8 @@ func extendedSets(t *testing.T, ns string) ostsclient.Interface {
 }
 
 // createExtended creates newSet's set as the extended kind, with a
-// progress deadline of two seconds.
-func createExtended(t *testing.T, ns, name string, n int32) {
+// progress deadline of two seconds, changed by each of mutate.
+func createExtended(t *testing.T, ns, name string, n int32, mutate ...func(*v1alpha1.StatefulSet)) {
 	t.Helper()
 	data, err := json.Marshal(newSet(ns, name, n, false))
 	if err != nil {
@@ -42,6 +43,9 @@ func createExtended(t *testing.T, ns, name string, n int32) {
 		t.Fatal(err)
 	}
 	set.Spec.ProgressDeadlineSeconds = ptr(int32(2))
+	for _, m := range mutate {
+		m(set)
+	}
 	if _, err := extendedSets(t, ns).Create(context.Background(), set, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -74,10 +78,14 @@ func paused(s *v1alpha1.StatefulSet) bool {
 // TestAnExtendedSetIsListedAndActedOnFromItsPage: the list shows an
 // extended set under its kind; its page shows the controller's conditions,
 // pauses and resumes it through rollingUpdate.paused, names the pod a
-// broken rollout is blocked by, and rolls it back with Undo.
+// broken rollout is blocked by, rolls it back with Undo, and deletes a
+// chosen pod; a set that reserves an ordinal shows it as a reserved cell.
 func TestAnExtendedSetIsListedAndActedOnFromItsPage(t *testing.T) {
 	ns := namespace(t)
 	createExtended(t, ns, "db", 3)
+	createExtended(t, ns, "cache", 2, func(s *v1alpha1.StatefulSet) {
+		s.Spec.ReserveOrdinals = []intstr.IntOrString{intstr.FromInt32(1)}
+	})
 	first := waitExtended(t, ns, "db", "complete", func(s *v1alpha1.StatefulSet) bool {
 		return s.Status.ObservedGeneration == s.Generation && s.Status.UpdatedReplicas == 3 && s.Status.ReadyReplicas == 3
 	}).Status.UpdateRevision
@@ -130,4 +138,9 @@ func TestAnExtendedSetIsListedAndActedOnFromItsPage(t *testing.T) {
 	waitPage(t, ctx, "the complete badge", `document.querySelector("#health")?.textContent === "complete"`,
 		`document.querySelector(".summary")?.textContent`, 30*time.Second)
 	comparePlanOf(t, ctx, ns, "osts/db")
+
+	start := time.Now()
+	deletePodFromPage(t, ctx, ns, "db", 1, 3)
+	showsReservedCell(t, ctx, ns, "cache", 1, 2, 2)
+	t.Logf("deleting a pod and the reserved cell took %s in the browser", time.Since(start).Round(10*time.Millisecond))
 }

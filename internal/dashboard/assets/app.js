@@ -120,6 +120,8 @@ function setPage(kind, ns, name) {
     claims: el("tbody"),
     claimsCount: el("span", {class: "muted"}),
     events: el("ul", {class: "timeline", id: "events"}),
+    ref: {kind, ns, name},
+    deletePod: false, // whether a click on a pod's cell offers to delete it
     cells: new Map(),
     keys: {},
     eventsAt: 0,
@@ -221,7 +223,7 @@ function renderGrid(v, st, colours) {
   if (v.last !== want) {
     v.cells.clear();
     v.grid.replaceChildren(...st.pods.map((c) => {
-      const e = el("div", {class: "cell", "data-ordinal": c.ordinal}, String(c.ordinal));
+      const e = el("div", {class: "cell", "data-ordinal": c.ordinal, onclick: () => cellClicked(v, e)}, String(c.ordinal));
       v.cells.set(c.ordinal, e);
       return e;
     }));
@@ -231,14 +233,31 @@ function renderGrid(v, st, colours) {
     const e = v.cells.get(c.ordinal);
     const colour = colours.has(c.revision) ? "r" + colours.get(c.revision) : "rn";
     const held = edge >= 0 && c.ordinal < edge;
-    const key = colour + " " + c.state + (c.ordinal === edge ? " edge" : "") + (held ? " held" : "");
+    const deletable = v.deletePod && hasPod(c);
+    const key = colour + " " + c.state + (c.ordinal === edge ? " edge" : "") + (held ? " held" : "") + (deletable ? " deletable" : "");
     if (e._key === key && e._reason === c.reason && e._rev === c.revision) continue;
-    e._key = key; e._reason = c.reason; e._rev = c.revision;
+    e._key = key; e._reason = c.reason; e._rev = c.revision; e._pod = c.pod;
     e.className = "cell " + key;
     e.dataset.revision = c.revision || "";
     e.dataset.state = c.state;
-    e.title = c.pod + "\nrevision " + (c.revision || "none") + "\n" + c.state + (c.reason ? ": " + c.reason : "") + (held ? "\nheld by the partition" : "");
+    e.title = c.pod + "\nrevision " + (c.revision || "none") + "\n" + c.state + (c.reason ? ": " + c.reason : "") + (held ? "\nheld by the partition" : "") +
+      (deletable ? "\nclick to delete this pod" : "");
   }
+}
+
+// hasPod says whether a cell stands for a pod that can still be deleted.
+function hasPod(c) {
+  return c.state !== "missing" && c.state !== "reserved" && c.state !== "terminating";
+}
+
+// cellClicked offers to delete the cell's pod, on sets whose kind has it.
+function cellClicked(v, e) {
+  if (!e.classList.contains("deletable")) return;
+  const {kind, ns, name} = v.ref;
+  const details = el("span", {class: "mono"}, e._pod + ", revision " + (e._rev || "none") + ", " + e.dataset.state + (e._reason ? ": " + e._reason : ""));
+  confirmAction(kind, ns, name, "pods/" + e.dataset.ordinal + "/delete", "Delete pod " + ns + "/" + e._pod + "?",
+    "The pod is labelled apps.ordinal.dev/delete-requested=true; the controller deletes it and creates it again, with the same name and claims, " +
+    "within rollingUpdate.maxUnavailable: if other pods are unavailable it waits for them. No other pod is touched.", details);
 }
 
 function renderHistory(v, d) {
@@ -337,6 +356,7 @@ function renderActions(kind, ns, name, v, d) {
     return;
   }
   const a = d.actions, ref = ns + "/" + name;
+  v.deletePod = !!a.deletePod;
   // An extended set has a field for the pause; apps/v1 needs the partition.
   const field = !!d.status.extended;
   const buttons = [];
