@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	corev1 "k8s.io/api/core/v1"
@@ -66,8 +65,8 @@ func (t *Target) Remove(ctx context.Context, r Removal) error {
 		return err
 	}
 	if _, err := t.sets.Patch(ctx, t.Set.Name, types.JSONPatchType, data, metav1.PatchOptions{}); err != nil {
-		if changed(err) {
-			return fmt.Errorf("%s changed since it was read, so nothing was changed; run the command again: %w", t.Ref(), err)
+		if t.setChanged(ctx, t.Extended.ResourceVersion) {
+			return fmt.Errorf("%s changed since it was read, so nothing was changed; run the command again", t.Ref())
 		}
 		return fmt.Errorf("updating %s: %w", t.Ref(), err)
 	}
@@ -84,8 +83,8 @@ func (t *Target) Replace(ctx context.Context, r Replacement) error {
 			return err
 		}
 		if _, err := pods.Patch(ctx, pod.Name, types.JSONPatchType, data, metav1.PatchOptions{}); err != nil {
-			if changed(err) {
-				return fmt.Errorf("%s was replaced since it was read, so it was not labelled: %w", pod.Name, err)
+			if t.podReplaced(ctx, pod) {
+				return fmt.Errorf("%s was replaced since it was read, so it was not labelled; run the command again", pod.Name)
 			}
 			return fmt.Errorf("labelling %s: %w", pod.Name, err)
 		}
@@ -93,11 +92,19 @@ func (t *Target) Replace(ctx context.Context, r Replacement) error {
 	return nil
 }
 
-// changed recognises a failed test operation of a JSON patch, which the
-// API server reports as 422 with the patch library's "testing value ...
-// failed", and a conflict.
-func changed(err error) bool {
-	return apierrors.IsConflict(err) || apierrors.IsInvalid(err) && strings.Contains(err.Error(), "testing value")
+// setChanged says whether the set's resourceVersion is no longer rv. The
+// API server answers a failed test operation with a bare 422 that does not
+// say which operation failed, so a failed patch is explained by reading
+// the set again.
+func (t *Target) setChanged(ctx context.Context, rv string) bool {
+	set, err := t.sets.Get(ctx, t.Set.Name, metav1.GetOptions{})
+	return err == nil && set.ResourceVersion != rv
+}
+
+// podReplaced says whether pod is gone or another pod has its name now.
+func (t *Target) podReplaced(ctx context.Context, pod *corev1.Pod) bool {
+	now, err := t.Client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+	return apierrors.IsNotFound(err) || err == nil && now.UID != pod.UID
 }
 
 // Preview is obs as it will be once the removal's patch is applied: the

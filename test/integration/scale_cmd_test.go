@@ -2,6 +2,7 @@ package integration
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/cli/root"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
+	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
 // cmdResult is what one `ordinal` command printed and its exit code.
@@ -44,7 +46,7 @@ func TestScaleRemoveTakesExactlyTheChosenPod(t *testing.T) {
 	before := podUIDs(t, ns)
 
 	dry := runOrdinal(t, ns, "scale", "osts/web", "--remove", "1", "--dry-run")
-	if dry.code != 0 || !strings.Contains(dry.out, "would reserve ordinal 1 and lower replicas from 3 to 2, so that web-1 go") ||
+	if dry.code != 0 || !strings.Contains(dry.out, "would reserve ordinal 1 and lower replicas from 3 to 2, so that web-1 goes and no other pod") ||
 		!strings.Contains(dry.out, "DeletePod Pod/web-1") {
 		t.Errorf("dry run: exit %d, want 0, the change and web-1's delete in the plan", dry.code)
 	}
@@ -53,8 +55,9 @@ func TestScaleRemoveTakesExactlyTheChosenPod(t *testing.T) {
 	}
 
 	res := runOrdinal(t, ns, "scale", "osts/web", "--remove", "1")
-	if res.code != 0 || !strings.Contains(res.out, "follow it with: ordinal rollout status osts/web") {
-		t.Fatalf("scale --remove 1: exit %d, want 0 and how to follow it", res.code)
+	if res.code != 0 || !strings.Contains(res.out, "ordinal 1 reserved and replicas lowered from 3 to 2: web-1 goes") ||
+		!strings.Contains(res.out, "follow it with: ordinal rollout status osts/web") {
+		t.Fatalf("scale --remove 1: exit %d, want 0, what it did and how to follow it", res.code)
 	}
 	set := waitExtended(t, ns, time.Minute, "web-0 and web-2", podsAre(t, ns, "web-0", "web-2"))
 	keptUIDs(t, ns, before, "web-0", "web-2")
@@ -99,5 +102,31 @@ func TestScaleReplaceRecreatesTheChosenPod(t *testing.T) {
 	keptUIDs(t, ns, before, "web-0", "web-2")
 	if r := runOrdinal(t, ns, "scale", "osts/web", "--replace", "5"); r.code == 0 || !strings.Contains(r.err, "ordinal 5 holds no pod of osts/web") {
 		t.Errorf("scale --replace 5: exit %d, stderr %q; want a failure saying ordinal 5 holds no pod", r.code, r.err)
+	}
+}
+
+// A removal built from a set that changed before it was sent changes
+// nothing: its patch tests the resourceVersion it read.
+func TestScaleRemoveOfAChangedSetChangesNothing(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	startOrdinal(t, ns)
+	createExtended(t, asExtended(t, webSet(ns, replicas(3))))
+	waitExtended(t, ns, time.Minute, "3 ready replicas", extendedSettled)
+	target, err := setops.LoadExtended(context.Background(), client, extendedClient(t), ns, setName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	removal, _, err := target.PlanRemoval(context.Background(), []int32{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	patchExtended(t, ns, `{"spec":{"replicas":4}}`)
+	err = target.Remove(context.Background(), removal)
+	if err == nil || !strings.Contains(err.Error(), "changed since it was read, so nothing was changed") {
+		t.Fatalf("Remove after a change: %v, want a refusal saying the set changed", err)
+	}
+	if set := getExtended(t, ns); *set.Spec.Replicas != 4 || len(set.Spec.ReserveOrdinals) != 0 {
+		t.Errorf("spec: replicas %d, reserveOrdinals %v; want 4 and none", *set.Spec.Replicas, set.Spec.ReserveOrdinals)
 	}
 }

@@ -107,10 +107,14 @@ func (o *options) remove(ctx context.Context, t *setops.Target, ords []int32, dr
 		return classify(err)
 	}
 	pods := strings.Join(r.Pods, ", ")
-	change := fmt.Sprintf("reserve %s and lower replicas from %d to %d, so that %s go and no other pod",
-		ordinalWords(r.Ordinals), r.Replicas, r.NewReplicas, pods)
-	did := fmt.Sprintf("%s reserved and replicas lowered from %d to %d: %s go, and no other pod",
-		ordinalWords(r.Ordinals), r.Replicas, r.NewReplicas, pods)
+	goes := "go"
+	if len(r.Pods) == 1 {
+		goes = "goes"
+	}
+	change := fmt.Sprintf("reserve %s and lower replicas from %d to %d, so that %s %s and no other pod",
+		ordinalWords(r.Ordinals), r.Replicas, r.NewReplicas, pods, goes)
+	did := fmt.Sprintf("%s reserved and replicas lowered from %d to %d: %s %s, and no other pod",
+		ordinalWords(r.Ordinals), r.Replicas, r.NewReplicas, pods, goes)
 	if dryRun {
 		preview, err := r.Preview(obs)
 		if err != nil {
