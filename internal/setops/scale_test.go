@@ -1,6 +1,8 @@
 package setops
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -244,5 +246,16 @@ func TestParseOrdinals(t *testing.T) {
 				t.Errorf("ParseOrdinals(%q) = %v, %q; want %v, %q", tt.in, got, gotErr, tt.want, tt.err)
 			}
 		})
+	}
+}
+
+func TestAnAppsV1SetIsToldItNeedsTheExtendedKind(t *testing.T) {
+	target := &Target{Set: testgen.StatefulSet("web", testgen.Replicas(3))}
+	_, _, rerr := target.PlanRemoval(context.Background(), []int32{1})
+	_, _, perr := target.PlanReplacement(context.Background(), []int32{1})
+	for _, err := range []error{rerr, perr} {
+		if !errors.Is(err, ErrNeedsExtended) || !strings.Contains(err.Error(), "`ordinal migrate sts/web` turns it into statefulset.apps.ordinal.dev (apps.ordinal.dev/v1alpha1)") {
+			t.Errorf("apps/v1 set: %v, want ErrNeedsExtended naming ordinal migrate", err)
+		}
 	}
 }

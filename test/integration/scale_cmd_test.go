@@ -100,6 +100,11 @@ func TestScaleReplaceRecreatesTheChosenPod(t *testing.T) {
 		return podsAre(t, ns, "web-0", "web-1", "web-2")(set)
 	})
 	keptUIDs(t, ns, before, "web-0", "web-2")
+	for _, args := range [][]string{{}, {"--remove", "1", "--replace", "2"}, {"--replace", "1-2"}} {
+		if r := runOrdinal(t, ns, append([]string{"scale", "osts/web"}, args...)...); r.code != 2 {
+			t.Errorf("scale osts/web %v: exit %d, want 2 (usage)", args, r.code)
+		}
+	}
 	if r := runOrdinal(t, ns, "scale", "osts/web", "--replace", "5"); r.code == 0 || !strings.Contains(r.err, "ordinal 5 holds no pod of osts/web") {
 		t.Errorf("scale --replace 5: exit %d, stderr %q; want a failure saying ordinal 5 holds no pod", r.code, r.err)
 	}
