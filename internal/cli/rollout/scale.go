@@ -101,6 +101,14 @@ func (o *options) scale(ctx context.Context, arg string, f *scaleFlags) error {
 	return o.replace(ctx, t, ords, f.dryRun)
 }
 
+// scaleChange is a removal or a replacement, ready to preview or apply.
+type scaleChange struct {
+	// would and did say what the change does, before and after.
+	would, did string
+	preview    func() (setops.Observed, error)
+	apply      func() error
+}
+
 func (o *options) remove(ctx context.Context, t *setops.Target, ords []int32, dryRun bool) error {
 	r, obs, err := t.PlanRemoval(ctx, ords)
 	if err != nil {
@@ -111,22 +119,14 @@ func (o *options) remove(ctx context.Context, t *setops.Target, ords []int32, dr
 	if len(r.Pods) == 1 {
 		goes = "goes"
 	}
-	change := fmt.Sprintf("reserve %s and lower replicas from %d to %d, so that %s %s and no other pod",
-		ordinalWords(r.Ordinals), r.Replicas, r.NewReplicas, pods, goes)
-	did := fmt.Sprintf("%s reserved and replicas lowered from %d to %d: %s %s, and no other pod",
-		ordinalWords(r.Ordinals), r.Replicas, r.NewReplicas, pods, goes)
-	if dryRun {
-		preview, err := r.Preview(obs)
-		if err != nil {
-			return err
-		}
-		return o.preview(t, change, preview)
-	}
-	if err := t.Remove(ctx, r); err != nil {
-		return classify(err)
-	}
-	o.done(t, did)
-	return nil
+	return o.run(t, dryRun, scaleChange{
+		would: fmt.Sprintf("reserve %s and lower replicas from %d to %d, so that %s %s and no other pod",
+			ordinalWords(r.Ordinals), r.Replicas, r.NewReplicas, pods, goes),
+		did: fmt.Sprintf("%s reserved and replicas lowered from %d to %d: %s %s, and no other pod",
+			ordinalWords(r.Ordinals), r.Replicas, r.NewReplicas, pods, goes),
+		preview: func() (setops.Observed, error) { return r.Preview(obs) },
+		apply:   func() error { return t.Remove(ctx, r) },
+	})
 }
 
 func (o *options) replace(ctx context.Context, t *setops.Target, ords []int32, dryRun bool) error {
@@ -139,31 +139,35 @@ func (o *options) replace(ctx context.Context, t *setops.Target, ords []int32, d
 		names = append(names, p.Name)
 	}
 	pods := strings.Join(names, ", ")
-	change := fmt.Sprintf("label %s %s=true, so that the controller deletes and recreates each within maxUnavailable",
-		pods, v1alpha1.DeleteRequestedLabel)
-	did := fmt.Sprintf("%s labelled %s=true: the controller deletes and recreates each within maxUnavailable",
-		pods, v1alpha1.DeleteRequestedLabel)
-	if dryRun {
-		preview, err := r.Preview(obs)
-		if err != nil {
-			return err
-		}
-		return o.preview(t, change, preview)
-	}
-	if err := t.Replace(ctx, r); err != nil {
-		return classify(err)
-	}
-	o.done(t, did)
-	return nil
+	return o.run(t, dryRun, scaleChange{
+		would: fmt.Sprintf("label %s %s=true, so that the controller deletes and recreates each within maxUnavailable",
+			pods, v1alpha1.DeleteRequestedLabel),
+		did: fmt.Sprintf("%s labelled %s=true: the controller deletes and recreates each within maxUnavailable",
+			pods, v1alpha1.DeleteRequestedLabel),
+		preview: func() (setops.Observed, error) { return r.Preview(obs) },
+		apply:   func() error { return t.Replace(ctx, r) },
+	})
 }
 
-// preview prints the change and the plan for the set as it would be.
-func (o *options) preview(t *setops.Target, change string, obs setops.Observed) error {
+// run applies c and says what it did and how to follow it, or, in a dry
+// run, prints what it would do and the plan for the set as it would be.
+func (o *options) run(t *setops.Target, dryRun bool, c scaleChange) error {
+	if !dryRun {
+		if err := c.apply(); err != nil {
+			return classify(err)
+		}
+		o.done(t, c.did)
+		return nil
+	}
+	obs, err := c.preview()
+	if err != nil {
+		return err
+	}
 	report, err := setops.PlanReport(obs, o.now())
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.out, "would %s (dry run: nothing changed)\n\nThe controller's plan once it is done:\n", change)
+	fmt.Fprintf(o.out, "would %s (dry run: nothing changed)\n\nThe controller's plan once it is done:\n", c.would)
 	view.RenderPlan(o.out, report, o.now())
 	return nil
 }
