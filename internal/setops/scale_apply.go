@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	corev1 "k8s.io/api/core/v1"
@@ -74,20 +75,33 @@ func (t *Target) Remove(ctx context.Context, r Removal) error {
 }
 
 // Replace labels the replacement's pods, one patch each. A pod that was
-// replaced in between is not labelled, and the error says so.
+// replaced in between is not labelled, and the error says so and which
+// pods were labelled before it.
 func (t *Target) Replace(ctx context.Context, r Replacement) error {
-	pods := t.Client.CoreV1().Pods(t.Set.Namespace)
+	var labelled []string
 	for _, pod := range r.Pods {
-		data, err := json.Marshal(LabelPatch(pod))
-		if err != nil {
+		if err := t.label(ctx, pod); err != nil {
+			if len(labelled) > 0 {
+				return fmt.Errorf("%w (%s already labelled)", err, strings.Join(labelled, ", "))
+			}
 			return err
 		}
-		if _, err := pods.Patch(ctx, pod.Name, types.JSONPatchType, data, metav1.PatchOptions{}); err != nil {
-			if t.podReplaced(ctx, pod) {
-				return fmt.Errorf("%s was replaced since it was read, so it was not labelled; run the command again", pod.Name)
-			}
-			return fmt.Errorf("labelling %s: %w", pod.Name, err)
+		labelled = append(labelled, pod.Name)
+	}
+	return nil
+}
+
+// label sends pod's LabelPatch.
+func (t *Target) label(ctx context.Context, pod *corev1.Pod) error {
+	data, err := json.Marshal(LabelPatch(pod))
+	if err != nil {
+		return err
+	}
+	if _, err := t.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.JSONPatchType, data, metav1.PatchOptions{}); err != nil {
+		if t.podReplaced(ctx, pod) {
+			return fmt.Errorf("%s was replaced since it was read, so it was not labelled; run the command again", pod.Name)
 		}
+		return fmt.Errorf("labelling %s: %w", pod.Name, err)
 	}
 	return nil
 }

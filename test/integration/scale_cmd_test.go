@@ -111,8 +111,10 @@ func TestScaleReplaceRecreatesTheChosenPod(t *testing.T) {
 }
 
 // A removal built from a set that changed before it was sent changes
-// nothing: its patch tests the resourceVersion it read.
-func TestScaleRemoveOfAChangedSetChangesNothing(t *testing.T) {
+// nothing: its patch tests the resourceVersion it read. A replacement
+// whose pod was replaced in between labels no pod, not even the new one
+// of that name.
+func TestScaleOfAChangedSetOrPodChangesNothing(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	startOrdinal(t, ns)
@@ -133,5 +135,24 @@ func TestScaleRemoveOfAChangedSetChangesNothing(t *testing.T) {
 	}
 	if set := getExtended(t, ns); *set.Spec.Replicas != 4 || len(set.Spec.ReserveOrdinals) != 0 {
 		t.Errorf("spec: replicas %d, reserveOrdinals %v; want 4 and none", *set.Spec.Replicas, set.Spec.ReserveOrdinals)
+	}
+	replacement, _, err := target.PlanReplacement(context.Background(), []int32{2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := replacement.Pods[0].UID
+	deletePod(t, ns, "web-2")
+	waitFor(t, time.Minute, "web-2 created again", func() (bool, error) {
+		uid, ok := podUIDs(t, ns)["web-2"]
+		return ok && uid != old, fmt.Errorf("web-2 not yet created again")
+	})
+	err = target.Replace(context.Background(), replacement)
+	if err == nil || !strings.Contains(err.Error(), "web-2 was replaced since it was read, so it was not labelled") {
+		t.Fatalf("Replace after the pod was replaced: %v, want a refusal saying it was replaced", err)
+	}
+	for _, p := range listPods(t, ns) {
+		if _, ok := p.Labels[v1alpha1.DeleteRequestedLabel]; ok {
+			t.Errorf("%s was labelled", p.Name)
+		}
 	}
 }
