@@ -24,7 +24,9 @@ For an extended set (osts/NAME) the planner runs with the kind's inputs, as
 the controller runs it, and a "Rollout safety" section says what
 self-healing, the progress deadline and the failure policy (Report, Pause,
 Rollback) will do next, which pods block the rollout and the conditions the
-controller writes.`,
+controller writes. To see what ordinal scale --remove or --replace would
+do before it happens, run that command with --dry-run: it prints this
+report for the set as the change would leave it.`,
 		Example:           "  ordinal rollout plan web\n  ordinal rollout plan web -o json\n  ordinal rollout plan osts/web",
 		Args:              oneSet,
 		ValidArgsFunction: o.completeSets,

@@ -42,6 +42,7 @@ func New(stdout, stderr io.Writer) *cobra.Command {
 	benchcmd.Register(cmd)
 	cmd.AddCommand(rollout.New())
 	cmd.AddCommand(rollout.NewMigrate())
+	cmd.AddCommand(rollout.NewScale())
 	cmd.AddCommand(dashboardcmd.New())
 	cmd.AddCommand(doctor.New())
 	return cmd
