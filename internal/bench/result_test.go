@@ -2,17 +2,14 @@ package bench
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/ordinal-sh/ordinal/internal/golden"
+)
 
 func TestPercentile(t *testing.T) {
 	ms := func(xs ...int) []time.Duration {
@@ -145,19 +142,7 @@ func TestRenderingMatchesGoldenFiles(t *testing.T) {
 			if err := render(&b); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", name)
-			if *update {
-				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), b.String()); diff != "" {
-				t.Errorf("%s (-want +got):\n%s", name, diff)
-			}
+			golden.Check(t, name, b.String())
 		})
 	}
 }

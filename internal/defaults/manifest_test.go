@@ -3,8 +3,6 @@ package defaults_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,10 +17,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/ordinal-sh/ordinal/internal/defaults"
+	"github.com/ordinal-sh/ordinal/internal/golden"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden revision data under testdata/")
 
 // manifests are StatefulSet manifests as users apply them: the README's
 // example and the ones under testdata/.
@@ -51,7 +48,7 @@ func TestDefaultsGiveTheRevisionTheAPIServerStores(t *testing.T) {
 			if revision.Hash(ours, nil) != revision.Hash(stored, nil) {
 				t.Errorf("revision hash %s, the stored set's %s", revision.Hash(ours, nil), revision.Hash(stored, nil))
 			}
-			golden(t, strings.TrimSuffix(filepath.Base(path), ".yaml")+".revision.json", ours)
+			golden.Check(t, strings.TrimSuffix(filepath.Base(path), ".yaml")+".revision.json", string(ours)+"\n")
 		})
 	}
 }
@@ -88,25 +85,6 @@ func revisionData(t *testing.T, set *appsv1.StatefulSet) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-// golden compares got with testdata/<name>, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading %s (run with -update to create it): %v", path, err)
-	}
-	if diff := cmp.Diff(string(bytes.TrimSuffix(want, []byte("\n"))), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got; run with -update to accept):\n%s", path, diff)
-	}
 }
 
 // schemeChecked returns in defaulted by the package, after checking that

@@ -3,6 +3,8 @@ package view
 import (
 	"strings"
 	"testing"
+
+	"github.com/ordinal-sh/ordinal/internal/golden"
 )
 
 func TestDiff(t *testing.T) {
@@ -18,7 +20,7 @@ func TestDiff(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out strings.Builder
 			Diff(&out, "revision 1", "revision 2", tt.a, tt.b)
-			golden(t, tt.golden, out.String())
+			golden.Check(t, tt.golden, out.String())
 		})
 	}
 }

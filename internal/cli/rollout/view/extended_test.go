@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/golden"
 	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
@@ -116,7 +117,7 @@ func TestRenderExtendedStatus(t *testing.T) {
 			snap := NewExtendedSnapshot(view, ext, tt.pods, "")
 			var b strings.Builder
 			RenderStatus(&b, snap)
-			golden(t, tt.golden, b.String())
+			golden.Check(t, tt.golden, b.String())
 			if snap.Done != tt.done || snap.Failed != tt.failed {
 				t.Errorf("done=%v failed=%v (%q), want done=%v failed=%v", snap.Done, snap.Failed, snap.Failure, tt.done, tt.failed)
 			}
@@ -202,7 +203,7 @@ func TestRenderExtendedPlan(t *testing.T) {
 			ExtendPlan(&report, in, plan)
 			var b strings.Builder
 			RenderPlan(&b, report, now)
-			golden(t, tt.golden, b.String())
+			golden.Check(t, tt.golden, b.String())
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ordinal-sh/ordinal/internal/golden"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
 
@@ -20,12 +21,12 @@ func TestRenderHistory(t *testing.T) {
 	t.Run("revisions are listed oldest first with their pods and roles", func(t *testing.T) {
 		var b strings.Builder
 		RenderHistory(&b, "statefulset.apps/web", NewHistory(r.set, revs(r.newRev, r.oldRev), r.pods()), now)
-		golden(t, "history.txt", b.String())
+		golden.Check(t, "history.txt", b.String())
 	})
 	t.Run("an empty history says so as kubectl does", func(t *testing.T) {
 		var b strings.Builder
 		RenderHistory(&b, "statefulset.apps/web", nil, now)
-		golden(t, "history-empty.txt", b.String())
+		golden.Check(t, "history-empty.txt", b.String())
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/ordinal-sh/ordinal/internal/golden"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
@@ -61,7 +62,7 @@ func TestRenderPlan(t *testing.T) {
 			plan := planner.Compute(planner.Input{Set: set, Pods: pods, Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: now})
 			var b strings.Builder
 			RenderPlan(&b, NewPlanReport(set, res, history, plan), now)
-			golden(t, tt.golden, b.String())
+			golden.Check(t, tt.golden, b.String())
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/ordinal-sh/ordinal/internal/golden"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
 
@@ -76,7 +77,7 @@ func TestRenderStatus(t *testing.T) {
 			snap := NewSnapshot(set, pods, "")
 			var b strings.Builder
 			RenderStatus(&b, snap)
-			golden(t, tt.golden, b.String())
+			golden.Check(t, tt.golden, b.String())
 			if snap.Done != tt.done || (snap.Failure != "") != tt.fails {
 				t.Errorf("done=%v failure=%q, want done=%v failing=%v", snap.Done, snap.Failure, tt.done, tt.fails)
 			}
