@@ -1,0 +1,22 @@
+package bench
+
+import (
+	"testing"
+
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
+)
+
+// The ordinal-osts contender's scenarios write the extended kind; every
+// other contender's write apps/v1.
+func TestEachContenderWritesItsKind(t *testing.T) {
+	apps, ext := fake.NewClientset(), &ostsclient.Client{}
+	for _, c := range ContenderNames {
+		w := writerFor(c, apps, ext)
+		_, extended := w.(extendedWriter)
+		if want := c == ContenderOrdinalExtended; extended != want {
+			t.Errorf("%s writes the extended kind: %v, want %v", c, extended, want)
+		}
+	}
+}
