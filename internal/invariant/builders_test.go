@@ -5,6 +5,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -194,4 +195,10 @@ func (h *history) rules(external ...types.UID) []Rule {
 		out = append(out, v.Rule)
 	}
 	return out
+}
+
+func capacity(size string) claimOpt {
+	return func(c *corev1.PersistentVolumeClaim) {
+		c.Status.Capacity = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)}
+	}
 }

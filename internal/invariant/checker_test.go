@@ -215,6 +215,17 @@ func TestRules(t *testing.T) {
 		},
 		want: []Rule{RuleClaimVolume},
 	}, {
+		name: "a claim growing from 1Gi to 2Gi keeps the rules",
+		history: func() *history {
+			return threeReady().add(3, added, mkClaim(1, capacity("1Gi"))).add(20, modified, mkClaim(1, capacity("2Gi")))
+		},
+	}, {
+		name: "a claim whose capacity goes down breaks the no-shrink rule",
+		history: func() *history {
+			return threeReady().add(3, added, mkClaim(1, capacity("2Gi"))).add(20, modified, mkClaim(1, capacity("1Gi")))
+		},
+		want: []Rule{RuleClaimShrunk},
+	}, {
 		name: "collisionCount and observedGeneration going back break monotonic status",
 		history: func() *history {
 			h := &history{}

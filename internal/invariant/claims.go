@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
@@ -32,6 +33,9 @@ func (r *replay) applyClaim(ev Event, claim *corev1.PersistentVolumeClaim) {
 	st, ord := r.setOf(claim, true)
 	if prev != nil && prev.Spec.VolumeName != "" && claim.Spec.VolumeName != prev.Spec.VolumeName {
 		r.violate(RuleClaimVolume, k, ev, "claim moved from volume %q to %q", prev.Spec.VolumeName, claim.Spec.VolumeName)
+	}
+	if now, before := claimCapacity(claim), claimCapacity(prev); prev != nil && now.Cmp(before) < 0 {
+		r.violate(RuleClaimShrunk, k, ev, "claim capacity went down from %s to %s", before.String(), now.String())
 	}
 	if st != nil && !ev.Relisted {
 		r.judgeClaimOwner(ev, st, ord, prev, claim)
@@ -157,4 +161,13 @@ func keys[K cmp.Ordered](m map[K]bool) []K {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// claimCapacity is the storage a claim reports having, zero before it is
+// bound.
+func claimCapacity(claim *corev1.PersistentVolumeClaim) resource.Quantity {
+	if claim == nil {
+		return resource.Quantity{}
+	}
+	return claim.Status.Capacity[corev1.ResourceStorage]
 }

@@ -95,6 +95,10 @@ const (
 	// RuleClaimVolume: a claim object, once bound (spec.volumeName set),
 	// never changes volume.
 	RuleClaimVolume Rule = "claim-volume"
+	// RuleClaimShrunk: the storage capacity a claim object reports
+	// (status.capacity) never decreases. Storage only grows, whatever the
+	// template says.
+	RuleClaimShrunk Rule = "claim-shrunk"
 	// RuleCollisionCount: status.collisionCount of one set object never
 	// decreases.
 	RuleCollisionCount Rule = "collision-count"
