@@ -77,11 +77,7 @@ func (*ExtendedStatefulSets) Reserved(obj any) []int32 {
 	if set == nil || len(set.Spec.ReserveOrdinals) == 0 {
 		return nil
 	}
-	parsed, _ := v1alpha1.ParseReserveOrdinals(set.Spec.ReserveOrdinals)
-	ranges := make([]planner.OrdinalRange, len(parsed))
-	for i, r := range parsed {
-		ranges[i] = planner.OrdinalRange{Low: r.Low, High: r.High}
-	}
+	ranges := osts.Reserved(set)
 	view := osts.View(set)
 	start := planner.StartOrdinal(view)
 	ords := planner.SetOrdinals(start, planner.Replicas(view), ranges)

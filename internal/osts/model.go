@@ -116,7 +116,7 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 		ProgressDeadline: secondsOf(ptr.Deref(s.Spec.ProgressDeadlineSeconds, DefaultProgressDeadline)),
 		MaxUnavailable:   1,
 		Last:             lastStatus(s.Status),
-		Reserved:         reserved(s.Spec.ReserveOrdinals),
+		Reserved:         Reserved(s),
 	}
 	if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		e.Paused = ru.Paused
@@ -138,8 +138,10 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 // entries that parse; were one not to, the others still hold, so no pod is
 // ever created at an ordinal the user meant to reserve because of a typo
 // next to it.
-func reserved(list []intstr.IntOrString) []planner.OrdinalRange {
-	ranges, _ := v1alpha1.ParseReserveOrdinals(list)
+// Reserved is the set's spec.reserveOrdinals as the planner reads them;
+// entries that do not parse are skipped (the schema refuses them).
+func Reserved(s *v1alpha1.StatefulSet) []planner.OrdinalRange {
+	ranges, _ := v1alpha1.ParseReserveOrdinals(s.Spec.ReserveOrdinals)
 	if len(ranges) == 0 {
 		return nil
 	}

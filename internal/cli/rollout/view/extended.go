@@ -71,9 +71,16 @@ type Rollback struct {
 
 // NewExtendedSnapshot describes an extended set: the snapshot of its
 // apps/v1 view (osts.View) with the extended state, and a verdict of its
-// own (kubectl has none for the kind; see extendedVerdict).
-func NewExtendedSnapshot(view *appsv1.StatefulSet, set *v1alpha1.StatefulSet, pods []*corev1.Pod, update string) Snapshot {
+// own (kubectl has none for the kind; see extendedVerdict). Its cells are
+// the set's ordinals, which skip the reserved ones (osts.Reserved).
+func NewExtendedSnapshot(view *appsv1.StatefulSet, set *v1alpha1.StatefulSet, reserved []planner.OrdinalRange,
+	pods []*corev1.Pod, update string,
+) Snapshot {
 	s := NewSnapshot(view, pods, update)
+	if len(reserved) > 0 {
+		ords := planner.SetOrdinals(planner.StartOrdinal(view), planner.Replicas(view), reserved)
+		s.Cells = cellsAt(view.Name, ords, pods, s.UpdateRevision)
+	}
 	s.Extended = extendedState(set)
 	s.Done, s.Message, s.Err = extendedVerdict(view, s.Extended.Paused)
 	s.Failure = failure(s)

@@ -2,6 +2,7 @@ package view
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -114,7 +115,7 @@ func TestRenderExtendedStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			view, ext := extendedOf(t, r.set, tt.change...)
-			snap := NewExtendedSnapshot(view, ext, tt.pods, "")
+			snap := NewExtendedSnapshot(view, ext, nil, tt.pods, "")
 			var b strings.Builder
 			RenderStatus(&b, snap)
 			golden.Check(t, tt.golden, b.String())
@@ -214,4 +215,31 @@ func rolledBack(r rollout) *appsv1.StatefulSet {
 	set := testgen.StatefulSet("web", testgen.Replicas(3))
 	set.Status = r.set.Status
 	return set
+}
+
+func TestExtendedCellsSkipReservedOrdinals(t *testing.T) {
+	r := newRollout()
+	pods := append(r.pods(), testgen.Pod(r.set, 3, testgen.At(r.newRev)))
+	view, ext := extendedOf(t, r.set)
+	reserved := []planner.OrdinalRange{{Low: 2, High: 2}}
+	snap := NewExtendedSnapshot(view, ext, reserved, pods[:2], "")
+	got := cellOrdinals(snap.Cells)
+	if want := []int32{0, 1, 3}; !slices.Equal(got, want) {
+		t.Errorf("with web-2 reserved and gone, cells are ordinals %v, want %v", got, want)
+	}
+	if snap.Cells[2].State != StateMissing {
+		t.Errorf("web-3 not created yet is %q, want %q", snap.Cells[2].State, StateMissing)
+	}
+	snap = NewExtendedSnapshot(view, ext, reserved, pods, "")
+	if got, want := cellOrdinals(snap.Cells), []int32{0, 1, 3, 2}; !slices.Equal(got, want) {
+		t.Errorf("with web-2 reserved and still running, cells are ordinals %v, want %v (the reserved pod after the set's)", got, want)
+	}
+}
+
+func cellOrdinals(cells []Cell) []int32 {
+	out := make([]int32, len(cells))
+	for i, c := range cells {
+		out[i] = c.Ordinal
+	}
+	return out
 }

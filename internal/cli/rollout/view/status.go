@@ -1,7 +1,9 @@
 package view
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -113,25 +115,30 @@ func NewSnapshot(set *appsv1.StatefulSet, pods []*corev1.Pod, update string) Sna
 
 // cells lists the ordinal range, then any pod above it.
 func cells(set *appsv1.StatefulSet, pods []*corev1.Pod, update string) []Cell {
+	return cellsAt(set.Name, planner.SetOrdinals(planner.StartOrdinal(set), planner.Replicas(set), nil), pods, update)
+}
+
+// cellsAt lists the set's ordinals ords, in order, then any other pod of
+// the set by ordinal: pods being removed, or above the range.
+func cellsAt(setName string, ords []int32, pods []*corev1.Pod, update string) []Cell {
 	byName := make(map[string]*corev1.Pod, len(pods))
 	for _, p := range pods {
 		byName[p.Name] = p
 	}
-	var out []Cell
-	start, n := planner.StartOrdinal(set), planner.Replicas(set)
-	for ord := start; ord < start+n; ord++ {
-		name := planner.PodName(set.Name, ord)
+	out := make([]Cell, 0, len(ords))
+	for _, ord := range ords {
+		name := planner.PodName(setName, ord)
 		out = append(out, cellOf(ord, name, byName[name], update))
 		delete(byName, name)
 	}
-	for ord := start + n; len(byName) > 0 && ord < start+n+1000; ord++ {
-		name := planner.PodName(set.Name, ord)
-		if p, ok := byName[name]; ok {
-			out = append(out, cellOf(ord, name, p, update))
-			delete(byName, name)
+	var others []Cell
+	for name, p := range byName {
+		if ord, ok := planner.ParseOrdinal(setName, name); ok {
+			others = append(others, cellOf(ord, name, p, update))
 		}
 	}
-	return out
+	slices.SortFunc(others, func(a, b Cell) int { return cmp.Compare(a.Ordinal, b.Ordinal) })
+	return append(out, others...)
 }
 
 func cellOf(ord int32, name string, pod *corev1.Pod, update string) Cell {
