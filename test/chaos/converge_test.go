@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -10,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ordinal-sh/ordinal/internal/invariant"
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // converge waits, within -converge, until the controller in charge runs
@@ -51,7 +53,8 @@ func (r *run) notConverged(ctx context.Context) string {
 		return err.Error()
 	}
 	for i := range snap.Sets {
-		if why := setNotConverged(&snap.Sets[i], snap.Pods, snap.Revisions, claims.Items); why != "" {
+		set := &snap.Sets[i]
+		if why := setNotConverged(set, setOrdinals(set, nil), snap.Pods, snap.Revisions, claims.Items); why != "" {
 			return why
 		}
 	}
@@ -81,12 +84,19 @@ func (r *run) notInCharge() string {
 	return "no Ordinal replica holds the lease yet"
 }
 
-func setNotConverged(set *appsv1.StatefulSet, pods []corev1.Pod, revisions []appsv1.ControllerRevision, claims []corev1.PersistentVolumeClaim) string {
+// setOrdinals are the ordinals set's pods should have.
+func setOrdinals(set *appsv1.StatefulSet, reserved []planner.OrdinalRange) []int32 {
+	return planner.SetOrdinals(planner.StartOrdinal(set), planner.Replicas(set), reserved)
+}
+
+func setNotConverged(set *appsv1.StatefulSet, ords []int32, pods []corev1.Pod, revisions []appsv1.ControllerRevision,
+	claims []corev1.PersistentVolumeClaim,
+) string {
 	st := set.Status
 	if st.ObservedGeneration != set.Generation {
 		return fmt.Sprintf("%s: observedGeneration %d < generation %d", set.Name, st.ObservedGeneration, set.Generation)
 	}
-	replicas, partition := *set.Spec.Replicas, int32(0)
+	partition := int32(0)
 	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
 		partition = *ru.Partition
 	}
@@ -104,7 +114,7 @@ func setNotConverged(set *appsv1.StatefulSet, pods []corev1.Pod, revisions []app
 	for i := range pods {
 		have[pods[i].Name] = &pods[i]
 	}
-	for ord := int32(0); ord < replicas; ord++ {
+	for _, ord := range ords {
 		name := fmt.Sprintf("%s-%d", set.Name, ord)
 		p := have[name]
 		delete(have, name)
@@ -124,13 +134,13 @@ func setNotConverged(set *appsv1.StatefulSet, pods []corev1.Pod, revisions []app
 	}
 	for name := range have {
 		if len(name) > len(set.Name) && name[:len(set.Name)+1] == set.Name+"-" {
-			return name + " is outside the range and still exists"
+			return name + " is outside the set's ordinals and still exists"
 		}
 	}
-	return claimsNotConverged(set, claims)
+	return claimsNotConverged(set, ords, claims)
 }
 
-func claimsNotConverged(set *appsv1.StatefulSet, claims []corev1.PersistentVolumeClaim) string {
+func claimsNotConverged(set *appsv1.StatefulSet, ords []int32, claims []corev1.PersistentVolumeClaim) string {
 	bound, podOwned := map[string]bool{}, map[string]bool{}
 	for _, c := range claims {
 		bound[c.Name] = c.Status.Phase == corev1.ClaimBound && c.DeletionTimestamp == nil
@@ -139,12 +149,13 @@ func claimsNotConverged(set *appsv1.StatefulSet, claims []corev1.PersistentVolum
 		}
 	}
 	deleteScaled := set.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled == appsv1.DeletePersistentVolumeClaimRetentionPolicyType
-	for ord := int32(0); ord < 8; ord++ {
+	for ord := int32(0); ord < 12; ord++ {
 		name := fmt.Sprintf("data-%s-%d", set.Name, ord)
+		in := slices.Contains(ords, ord)
 		switch {
-		case ord < *set.Spec.Replicas && !bound[name]:
+		case in && !bound[name]:
 			return "claim " + name + " is not bound"
-		case ord >= *set.Spec.Replicas && deleteScaled && podOwned[name]:
+		case !in && deleteScaled && podOwned[name]:
 			// A condemned claim goes with its pod (the garbage collector
 			// follows the Pod owner reference). A claim whose pod was
 			// already gone at scale-down never gets that reference and

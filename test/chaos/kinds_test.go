@@ -130,12 +130,7 @@ func (r *run) mutate(ctx context.Context, cs *chaosSet, fn func(specFields)) err
 			fn(f)
 		})
 	}
-	sets := r.ext.StatefulSets(r.ns)
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		s, err := sets.Get(ctx, cs.name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
+	return r.mutateExtended(ctx, cs, func(s *v1alpha1.StatefulSet) {
 		f := specFields{replicas: &s.Spec.Replicas, template: &s.Spec.Template}
 		if s.Spec.UpdateStrategy.Type != v1alpha1.RecreateStatefulSetStrategyType {
 			if s.Spec.UpdateStrategy.RollingUpdate == nil {
@@ -145,6 +140,19 @@ func (r *run) mutate(ctx context.Context, cs *chaosSet, fn func(specFields)) err
 			f.partition, f.paused = &ru.Partition, &ru.Paused
 		}
 		fn(f)
+	})
+}
+
+// mutateExtended applies fn to the live extended set, retrying on
+// conflicts, and tells the invariant checker the write was the user's.
+func (r *run) mutateExtended(ctx context.Context, cs *chaosSet, fn func(*v1alpha1.StatefulSet)) error {
+	sets := r.ext.StatefulSets(r.ns)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		s, err := sets.Get(ctx, cs.name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		fn(s)
 		updated, err := sets.Update(ctx, s, metav1.UpdateOptions{})
 		if err == nil {
 			r.watcher.UserWrite(updated)

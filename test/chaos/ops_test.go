@@ -26,6 +26,8 @@ var ops = []op{
 	{"pause-resume", 1, false, (*run).pauseResume},
 	{"break-template", 2, false, (*run).breakTemplate},
 	{"fix-template", 1, false, (*run).fixTemplate},
+	{"reserve", 2, false, (*run).reserve},
+	{"request-delete", 1, false, (*run).requestDelete},
 	{"crash-pod", 2, true, (*run).crashPod},
 	{"delete-pod", 2, true, (*run).deletePod},
 	{"kill-controller", 2, true, (*run).killController},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/invariant"
+	"github.com/ordinal-sh/ordinal/internal/osts"
 )
 
 // extendedNotConverged is setNotConverged for an extended set, read
@@ -21,7 +22,8 @@ func extendedNotConverged(set *v1alpha1.StatefulSet, pods []corev1.Pod, revision
 	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Paused {
 		return set.Name + " is paused"
 	}
-	return setNotConverged(invariant.ExtendedView(set), pods, revisions, claims)
+	view := invariant.ExtendedView(set)
+	return setNotConverged(view, setOrdinals(view, osts.Reserved(set)), pods, revisions, claims)
 }
 
 // replaceStuckPods does what upstream documents for a rollout stuck on a

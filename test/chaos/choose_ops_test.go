@@ -1,0 +1,77 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/planner"
+)
+
+// pickExtended draws one of the run's extended sets; nil when it has none.
+func (r *run) pickExtended() *chaosSet {
+	var ext []*chaosSet
+	for _, cs := range r.sets {
+		if cs.extended {
+			ext = append(ext, cs)
+		}
+	}
+	if len(ext) == 0 {
+		return nil
+	}
+	return ext[r.rng.Intn(len(ext))]
+}
+
+// reserve changes an extended set's reserved ordinals as a user choosing
+// which pods go would: one time in three it lifts them all; otherwise it
+// reserves one ordinal, or a range of two, below 5, and half of those
+// times lowers replicas by one in the same write, which removes exactly
+// that pod.
+func (r *run) reserve(ctx context.Context) bool {
+	cs := r.pickExtended()
+	if cs == nil {
+		return false
+	}
+	var list []intstr.IntOrString
+	low := int32(r.rng.Intn(5))
+	switch r.rng.Intn(3) {
+	case 0:
+	case 1:
+		list = []intstr.IntOrString{intstr.FromInt32(low)}
+	default:
+		list = []intstr.IntOrString{intstr.FromString(fmt.Sprintf("%d-%d", low, low+1))}
+	}
+	lower := len(list) > 0 && r.rng.Intn(2) == 0
+	return r.mutateExtended(ctx, cs, func(s *v1alpha1.StatefulSet) {
+		s.Spec.ReserveOrdinals = list
+		if lower && *s.Spec.Replicas > 0 {
+			*s.Spec.Replicas--
+		}
+		r.logf("reserve ordinals %v of %s, replicas %d", list, cs.name, *s.Spec.Replicas)
+	}) == nil
+}
+
+// requestDelete labels a random pod of an extended set
+// apps.ordinal.dev/delete-requested, asking the controller to replace it
+// within the rollout budget.
+func (r *run) requestDelete(ctx context.Context) bool {
+	cs := r.pickExtended()
+	if cs == nil {
+		return false
+	}
+	p := r.randomPod(ctx)
+	if p == nil {
+		return false
+	}
+	if _, ok := planner.ParseOrdinal(cs.name, p.Name); !ok {
+		return false
+	}
+	patch := fmt.Sprintf(`{"metadata":{"uid":%q,"labels":{%q:"true"}}}`, p.UID, v1alpha1.DeleteRequestedLabel)
+	_, err := r.client.CoreV1().Pods(r.ns).Patch(ctx, p.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{})
+	r.logf("request the delete of pod %s (%v)", p.Name, errWord(err))
+	return err == nil
+}
