@@ -235,6 +235,23 @@ func TestRolloutFailureAndItsPolicy(t *testing.T) {
 			t.Errorf("RequeueAfter %s, want %s (the deadline)", got, want)
 		}
 	})
+	t.Run("a resumed rollout's deadline counts from the resume, not from before the pause", func(t *testing.T) {
+		slow := f.updated(2, testgen.NotReady(now.Add(-time.Minute)))
+		wasPaused := last
+		wasPaused.LastProgress = now.Add(-11 * time.Minute)
+		wasPaused.Conditions = []metav1.Condition{{Type: planner.ConditionProgressing, Status: metav1.ConditionUnknown, Reason: planner.ReasonRolloutPaused}}
+		plan := f.ext(policy(planner.FailurePause, wasPaused), f.pod(0), f.pod(1), slow)
+		if c := plan.Extended.Change; c != nil {
+			t.Errorf("change %+v right after a resume, want none", c)
+		}
+		if got := plan.Extended.Status.LastProgress; !got.Equal(now) {
+			t.Errorf("last progress %s, want the resume (%s)", got, now)
+		}
+		still := extended(func(e *planner.Extended) { e.OnFailure, e.Last, e.Paused = planner.FailurePause, wasPaused, true })
+		if got := f.ext(still, f.pod(0), f.pod(1), slow).Extended.Status.LastProgress; !got.Equal(wasPaused.LastProgress) {
+			t.Errorf("while still paused, last progress %s, want it kept at %s", got, wasPaused.LastProgress)
+		}
+	})
 	t.Run("a finished rollout is complete and available", func(t *testing.T) {
 		done := last
 		done.UpdatedReplicas = 3

@@ -67,8 +67,10 @@ func (p *planner) complete(st appsv1.StatefulSetStatus) bool {
 }
 
 // trackProgress moves LastProgress to now on progress: a new update
-// revision, one more pod at it, one more of those Available, or a
-// completed rollout.
+// revision, one more pod at it, one more of those Available, a completed
+// rollout, or a resume. A paused rollout's time does not count against
+// its deadline: once the last status said paused and the set no longer
+// is, the deadline counts from now.
 func (p *planner) trackProgress(x *ExtendedStatus, st appsv1.StatefulSetStatus, done bool) {
 	last := p.ext.Last
 	x.LastCompletedRevision = last.LastCompletedRevision
@@ -77,9 +79,17 @@ func (p *planner) trackProgress(x *ExtendedStatus, st appsv1.StatefulSetStatus, 
 	}
 	x.LastProgress = last.LastProgress
 	if done || last.LastProgress.IsZero() || last.UpdateRevision != st.UpdateRevision ||
-		st.UpdatedReplicas > last.UpdatedReplicas || x.UpdatedAvailableReplicas > last.UpdatedAvailableReplicas {
+		st.UpdatedReplicas > last.UpdatedReplicas || x.UpdatedAvailableReplicas > last.UpdatedAvailableReplicas ||
+		p.resumed() {
 		x.LastProgress = p.in.Now
 	}
+}
+
+// resumed reports whether the set was paused at the last status and is
+// not now.
+func (p *planner) resumed() bool {
+	c := meta.FindStatusCondition(p.ext.Last.Conditions, ConditionProgressing)
+	return !p.ext.Paused && c != nil && c.Reason == ReasonRolloutPaused
 }
 
 // blockedBy lists, in ordinal order, the pods the rollout waits on or that
