@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/ptr"
 )
 
 // Event reasons of a resize and a modification: the external resizer's,
@@ -57,7 +56,7 @@ func (p *Provisioner) syncBound(ctx context.Context, claim *corev1.PersistentVol
 	if done, err := p.resize(ctx, claim, pv); done || err != nil {
 		return err
 	}
-	return p.modify(ctx, claim, pv)
+	return p.modify(ctx, claim)
 }
 
 // resize carries out planResize's step; done reports that the claim's
@@ -126,7 +125,7 @@ func (p *Provisioner) resizeEvent(claim *corev1.PersistentVolumeClaim, pv *corev
 }
 
 // modify carries out planModify's step.
-func (p *Provisioner) modify(ctx context.Context, claim *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume) error {
+func (p *Provisioner) modify(ctx context.Context, claim *corev1.PersistentVolumeClaim) error {
 	vacs, err := p.vacs.List(labels.Everything())
 	if err != nil {
 		return fmt.Errorf("listing volume attributes classes from cache: %w", err)
@@ -136,13 +135,11 @@ func (p *Provisioner) modify(ctx context.Context, claim *corev1.PersistentVolume
 		return nil
 	}
 	klog.FromContext(ctx).V(2).Info("Modifying volume", "step", plan.action, "class", plan.class, "reason", plan.reason)
-	if plan.action == modifyFinish && ptr.Deref(pv.Spec.VolumeAttributesClassName, "") != plan.class {
-		modified := pv.DeepCopy()
-		modified.Spec.VolumeAttributesClassName = ptr.To(plan.class)
-		if _, err := p.client.CoreV1().PersistentVolumes().Update(ctx, modified, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("setting attributes class of volume %s to %s: %w", pv.Name, plan.class, err)
-		}
-	}
+	// The external resizer also sets the volume's volumeAttributesClassName;
+	// the API server accepts that field on CSI volumes only, so a hostPath
+	// volume keeps none and the claim's status alone records the class. The
+	// PersistentVolume controller copies the volume's class into the claim
+	// only when it binds them, so it never undoes this.
 	if err := p.writeStatus(ctx, claim, modifiedStatus(claim, plan, p.now())); err != nil {
 		return err
 	}

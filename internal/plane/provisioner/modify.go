@@ -27,9 +27,8 @@ const (
 	// modifyStart: modifyVolumeStatus InProgress towards the class, with
 	// condition ModifyingVolume.
 	modifyStart
-	// modifyFinish: the volume takes the class: the volume's
-	// volumeAttributesClassName and the claim's current class are set,
-	// modifyVolumeStatus and the modify conditions cleared.
+	// modifyFinish: the volume takes the class: the claim's current class
+	// is set, modifyVolumeStatus and the modify conditions cleared.
 	modifyFinish
 	// modifyInfeasible: the class is for another driver, whose parameters
 	// the storage rejects (a CSI InvalidArgument): modifyVolumeStatus
