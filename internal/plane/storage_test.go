@@ -18,17 +18,7 @@ func TestABoundClaimGrowsAndChangesAttributesClassOnTheRealAPIServer(t *testing.
 	ctx, ns := namespace(t)
 	claims := planetest.Client().CoreV1().PersistentVolumeClaims(ns)
 	t.Cleanup(func() { logClaim(t, ns) })
-	claim := &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: "data"},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
-		},
-	}
-	if _, err := claims.Create(ctx, claim, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitClaim(t, ctx, ns, "Bound", func(c *corev1.PersistentVolumeClaim) bool { return c.Status.Phase == corev1.ClaimBound })
+	createBoundClaim(t, ctx, ns, nil)
 
 	patch := []byte(`{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}`)
 	if _, err := claims.Patch(ctx, "data", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
@@ -99,17 +89,7 @@ func TestAnInfeasibleResizeRecoversByLoweringTheRequestOnTheRealAPIServer(t *tes
 	ctx, ns := namespace(t)
 	claims := planetest.Client().CoreV1().PersistentVolumeClaims(ns)
 	t.Cleanup(func() { logClaim(t, ns) })
-	claim := &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: "data", Annotations: map[string]string{"sim.ordinal.dev/resize-max": "3Gi"}},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
-		},
-	}
-	if _, err := claims.Create(ctx, claim, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitClaim(t, ctx, ns, "Bound", func(c *corev1.PersistentVolumeClaim) bool { return c.Status.Phase == corev1.ClaimBound })
+	createBoundClaim(t, ctx, ns, map[string]string{"sim.ordinal.dev/resize-max": "3Gi"})
 	setRequest := func(size string) {
 		t.Helper()
 		patch := []byte(`{"spec":{"resources":{"requests":{"storage":"` + size + `"}}}}`)
@@ -126,4 +106,21 @@ func TestAnInfeasibleResizeRecoversByLoweringTheRequestOnTheRealAPIServer(t *tes
 		q := c.Status.Capacity[corev1.ResourceStorage]
 		return q.Cmp(resource.MustParse("3Gi")) == 0 && c.Status.AllocatedResourceStatuses == nil
 	})
+}
+
+// createBoundClaim creates a 1Gi claim "data" of the default class with
+// annotations and waits for it to be bound.
+func createBoundClaim(t *testing.T, ctx context.Context, ns string, annotations map[string]string) {
+	t.Helper()
+	claim := &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "data", Annotations: annotations},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+		},
+	}
+	if _, err := planetest.Client().CoreV1().PersistentVolumeClaims(ns).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitClaim(t, ctx, ns, "Bound", func(c *corev1.PersistentVolumeClaim) bool { return c.Status.Phase == corev1.ClaimBound })
 }

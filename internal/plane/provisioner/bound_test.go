@@ -3,6 +3,7 @@ package provisioner
 import (
 	"context"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -151,4 +152,20 @@ func TestAMissingAttributesClassIsPendingUntilItIsCreated(t *testing.T) {
 	h.waitClaim("current class gold", func(c *corev1.PersistentVolumeClaim) bool {
 		return ptr.Deref(c.Status.CurrentVolumeAttributesClassName, "") == "gold"
 	})
+}
+
+func TestASlowResizeFinishesOnlyAfterItsDelay(t *testing.T) {
+	h := newHarness(t)
+	claim, pv := boundPair(h, withAnnotation(annResize, simResizeSlow), withAnnotation(annResizeDelay, "1s"))
+	h.createVolume(pv)
+	h.createClaim(claim)
+	h.start()
+	h.setRequest("data", "2Gi")
+
+	inProgress := h.waitClaim("ControllerResizeInProgress", resizeStatusIs(corev1.PersistentVolumeClaimControllerResizeInProgress))
+	started := resizeStarted(inProgress)
+	h.waitClaim("capacity 2Gi", capacityIs("2Gi"))
+	if done := time.Now(); done.Sub(started) < time.Second {
+		t.Errorf("resize finished %v after it started, want at least the 1s delay", done.Sub(started))
+	}
 }
