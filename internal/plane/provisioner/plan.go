@@ -108,7 +108,10 @@ func unsupported(claim *corev1.PersistentVolumeClaim) string {
 	case spec.Selector != nil:
 		return "claims with a selector cannot be dynamically provisioned"
 	case ptr.Deref(spec.VolumeAttributesClassName, "") != "":
-		return "hostPath volumes do not support volume attributes classes"
+		// The PersistentVolume controller binds a claim only to a volume of
+		// the same class, and the API server allows the class on CSI
+		// volumes only; a bound claim may still change class (modify.go).
+		return "hostPath volumes cannot carry a volume attributes class, so a claim naming one could never bind; set volumeAttributesClassName once the claim is bound"
 	}
 	if _, ok := spec.Resources.Requests[corev1.ResourceStorage]; !ok {
 		return "claim has no storage request"
