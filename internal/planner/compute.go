@@ -50,6 +50,10 @@ type planner struct {
 	// requestedDeletes counts available pods this plan deletes because a
 	// user asked to (extended sets only); they use up maxUnavailable.
 	requestedDeletes int
+	// weigher weighs pods by the extended kind's priority rules, and
+	// unordered is true when one of them cannot be read.
+	weigher   weigher
+	unordered bool
 }
 
 // Compute plans one sync of in.Set. The passes run in upstream's order and
@@ -77,6 +81,7 @@ func Compute(in Input) Plan {
 		p.fillHoles()
 		p.checkNames()
 		p.checkStrategy()
+		p.unordered = !p.compilePriority()
 		p.run()
 	}
 	p.plan.Status = p.status()
