@@ -84,13 +84,15 @@ func (p *planner) prioritized(slots []slot) []slot {
 
 // updateOrder lists the old-revision pods at or above the partition that
 // are not yet terminating, in the order the rolling update replaces them,
-// marking those this plan deletes; nil for a set without rules.
+// marking those this plan deletes; nil for a set without rules. A paused
+// set gets the order it resumes with.
 func (p *planner) updateOrder() []OrderedPod {
 	if len(p.weigher.selectors) == 0 || p.onDelete() {
 		return nil
 	}
+	from := int64(p.start) + int64(Partition(p.set))
 	var pending []slot
-	for i := len(p.replicas) - 1; i >= 0 && p.abovePartition(p.replicas[i].ordinal); i-- {
+	for i := len(p.replicas) - 1; i >= 0 && int64(p.replicas[i].ordinal) >= from; i-- {
 		s := p.replicas[i]
 		if !s.placeholder && !isTerminating(s.pod) && podRevision(s.pod) != p.update {
 			pending = append(pending, s)

@@ -168,6 +168,11 @@ func TestPriorityOrderIsInThePlan(t *testing.T) {
 	if diff := cmp.Diff(want, plan.Extended.Order); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
 	}
+	held := extended(func(e *planner.Extended) { e.Priority, e.Paused = primaryLast.Priority, true })
+	want = []planner.OrderedPod{{Pod: "web-1", Ordinal: 1}, {Pod: "web-2", Ordinal: 2, Weight: -100}}
+	if diff := cmp.Diff(want, f.ext(held, f.pod(0), f.pod(1), f.pod(2, primary), f.updated(3)).Extended.Order); diff != "" {
+		t.Errorf("paused: order (-want +got):\n%s", diff)
+	}
 	if order := f.ext(extended(), f.pods(0, 1, 2, 3)...).Extended.Order; order != nil {
 		t.Errorf("a set without rules lists an order: %v", order)
 	}
