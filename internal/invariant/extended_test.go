@@ -194,7 +194,7 @@ var extendedCases = []struct {
 }}
 
 func TestExtendedRules(t *testing.T) {
-	for _, tc := range extendedCases {
+	for _, tc := range append(slices.Clone(extendedCases), priorityCases...) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []Rule
 			for _, v := range tc.history().check() {

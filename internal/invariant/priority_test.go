@@ -1,9 +1,6 @@
 package invariant
 
 import (
-	"testing"
-
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -41,6 +38,8 @@ func rollingThree(primaryAt int32, opts ...extOpt) *history {
 	return h
 }
 
+// priorityCases judge RulePriorityOrder; TestExtendedRules runs them
+// with the kind's other cases, in any arrival order too.
 var priorityCases = []struct {
 	name    string
 	history func() *history
@@ -120,18 +119,3 @@ var priorityCases = []struct {
 		return h.add(20, modified, mkPod(0, "a", ready, terminating))
 	},
 }}
-
-func TestPriorityOrderRule(t *testing.T) {
-	for _, tc := range priorityCases {
-		t.Run(tc.name, func(t *testing.T) {
-			var got []Rule
-			for _, v := range tc.history().check() {
-				got = append(got, v.Rule)
-				t.Log(v)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("rules fired (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
