@@ -68,7 +68,8 @@ type planner struct {
 //     (OrderedReady deletes one pod, highest ordinal first);
 //  5. an extended set's pods labelled for deletion, within maxUnavailable;
 //  6. the rolling update, unless the strategy is OnDelete (or a type this
-//     controller does not know, which is reported);
+//     controller does not know, which is reported), in an extended set's
+//     priority order (priority.go);
 //  7. the status, with currentRevision promoted once the update is complete.
 func Compute(in Input) Plan {
 	if in.Set == nil {
