@@ -57,9 +57,9 @@ func (r *replay) judgePriority(ev Event, st *setTrack, specs []*appsv1.StatefulS
 	if !ok {
 		return
 	}
-	rev, ok := updateRevisionWithin(specs)
-	if !ok || pod.Labels[RevisionLabel] == rev {
-		return
+	rev, known := updateRevisionWithin(specs)
+	if known && pod.Labels[RevisionLabel] == rev {
+		return // updated-delete's to judge
 	}
 	deleted, ok := r.rollingCandidate(ev, specs, pod)
 	if !ok {
@@ -70,7 +70,7 @@ func (r *replay) judgePriority(ev Event, st *setTrack, specs []*appsv1.StatefulS
 		if j == ord || !r.replacedInEvery(st, specs, j) {
 			continue
 		}
-		waiting, ok := r.waitingOld(ev, pod.Namespace, st, specs, j, rev)
+		waiting, ok := r.waitingOld(ev, st, specs, j, oldness(pod, rev, known))
 		if ok && rankedBefore(ws, waiting, deleted, j, ord) {
 			r.violate(RulePriorityOrder, key(pod.Namespace, pod.Name), ev,
 				"the rolling update deleted %s (weight %d) while %s (weight %d), Available at an old revision, ranked before it all along",
@@ -80,23 +80,32 @@ func (r *replay) judgePriority(ev Event, st *setTrack, specs []*appsv1.StatefulS
 	}
 }
 
-// rollingCandidate returns the states of a deleted pod within the window
-// when only the budgeted rolling update can have deleted it: one pod
-// object, surely Available at every instant (so neither replaced for free
-// nor self-healed) and never labelled for deletion.
+// rollingCandidate returns the states of a deleted pod object within the
+// window when only the budgeted rolling update can have deleted it:
+// surely Available in each (so neither replaced for free nor self-healed)
+// and labelled for deletion in none. The controller deletes with the
+// pod's UID as a precondition, so it saw one of these states; earlier
+// objects of the name do not count.
 func (r *replay) rollingCandidate(ev Event, specs []*appsv1.StatefulSet, pod *corev1.Pod) ([]*corev1.Pod, bool) {
 	from, minReady := ev.Time.Add(-r.opts.Window), maxMinReady(specs)
-	hist := r.pods[key(pod.Namespace, pod.Name)].history
-	available := hist.heldThroughout(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
-		return p != nil && p.UID == pod.UID && r.surelyAvailable(p, minReady, at)
-	})
-	states := append(hist.within(from, ev.Time), pod)
-	for _, p := range states {
-		if p == nil || p.Labels[v1alpha1.DeleteRequestedLabel] == "true" {
-			return nil, false
+	var states []*corev1.Pod
+	ok := r.pods[key(pod.Namespace, pod.Name)].history.heldThroughout(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
+		if p == nil || p.UID != pod.UID {
+			return true
 		}
-	}
-	return states, available
+		states = append(states, p)
+		return r.surelyAvailable(p, minReady, at) && p.Labels[v1alpha1.DeleteRequestedLabel] != "true"
+	})
+	return append(states, pod), ok && len(states) > 0
+}
+
+// oldness is what makes a waiting pod's revision old in the controller's
+// view: the deleted pod's own revision, which the rolling update deleted
+// it for, or any other than the update revision when every version of
+// the window agrees on one.
+func oldness(deleted *corev1.Pod, rev string, known bool) func(string) bool {
+	same := deleted.Labels[RevisionLabel]
+	return func(r string) bool { return r == same || known && r != rev }
 }
 
 // replacedInEvery reports whether every version wants a pod at ordinal j
@@ -111,11 +120,11 @@ func (r *replay) replacedInEvery(st *setTrack, specs []*appsv1.StatefulSet, j in
 
 // waitingOld returns the states within the window of the pod at ordinal
 // j when it waited for the rolling update all along: one pod object of
-// the set, not terminating, at a revision other than rev and surely
-// Available at every instant.
-func (r *replay) waitingOld(ev Event, ns string, st *setTrack, specs []*appsv1.StatefulSet, j int32, rev string) ([]*corev1.Pod, bool) {
+// the set at every instant, not terminating, at an old revision and
+// surely Available.
+func (r *replay) waitingOld(ev Event, st *setTrack, specs []*appsv1.StatefulSet, j int32, old func(string) bool) ([]*corev1.Pod, bool) {
 	from, minReady := ev.Time.Add(-r.opts.Window), maxMinReady(specs)
-	hist := r.podHistory(ns, st.name, j)
+	hist := r.podHistory(specs[0].Namespace, st.name, j)
 	states := hist.within(from, ev.Time)
 	if len(states) == 0 || states[0] == nil {
 		return nil, false
@@ -123,7 +132,7 @@ func (r *replay) waitingOld(ev Event, ns string, st *setTrack, specs []*appsv1.S
 	uid := states[0].UID
 	ok := hist.heldThroughout(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
 		return p != nil && p.UID == uid && owned(p, st.uid) && p.DeletionTimestamp == nil &&
-			p.Labels[RevisionLabel] != rev && r.surelyAvailable(p, minReady, at)
+			old(p.Labels[RevisionLabel]) && r.surelyAvailable(p, minReady, at)
 	})
 	return states, ok
 }

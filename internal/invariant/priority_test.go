@@ -107,6 +107,29 @@ var priorityCases = []struct {
 		return h.add(20, modified, mkPod(2, "a", ready, primary, terminating))
 	},
 }, {
+	name: "a template change inside the window still binds a follower at the deleted pod's revision",
+	history: func() *history {
+		h := rollingThree(2).add(15, modified, mkExt(3, gen(2), extPrimaryLast, extRevisions("web-r1", "web-r3")))
+		return h.add(20, modified, mkPod(2, "a", ready, primary, terminating))
+	},
+	want: []Rule{RulePriorityOrder},
+}, {
+	name: "a pod created inside the window is judged on its own states",
+	history: func() *history {
+		h := rollingThree(2).add(11, modified, mkPod(2, "a", failed, primary)).add(11.5, deleted, mkPod(2, "a", failed, primary))
+		h.add(12, added, mkPod(2, "b", primary)).add(12.5, modified, mkPod(2, "b", ready, primary))
+		return h.add(23, modified, mkPod(2, "b", ready, primary, terminating))
+	},
+	want: []Rule{RulePriorityOrder},
+}, {
+	name: "a follower created inside the window does not bind",
+	history: func() *history {
+		h := rollingThree(2).add(11, modified, mkPod(1, "a", failed)).add(11.5, deleted, mkPod(1, "a", failed))
+		h.add(12, added, mkPod(1, "b")).add(12.5, modified, mkPod(1, "b", ready))
+		h.add(12.6, modified, mkPod(0, "a", ready, terminating)).add(12.7, deleted, mkPod(0, "a", ready, terminating))
+		return h.add(20, modified, mkPod(2, "a", ready, primary, terminating))
+	},
+}, {
 	name: "a pod labelled for deletion may go out of order",
 	history: func() *history {
 		h := rollingThree(2).add(15, modified, mkPod(2, "a", ready, primary, requested))

@@ -144,21 +144,22 @@ const (
 	RuleAvailableDelete Rule = "available-delete"
 	// RulePriorityOrder (extended kind, RollingUpdate with
 	// rollingUpdate.priority rules that can be read in every version of
-	// the window, and an update revision): a controller deletion of an
-	// in-range pod P at another revision, Available at every instant of
-	// the window (Ready for minReadySeconds plus ReadySlack: surely
-	// Available in the controller's view, so neither replaced for free nor
-	// self-healed) and never labelled for deletion in it, happens only if
-	// no pod Q ranked before P all along: Q's ordinal is in range and at or
-	// above the partition of every version; one pod object of Q existed at
-	// every instant of the window, not terminating, at a revision other
-	// than the update revision and surely Available; and under every
-	// version's rules and every label state of P and Q in the window, Q
-	// weighs more than P, or both weigh one same weight and Q's ordinal is
-	// higher. The rolling update hands its budget out in that order, so it
-	// deletes such a Q first, and Q is terminating before P's deletion.
-	// Nothing is claimed while a pod waits unavailable: replacing it costs
-	// nothing, whatever its weight.
+	// the window): a controller deletion of an in-range pod P that does
+	// not run the update revision, where every state of P's object in the
+	// window was surely Available (Ready for minReadySeconds plus
+	// ReadySlack, so neither replaced for free nor self-healed) and not
+	// labelled for deletion, happens only if no pod Q ranked before P all
+	// along: Q's ordinal is in range and at or above the partition of
+	// every version; a pod object of Q existed at every instant of the
+	// window, not terminating, surely Available and old: at P's revision
+	// (which the rolling update deleted P for), or at any other than the
+	// update revision when the window has one; and under every version's
+	// rules and every label state of P and Q in the window, Q weighs more
+	// than P, or both weigh one same weight and Q's ordinal is higher. The
+	// rolling update hands its budget out in that order, so it deletes
+	// such a Q first, and Q is terminating before P's deletion. Nothing is
+	// claimed while a pod waits unavailable: replacing it costs nothing,
+	// whatever its weight.
 	RulePriorityOrder Rule = "priority-order"
 	// RuleRecreate (extended kind, Recreate in every version of the
 	// window): a pod is created only while no other pod of the set at

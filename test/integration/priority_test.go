@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/invariant"
 )
 
 // imageThird is a third image, for a second rollout.
@@ -57,6 +58,22 @@ func rollTo(t *testing.T, ns, image string) string {
 	return old
 }
 
+// labelledPrimaryStays checks that labelling the primary replaces no pod,
+// for longer than the invariant checker's window: the checker judges the
+// priority order only of pods whose objects and labels it saw unchanged
+// for a whole window (a controller may act on a view that old), so the
+// rollout that follows is judged by it too.
+func labelledPrimaryStays(t *testing.T, rec *recorder) {
+	t.Helper()
+	mark := rec.Mark()
+	consistently(t, invariant.DefaultWindow+time.Second, "no pod goes after the primary is labelled", func() error {
+		if gone := rec.Since(mark, evTerminating, evDeleted); len(gone) > 0 {
+			return fmt.Errorf("pods went without a template change: %v", gone)
+		}
+		return nil
+	})
+}
+
 // priorityCase is one pod management policy's rollouts: want is the order
 // of the first rollout with web-1 the primary; in the second the first
 // pods to go (held) stay terminating until the primary moves to web-2,
@@ -76,6 +93,7 @@ func runPriorityCase(t *testing.T, c priorityCase) {
 	waitExtended(t, ns, time.Minute, "the set ready", extendedSettled)
 
 	setRole(t, ns, "web-1", "primary")
+	labelledPrimaryStays(t, rec)
 	mark := rec.Mark()
 	old := rollTo(t, ns, imageNew)
 	waitExtended(t, ns, 2*time.Minute, "the first rollout complete", extendedSettled)
