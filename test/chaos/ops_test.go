@@ -28,7 +28,7 @@ var ops = []op{
 	{"fix-template", 1, false, (*run).fixTemplate},
 	{"crash-pod", 2, true, (*run).crashPod},
 	{"delete-pod", 2, true, (*run).deletePod},
-	{"relabel-primary", 1, false, (*run).relabelPrimary},
+	{"relabel-primary", 3, false, (*run).relabelPrimary},
 	{"kill-controller", 2, true, (*run).killController},
 	{"restart-plane", 1, true, (*run).restartPlane},
 	handOverOp,
