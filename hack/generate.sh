@@ -35,7 +35,11 @@ controller_gen=$(go -C hack/tools tool -n controller-gen)
 #    64 matchExpressions of at most 256 values each;
 #  - reserveOrdinals entries (int-or-string, which no marker can bound) get
 #    the 21 characters of the longest range, "2147483647-2147483647", so
-#    that the rule checking them is cheap enough.
+#    that the rule checking them is cheap enough;
+#  - the selectors of rollingUpdate.priority lose their descriptions (the
+#    rule's own says what they do) and get bounds for their rules' cost:
+#    label values of at most 63 characters, at most 64 matchLabels and 16
+#    matchExpressions of at most 64 values each.
 go -C hack/tools run ./crdpatch \
 	-trim spec.selector -trim spec.template -trim spec.volumeClaimTemplates -trim status.conditions \
 	-bound 'spec.selector.matchLabels{}:maxLength=63' \
@@ -43,6 +47,11 @@ go -C hack/tools run ./crdpatch \
 	-bound 'spec.selector.matchExpressions:maxItems=64' \
 	-bound 'spec.selector.matchExpressions[].values:maxItems=256' \
 	-bound 'spec.reserveOrdinals[]:maxLength=21' \
+	-trim 'spec.updateStrategy.rollingUpdate.priority[].selector' \
+	-bound 'spec.updateStrategy.rollingUpdate.priority[].selector.matchLabels{}:maxLength=63' \
+	-bound 'spec.updateStrategy.rollingUpdate.priority[].selector.matchLabels:maxProperties=64' \
+	-bound 'spec.updateStrategy.rollingUpdate.priority[].selector.matchExpressions:maxItems=16' \
+	-bound 'spec.updateStrategy.rollingUpdate.priority[].selector.matchExpressions[].values:maxItems=64' \
 	"$out/config/crd/apps.ordinal.dev_statefulsets.yaml"
 
 # Helm installs CRDs only from a chart's own crds/ directory, never from

@@ -298,6 +298,16 @@ type RollingUpdateStatefulSetStrategy struct {
 	// +kubebuilder:default=Report
 	// +optional
 	OnFailure FailurePolicy `json:"onFailure,omitempty"`
+	// Priority orders the rolling update by the pods' labels: each pod
+	// weighs the sum of the weights of the rules that match it, pods of
+	// higher weight are replaced first, and pods of equal weight highest
+	// ordinal first. The partition still holds. At most 16 rules; with
+	// none, pods are replaced highest ordinal first.
+	//
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=atomic
+	// +optional
+	Priority []UpdatePriorityRule `json:"priority,omitempty"`
 }
 
 // StatefulSetStatus is apps/v1's StatefulSetStatus, with conditions as

@@ -85,9 +85,12 @@ type Options struct {
 	ReadySlack time.Duration
 }
 
+// DefaultWindow is Options.Window when unset.
+const DefaultWindow = 10 * time.Second
+
 func (o Options) withDefaults() Options {
 	if o.Window == 0 {
-		o.Window = 10 * time.Second
+		o.Window = DefaultWindow
 	}
 	if o.ReadySlack == 0 {
 		o.ReadySlack = time.Second

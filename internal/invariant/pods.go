@@ -171,6 +171,9 @@ func (r *replay) judgeUpdateDeletion(ev Event, st *setTrack, specs []*appsv1.Sta
 	if st.extended() && r.judgeExtendedDeletion(ev, st, specs, ord, pod) {
 		return
 	}
+	if st.extended() {
+		r.judgePriority(ev, st, specs, ord, pod)
+	}
 	if !allSpecs(specs, rollingUpdate) {
 		return
 	}

@@ -1,8 +1,8 @@
 package invariant
 
 // Rule names one promise. The exact definition of each is here; the
-// checks live in pods.go, extended_pods.go, rollback.go, claims.go,
-// sets.go, final.go and final_extended.go.
+// checks live in pods.go, extended_pods.go, priority.go, rollback.go,
+// claims.go, sets.go, final.go and final_extended.go.
 //
 // Vocabulary. A pod of set S is a pod named S-<n> (n a decimal ordinal)
 // whose controller reference, if any, is S's UID. "Range" is
@@ -146,6 +146,25 @@ const (
 	// (minReadySeconds) is unavailable, and the rolling update replaces it
 	// at no cost to the budget.
 	RuleAvailableDelete Rule = "available-delete"
+	// RulePriorityOrder (extended kind, RollingUpdate with
+	// rollingUpdate.priority rules that can be read in every version of
+	// the window): a controller deletion of an in-range pod P that does
+	// not run the update revision, where every state of P's object in the
+	// window was surely Available (Ready for minReadySeconds plus
+	// ReadySlack, so neither replaced for free nor self-healed) and not
+	// labelled for deletion, happens only if no pod Q ranked before P all
+	// along: Q's ordinal is in range and at or above the partition of
+	// every version; a pod object of Q existed at every instant of the
+	// window, not terminating, surely Available and old: at P's revision
+	// (which the rolling update deleted P for), or at any other than the
+	// update revision when the window has one; and under every version's
+	// rules and every label state of P and Q in the window, Q weighs more
+	// than P, or both weigh one same weight and Q's ordinal is higher. The
+	// rolling update hands its budget out in that order, so it deletes
+	// such a Q first, and Q is terminating before P's deletion. Nothing is
+	// claimed while a pod waits unavailable: replacing it costs nothing,
+	// whatever its weight.
+	RulePriorityOrder Rule = "priority-order"
 	// RuleRecreate (extended kind, Recreate in every version of the
 	// window): a pod is created only while no other pod of the set at
 	// another revision exists (terminating or not): no pod of the new

@@ -130,8 +130,22 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 				e.MaxUnavailable = max(n, 1)
 			}
 		}
+		e.Priority = priority(ru.Priority)
 	}
 	return e
+}
+
+// priority is rollingUpdate.priority for the planner, which reads the
+// selectors and reports one it cannot read.
+func priority(rules []v1alpha1.UpdatePriorityRule) []planner.PriorityRule {
+	if len(rules) == 0 {
+		return nil
+	}
+	out := make([]planner.PriorityRule, len(rules))
+	for i, r := range rules {
+		out[i] = planner.PriorityRule{Weight: r.Weight, Selector: r.Selector.DeepCopy()}
+	}
+	return out
 }
 
 // reserved is spec.reserveOrdinals for the planner. The schema admits only

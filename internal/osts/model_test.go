@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
@@ -97,6 +98,21 @@ func TestReservedOrdinalsReachThePlanner(t *testing.T) {
 	want := []planner.OrdinalRange{{Low: 1, High: 1}, {Low: 5, High: 7}}
 	if diff := cmp.Diff(want, osts.Extended(ext).Reserved); diff != "" {
 		t.Errorf("reserved (-want +got), the bad entry left out:\n%s", diff)
+	}
+}
+
+func TestPriorityRulesReachThePlanner(t *testing.T) {
+	ext := asExtended(t, []byte(withServiceAccount))
+	if e := osts.Extended(ext); e.Priority != nil {
+		t.Errorf("a set without rules has %v", e.Priority)
+	}
+	primary := metav1.LabelSelector{MatchLabels: map[string]string{"role": "primary"}}
+	ext.Spec.UpdateStrategy.RollingUpdate = &v1alpha1.RollingUpdateStatefulSetStrategy{
+		Priority: []v1alpha1.UpdatePriorityRule{{Weight: -100, Selector: primary}},
+	}
+	want := []planner.PriorityRule{{Weight: -100, Selector: &primary}}
+	if diff := cmp.Diff(want, osts.Extended(ext).Priority); diff != "" {
+		t.Errorf("priority (-want +got):\n%s", diff)
 	}
 }
 

@@ -50,6 +50,10 @@ type planner struct {
 	// requestedDeletes counts available pods this plan deletes because a
 	// user asked to (extended sets only); they use up maxUnavailable.
 	requestedDeletes int
+	// weigher weighs pods by the extended kind's priority rules, and
+	// unordered is true when one of them cannot be read.
+	weigher   weigher
+	unordered bool
 }
 
 // Compute plans one sync of in.Set. The passes run in upstream's order and
@@ -64,7 +68,8 @@ type planner struct {
 //     (OrderedReady deletes one pod, highest ordinal first);
 //  5. an extended set's pods labelled for deletion, within maxUnavailable;
 //  6. the rolling update, unless the strategy is OnDelete (or a type this
-//     controller does not know, which is reported);
+//     controller does not know, which is reported), in an extended set's
+//     priority order (priority.go);
 //  7. the status, with currentRevision promoted once the update is complete.
 func Compute(in Input) Plan {
 	if in.Set == nil {
@@ -77,6 +82,7 @@ func Compute(in Input) Plan {
 		p.fillHoles()
 		p.checkNames()
 		p.checkStrategy()
+		p.unordered = !p.compilePriority()
 		p.run()
 	}
 	p.plan.Status = p.status()

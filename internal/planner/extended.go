@@ -30,6 +30,10 @@ type Extended struct {
 	// MaxUnavailable is rollingUpdate.maxUnavailable scaled to replicas,
 	// for the Available condition.
 	MaxUnavailable int
+	// Priority are the rolling update's priority rules: pods of higher
+	// weight (the sum of the matching rules' weights) are replaced first,
+	// pods of equal weight highest ordinal first.
+	Priority []PriorityRule
 	// Reserved are ordinals that get no pod (spec.reserveOrdinals): the
 	// set's pods take the first replicas ordinals from the start that are
 	// not reserved, and a pod at a reserved ordinal is removed.
@@ -104,6 +108,10 @@ type ExtendedPlan struct {
 	// Change, when set, is applied to the set before its status is
 	// written.
 	Change *SetChange
+	// Order is the old-revision pods the rolling update has yet to
+	// replace, in the order it replaces them; only for a set with
+	// priority rules.
+	Order []OrderedPod
 }
 
 // Condition types and reasons of the extended kind.

@@ -19,7 +19,8 @@ import (
 // self-healing never replaces a Ready pod or one at the update revision, a
 // paused set replaces nothing for an update, Recreate never runs two
 // revisions at once, a rollback never loops, a reserved ordinal never
-// gets a pod, and requested deletes stay within maxUnavailable.
+// gets a pod, requested deletes stay within maxUnavailable, and the
+// rolling update follows the priority rules.
 func TestExtendedPlanInvariants(t *testing.T) {
 	for seed := range propertyRuns() {
 		r := rand.New(rand.NewPCG(seed, 7))
@@ -29,6 +30,7 @@ func TestExtendedPlanInvariants(t *testing.T) {
 			g.in.Set.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: "Recreate"}
 		}
 		requestDeletes(r, g.in.Pods)
+		generatePriority(r, g.in.Extended, g.in.Pods)
 		plan := planner.Compute(g.in)
 		for _, v := range extendedViolations(g.in, plan) {
 			t.Errorf("seed %d: %s\nsteps: %v", seed, v, g.f.summary(plan))
@@ -85,6 +87,9 @@ func extendedViolations(in planner.Input, plan planner.Plan) []string {
 		out = append(out, v)
 	}
 	if v := requestedViolation(in, plan); v != "" {
+		out = append(out, v)
+	}
+	if v := priorityViolation(in, plan); v != "" {
 		out = append(out, v)
 	}
 	return out

@@ -29,7 +29,7 @@ func (p *planner) extend(st appsv1.StatefulSetStatus) *ExtendedPlan {
 	// completed; after that a missing or broken pod is a replica
 	// failure, not a failed rollout.
 	rolling := x.LastCompletedRevision != st.UpdateRevision
-	out := &ExtendedPlan{}
+	out := &ExtendedPlan{Order: p.updateOrder()}
 	failure := p.rolloutFailure(x, rolling)
 	if failure != "" {
 		out.Change = p.onFailure(&x, failure)

@@ -26,8 +26,13 @@ import (
 //
 // Under OrderedReady the replica pass only lets this run when every pod is
 // healthy, so step 1 finds nothing and maxUnavailable 1 gives upstream's
-// one pod at a time, highest ordinal first.
+// one pod at a time, highest ordinal first. An extended set's priority
+// rules reorder which pods come first (outdated); an unreadable rule holds
+// the update, which compilePriority has reported.
 func (p *planner) rollingUpdate() {
+	if p.unordered {
+		return
+	}
 	if ru := p.set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.MaxUnavailable == nil {
 		p.legacyRollingUpdate()
 		return
@@ -115,8 +120,9 @@ func (p *planner) currentCount() int32 {
 }
 
 // outdated returns the pods the rolling update should replace, highest
-// ordinal first: observed, at or above the partition, not at the update
-// revision, not terminating and not already deleted by this plan.
+// ordinal first, or by weight first for an extended set with priority
+// rules: observed, at or above the partition, not at the update revision,
+// not terminating and not already deleted by this plan.
 func (p *planner) outdated() []slot {
 	var out []slot
 	for i := len(p.replicas) - 1; i >= 0 && p.abovePartition(p.replicas[i].ordinal); i-- {
@@ -125,7 +131,7 @@ func (p *planner) outdated() []slot {
 			out = append(out, s)
 		}
 	}
-	return out
+	return p.prioritized(out)
 }
 
 // rollingDelete deletes an outdated pod. status.currentReplicas drops by

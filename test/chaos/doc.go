@@ -2,7 +2,8 @@
 // scale-downs, rolling and partitioned updates, rollbacks, paused and
 // resumed rollouts and broken and fixed templates, on apps/v1 sets and
 // extended ones (apps.ordinal.dev, with random failure policies,
-// self-healing, progress deadlines and Recreate), against
+// self-healing, progress deadlines, Recreate and a primary-last update
+// order while pods are relabelled primary), against
 // Ordinal's controller running as real child processes, while killing
 // them, failing their API calls, restarting the whole plane (an
 // `ordinal up` child process: API server, etcd, controllers, nodes),

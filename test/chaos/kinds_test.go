@@ -49,7 +49,8 @@ type specFields struct {
 
 // randomExtended is randomSet as the extended kind (the same manifest
 // under the extended apiVersion), with a random failure policy, progress
-// deadline and self-healing, and on a quarter of them Recreate.
+// deadline and self-healing, half of the rolling ones with the primary
+// last (randomPriority), and on a quarter of them Recreate.
 func randomExtended(rng *rand.Rand, ns, name string) *v1alpha1.StatefulSet {
 	data, err := json.Marshal(randomSet(rng, ns, name))
 	if err != nil {
@@ -72,6 +73,7 @@ func randomExtended(rng *rand.Rand, ns, name string) *v1alpha1.StatefulSet {
 	set.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RollingUpdateStatefulSetStrategyType,
 		RollingUpdate: &v1alpha1.RollingUpdateStatefulSetStrategy{SelfHealing: healing,
 			OnFailure: []v1alpha1.FailurePolicy{v1alpha1.FailureReport, v1alpha1.FailurePause, v1alpha1.FailureRollback}[rng.Intn(3)]}}
+	randomPriority(rng, set.Spec.UpdateStrategy.RollingUpdate)
 	return set
 }
 
@@ -80,6 +82,9 @@ func describeExtended(set *v1alpha1.StatefulSet) string {
 	strategy := string(set.Spec.UpdateStrategy.Type)
 	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		strategy = fmt.Sprintf("%s, selfHealing %s, onFailure %s", strategy, ru.SelfHealing, ru.OnFailure)
+		if len(ru.Priority) > 0 {
+			strategy += ", primary last"
+		}
 	}
 	return fmt.Sprintf("%s(extended, %s, replicas %d, minReady %d, %s, progressDeadline %ds, whenScaled %s, whenDeleted %s)", set.Name,
 		set.Spec.PodManagementPolicy, *set.Spec.Replicas, set.Spec.MinReadySeconds, strategy, *set.Spec.ProgressDeadlineSeconds, p.WhenScaled, p.WhenDeleted)

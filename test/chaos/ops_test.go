@@ -30,6 +30,7 @@ var ops = []op{
 	{"request-delete", 1, false, (*run).requestDelete},
 	{"crash-pod", 2, true, (*run).crashPod},
 	{"delete-pod", 2, true, (*run).deletePod},
+	{"relabel-primary", 3, false, (*run).relabelPrimary},
 	{"kill-controller", 2, true, (*run).killController},
 	{"restart-plane", 1, true, (*run).restartPlane},
 	handOverOp,

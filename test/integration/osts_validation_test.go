@@ -58,6 +58,52 @@ func selectorExpression(op metav1.LabelSelectorOperator, key string, values ...s
 	}
 }
 
+// priorityRules sets rollingUpdate.priority.
+func priorityRules(rules ...v1alpha1.UpdatePriorityRule) func(*v1alpha1.StatefulSet) {
+	return func(s *v1alpha1.StatefulSet) { rollingUpdateOf(s).Priority = rules }
+}
+
+// priorityRule is a rule of the given weight on role=primary, or on
+// matchExpressions when any are given.
+func priorityRule(weight int32, exprs ...metav1.LabelSelectorRequirement) v1alpha1.UpdatePriorityRule {
+	if len(exprs) > 0 {
+		return v1alpha1.UpdatePriorityRule{Weight: weight, Selector: metav1.LabelSelector{MatchExpressions: exprs}}
+	}
+	return v1alpha1.UpdatePriorityRule{Weight: weight, Selector: metav1.LabelSelector{MatchLabels: map[string]string{"role": "primary"}}}
+}
+
+func roleExpr(op metav1.LabelSelectorOperator, values ...string) metav1.LabelSelectorRequirement {
+	return metav1.LabelSelectorRequirement{Key: "role", Operator: op, Values: values}
+}
+
+func priorityCases() []invalidCase {
+	const (
+		weight    = "spec.updateStrategy.rollingUpdate.priority[].weight must be from -1000 to 1000"
+		empty     = "spec.updateStrategy.rollingUpdate.priority[].selector must not be empty: an empty selector matches every pod and changes no order"
+		operators = "spec.updateStrategy.rollingUpdate.priority[].selector.matchExpressions must each have operator In or NotIn with values, or Exists or DoesNotExist without"
+	)
+	var seventeen []v1alpha1.UpdatePriorityRule
+	for range 17 {
+		seventeen = append(seventeen, priorityRule(1))
+	}
+	return []invalidCase{
+		{"a priority weight over 1000", priorityRules(priorityRule(1001)),
+			ruleError("spec.updateStrategy.rollingUpdate.priority[0].weight", weight)},
+		{"a priority weight under -1000", priorityRules(priorityRule(-1), priorityRule(-1001)),
+			ruleError("spec.updateStrategy.rollingUpdate.priority[1].weight", weight)},
+		{"a priority rule with an empty selector", priorityRules(v1alpha1.UpdatePriorityRule{Weight: 5}),
+			ruleError("spec.updateStrategy.rollingUpdate.priority[0].selector", empty)},
+		{"a priority expression In without values", priorityRules(priorityRule(5, roleExpr(metav1.LabelSelectorOpIn))),
+			ruleError("spec.updateStrategy.rollingUpdate.priority[0].selector.matchExpressions", operators)},
+		{"a priority expression Exists with values", priorityRules(priorityRule(5, roleExpr(metav1.LabelSelectorOpExists, "primary"))),
+			ruleError("spec.updateStrategy.rollingUpdate.priority[0].selector.matchExpressions", operators)},
+		{"a priority expression with an unknown operator", priorityRules(priorityRule(5, roleExpr("Has", "primary"))),
+			ruleError("spec.updateStrategy.rollingUpdate.priority[0].selector.matchExpressions", operators)},
+		{"17 priority rules", priorityRules(seventeen...),
+			schemaErrors("spec.updateStrategy.rollingUpdate.priority: Too many: 17: must have at most 16 items", notChecked)},
+	}
+}
+
 func createCases() []invalidCase {
 	const (
 		dnsLabel       = "metadata.name must be a DNS label: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit"
@@ -145,7 +191,7 @@ func TestInvalidExtendedSetsGetTheRulesMessage(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	sets := extendedSets(t, ns)
-	for _, c := range createCases() {
+	for _, c := range append(createCases(), priorityCases()...) {
 		t.Run(c.name, func(t *testing.T) {
 			set := extended(t, webSet(ns))
 			c.mutate(set)
@@ -221,6 +267,10 @@ func TestValidExtendedSetsAreAccepted(t *testing.T) {
 				SelfHealing: v1alpha1.SelfHealingDisabled, OnFailure: v1alpha1.FailureRollback}
 		}},
 		{"no serviceName", func(s *v1alpha1.StatefulSet) { s.Spec.ServiceName = "" }},
+		{"priority rules at the weight bounds, with every operator", priorityRules(priorityRule(-1000), priorityRule(1000,
+			roleExpr(metav1.LabelSelectorOpIn, "a", "b"), roleExpr(metav1.LabelSelectorOpNotIn, "c"),
+			metav1.LabelSelectorRequirement{Key: "zone", Operator: metav1.LabelSelectorOpExists},
+			metav1.LabelSelectorRequirement{Key: "tier", Operator: metav1.LabelSelectorOpDoesNotExist}))},
 		{"a 63-character name", func(s *v1alpha1.StatefulSet) { s.Name = strings.Repeat("w", 63) }},
 	}
 	for _, c := range cases {

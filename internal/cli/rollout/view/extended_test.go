@@ -188,6 +188,12 @@ func TestRenderExtendedPlan(t *testing.T) {
 		{name: "a paused rollout holds its pods and its deadline", golden: "plan-extended-paused.txt", set: r.set,
 			change: []func(*v1alpha1.StatefulSet){paused, lastCompleted(old), lastProgress(testgen.Epoch)},
 			pods:   r.pods()},
+		{name: "priority rules put the primary last in the update order", golden: "plan-extended-priority.txt", set: r.set,
+			change: []func(*v1alpha1.StatefulSet){primaryLast, lastCompleted(old), lastProgress(testgen.Epoch)},
+			pods:   primaryAt0(r)},
+		{name: "a paused set shows the order it resumes with", golden: "plan-extended-priority-paused.txt", set: r.set,
+			change: []func(*v1alpha1.StatefulSet){primaryLast, paused, lastCompleted(old), lastProgress(testgen.Epoch)},
+			pods:   primaryAt0(r)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -207,6 +213,21 @@ func TestRenderExtendedPlan(t *testing.T) {
 			golden.Check(t, tt.golden, b.String())
 		})
 	}
+}
+
+// primaryLast gives role=primary weight -100 and zone=a weight 5.
+func primaryLast(s *v1alpha1.StatefulSet) {
+	rollingUpdate(s).Priority = []v1alpha1.UpdatePriorityRule{
+		{Weight: -100, Selector: metav1.LabelSelector{MatchLabels: map[string]string{"role": "primary"}}},
+		{Weight: 5, Selector: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "zone", Operator: metav1.LabelSelectorOpIn, Values: []string{"a"}}}}},
+	}
+}
+
+// primaryAt0 is r's pods with web-0 labelled role=primary.
+func primaryAt0(r rollout) []*corev1.Pod {
+	pods := r.pods()
+	pods[0].Labels["role"] = "primary"
+	return pods
 }
 
 // rolledBack is r's set with its template back at the old revision while

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
@@ -34,6 +36,26 @@ type ExtendedPlan struct {
 	Conditions []Condition `json:"conditions"`
 	Change     *SpecChange `json:"change,omitempty"`
 	Rollback   *Rollback   `json:"rollback,omitempty"`
+	// Priority are rollingUpdate.priority's rules, and Order the
+	// old-revision pods in the order the rolling update replaces them;
+	// both empty for a set without rules.
+	Priority []PriorityRule `json:"priority,omitempty"`
+	Order    []OrderedPod   `json:"order,omitempty"`
+}
+
+// PriorityRule is one rollingUpdate.priority rule, its selector written
+// as kubectl writes one.
+type PriorityRule struct {
+	Selector string `json:"selector"`
+	Weight   int32  `json:"weight"`
+}
+
+// OrderedPod is a pod in the rolling update's order, with its weight;
+// Now is true when the plan replaces it now.
+type OrderedPod struct {
+	Pod    string `json:"pod"`
+	Weight int64  `json:"weight"`
+	Now    bool   `json:"now,omitempty"`
 }
 
 // SpecChange is what the failure policy writes to the set's spec now.
@@ -69,7 +91,22 @@ func ExtendPlan(r *PlanReport, in *planner.Extended, plan planner.Plan) {
 		}
 	}
 	fillExtendedStatus(x, st, r.Steps)
+	fillPriority(x, in, plan.Extended)
 	r.Extended = x
+}
+
+// fillPriority adds the priority rules and, from the plan, the order the
+// rolling update follows.
+func fillPriority(x *ExtendedPlan, in *planner.Extended, plan *planner.ExtendedPlan) {
+	for _, r := range in.Priority {
+		x.Priority = append(x.Priority, PriorityRule{Selector: metav1.FormatLabelSelector(r.Selector), Weight: r.Weight})
+	}
+	if plan == nil {
+		return
+	}
+	for _, o := range plan.Order {
+		x.Order = append(x.Order, OrderedPod{Pod: o.Pod, Weight: o.Weight, Now: o.Now})
+	}
 }
 
 func fillExtendedStatus(x *ExtendedPlan, st planner.ExtendedStatus, steps []Step) {

@@ -20,6 +20,10 @@ func renderExtendedPlan(w io.Writer, r PlanReport, now time.Time) {
 	field(w, "self-healing", selfHealingWords(r))
 	field(w, "progress deadline", deadlineWords(r, now))
 	field(w, "on failure", failureWords(r))
+	if len(x.Priority) > 0 {
+		field(w, "priority", priorityWords(x.Priority))
+		field(w, "update order", orderWords(r))
+	}
 	if rb := x.Rollback; rb != nil {
 		field(w, "last rollback", fmt.Sprintf("from %s to %s at %s: %s", rb.From, rb.To, rb.Time.Format(time.RFC3339), rb.Reason))
 	}
@@ -125,4 +129,37 @@ func changeWords(c *SpecChange) string {
 		return "the controller pauses the set (rollingUpdate.paused): " + c.Reason
 	}
 	return fmt.Sprintf("the controller rolls the template back to %s: %s", c.RollbackTo, c.Reason)
+}
+
+func priorityWords(rules []PriorityRule) string {
+	var out []string
+	for _, r := range rules {
+		out = append(out, fmt.Sprintf("%s %+d", r.Selector, r.Weight))
+	}
+	return strings.Join(out, "; ") + ". A pod weighs the sum of the rules that match its labels; higher weights are replaced first, equal weights highest ordinal first."
+}
+
+// orderWords lists the old-revision pods in the order the rolling update
+// replaces them.
+func orderWords(r PlanReport) string {
+	x := r.Extended
+	switch {
+	case r.Strategy == "OnDelete":
+		return "none: under OnDelete pods change only when you delete them."
+	case len(x.Order) == 0:
+		return "none: no pod at or above the partition runs an old revision."
+	}
+	var out []string
+	for _, o := range x.Order {
+		s := fmt.Sprintf("%s (%+d)", o.Pod, o.Weight)
+		if o.Now {
+			s = fmt.Sprintf("%s (%+d, now)", o.Pod, o.Weight)
+		}
+		out = append(out, s)
+	}
+	words := strings.Join(out, ", ")
+	if x.Paused {
+		words += ", once the rollout resumes"
+	}
+	return words + "."
 }

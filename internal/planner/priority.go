@@ -1,0 +1,106 @@
+package planner
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// ReasonInvalidPriority warns about a rollingUpdate.priority rule whose
+// selector cannot be read; the rolling update holds rather than replace
+// pods in an order the user did not ask for.
+const ReasonInvalidPriority = "InvalidPriority"
+
+// PriorityRule is one rule of the extended kind's
+// rollingUpdate.priority: Weight is added to the weight of every pod whose
+// labels Selector matches.
+type PriorityRule struct {
+	Weight   int32
+	Selector *metav1.LabelSelector
+}
+
+// OrderedPod is an old-revision pod the rolling update is to replace,
+// with its weight.
+type OrderedPod struct {
+	Pod     string
+	Ordinal int32
+	Weight  int64
+	// Now is true when this plan deletes the pod.
+	Now bool
+}
+
+// weigher gives a pod's weight under a set's priority rules.
+type weigher struct {
+	weights   []int64
+	selectors []labels.Selector
+}
+
+// compilePriority reads the set's priority rules once per plan. It
+// reports false, with a warning, when a selector cannot be read; a set
+// without rules gets a weigher that gives every pod weight 0.
+func (p *planner) compilePriority() bool {
+	if p.ext == nil {
+		return true
+	}
+	for i, r := range p.ext.Priority {
+		sel, err := metav1.LabelSelectorAsSelector(r.Selector)
+		if err != nil {
+			p.warn(ReasonInvalidPriority, "StatefulSet/"+p.set.Name, fmt.Sprintf(
+				"updateStrategy.rollingUpdate.priority[%d].selector: %v; the rolling update does not proceed", i, err))
+			return false
+		}
+		p.weigher.weights = append(p.weigher.weights, int64(r.Weight))
+		p.weigher.selectors = append(p.weigher.selectors, sel)
+	}
+	return true
+}
+
+// weight is the sum of the weights of the rules matching the labels.
+func (w weigher) weight(l map[string]string) int64 {
+	var sum int64
+	for i, sel := range w.selectors {
+		if sel.Matches(labels.Set(l)) {
+			sum += w.weights[i]
+		}
+	}
+	return sum
+}
+
+// prioritized orders slots given highest ordinal first by weight, highest
+// first; the sort is stable, so equal weights keep the ordinal order. It
+// leaves a set without rules (every apps/v1 set) exactly as it is.
+func (p *planner) prioritized(slots []slot) []slot {
+	if len(p.weigher.selectors) == 0 {
+		return slots
+	}
+	slices.SortStableFunc(slots, func(a, b slot) int {
+		return cmp.Compare(p.weigher.weight(b.pod.Labels), p.weigher.weight(a.pod.Labels))
+	})
+	return slots
+}
+
+// updateOrder lists the old-revision pods at or above the partition that
+// are not yet terminating, in the order the rolling update replaces them,
+// marking those this plan deletes; nil for a set without rules. A paused
+// set gets the order it resumes with.
+func (p *planner) updateOrder() []OrderedPod {
+	if len(p.weigher.selectors) == 0 || p.onDelete() {
+		return nil
+	}
+	from := int64(p.start) + int64(Partition(p.set))
+	var pending []slot
+	for i := len(p.replicas) - 1; i >= 0 && int64(p.replicas[i].ordinal) >= from; i-- {
+		s := p.replicas[i]
+		if !s.placeholder && !isTerminating(s.pod) && podRevision(s.pod) != p.update {
+			pending = append(pending, s)
+		}
+	}
+	var out []OrderedPod
+	for _, s := range p.prioritized(pending) {
+		out = append(out, OrderedPod{Pod: s.pod.Name, Ordinal: s.ordinal, Weight: p.weigher.weight(s.pod.Labels), Now: p.deleted[s.ordinal]})
+	}
+	return out
+}
