@@ -29,11 +29,12 @@ func extendedNotConverged(set *v1alpha1.StatefulSet, pods []corev1.Pod, revision
 // replaceStuckPods does what upstream documents for a rollout stuck on a
 // broken revision (#67250): once the template is fixed, delete the pods
 // that still run the broken one. Only where the controller is not
-// expected to do it itself: under OrderedReady (a Parallel rollout
-// replaces an old-revision pod whether it is healthy or not; Recreate
-// replaces them all), in apps/v1 sets and extended sets without
-// self-healing, and below the partition in extended sets with it
-// (self-healing replaces only the pods the rolling update would).
+// expected to do it itself: below the partition under Parallel (a
+// Parallel rollout replaces an old-revision pod at or above it whether it
+// is healthy or not; Recreate replaces them all); under OrderedReady in
+// apps/v1 sets and extended sets without self-healing, and below the
+// partition in extended sets with it (self-healing replaces only the pods
+// the rolling update would).
 func (r *run) replaceStuckPods(ctx context.Context) {
 	snap, err := invariant.TakeSnapshot(ctx, r.clients(), r.ns)
 	if err != nil {
@@ -55,14 +56,16 @@ func (r *run) replaceStuckPods(ctx context.Context) {
 	}
 }
 
-// deleteStuck deletes set's pods below ordinal below that carry a
-// behavior annotation, are not Ready and run another revision than the
-// set's observed update revision, when the set is OrderedReady and its
-// status has caught up.
+// deleteStuck deletes set's pods below ordinal below (under Parallel,
+// below the partition too) that carry a behavior annotation, are not
+// Ready and run another revision than the set's observed update revision,
+// once its status has caught up.
 func (r *run) deleteStuck(ctx context.Context, set *appsv1.StatefulSet, pods []corev1.Pod, below int32) {
-	if set.Spec.PodManagementPolicy == appsv1.ParallelPodManagement || set.Status.ObservedGeneration != set.Generation ||
-		templateOf(&set.Spec.Template).behavior != "" {
+	if set.Status.ObservedGeneration != set.Generation || templateOf(&set.Spec.Template).behavior != "" {
 		return
+	}
+	if set.Spec.PodManagementPolicy == appsv1.ParallelPodManagement {
+		below = min(below, partitionOf(set))
 	}
 	for i := range pods {
 		p := &pods[i]
@@ -74,6 +77,14 @@ func (r *run) deleteStuck(ctx context.Context, set *appsv1.StatefulSet, pods []c
 		err := r.client.CoreV1().Pods(r.ns).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})
 		r.logf("delete stuck pod %s of the broken template (%s)", p.Name, errWord(err))
 	}
+}
+
+// partitionOf is set's rolling update partition, 0 without one.
+func partitionOf(set *appsv1.StatefulSet) int32 {
+	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
+		return *ru.Partition
+	}
+	return 0
 }
 
 // ordinalOf is p's ordinal in set.
