@@ -70,9 +70,14 @@ func randomExtended(rng *rand.Rand, ns, name string) *v1alpha1.StatefulSet {
 	if rng.Intn(4) == 0 {
 		healing = v1alpha1.SelfHealingDisabled
 	}
-	set.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RollingUpdateStatefulSetStrategyType,
-		RollingUpdate: &v1alpha1.RollingUpdateStatefulSetStrategy{SelfHealing: healing,
-			OnFailure: []v1alpha1.FailurePolicy{v1alpha1.FailureReport, v1alpha1.FailurePause, v1alpha1.FailureRollback}[rng.Intn(3)]}}
+	// randomSet's maxUnavailable, if it chose one, stays.
+	ru := &v1alpha1.RollingUpdateStatefulSetStrategy{}
+	if set.Spec.UpdateStrategy.RollingUpdate != nil {
+		ru.MaxUnavailable = set.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable
+	}
+	ru.SelfHealing = healing
+	ru.OnFailure = []v1alpha1.FailurePolicy{v1alpha1.FailureReport, v1alpha1.FailurePause, v1alpha1.FailureRollback}[rng.Intn(3)]
+	set.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RollingUpdateStatefulSetStrategyType, RollingUpdate: ru}
 	randomPriority(rng, set.Spec.UpdateStrategy.RollingUpdate)
 	return set
 }
@@ -82,6 +87,9 @@ func describeExtended(set *v1alpha1.StatefulSet) string {
 	strategy := string(set.Spec.UpdateStrategy.Type)
 	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		strategy = fmt.Sprintf("%s, selfHealing %s, onFailure %s", strategy, ru.SelfHealing, ru.OnFailure)
+		if ru.MaxUnavailable != nil {
+			strategy += ", maxUnavailable " + ru.MaxUnavailable.String()
+		}
 		if len(ru.Priority) > 0 {
 			strategy += ", primary last"
 		}
