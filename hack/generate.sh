@@ -35,7 +35,10 @@ controller_gen=$(go -C hack/tools tool -n controller-gen)
 #    64 matchExpressions of at most 256 values each;
 #  - reserveOrdinals entries (int-or-string, which no marker can bound) get
 #    the 21 characters of the longest range, "2147483647-2147483647", so
-#    that the rule checking them is cheap enough.
+#    that the rule checking them is cheap enough;
+#  - a claim template's name becomes a pod volume's name, a DNS label of
+#    at most 63 characters, which also keeps the rule that template names
+#    are unique cheap enough.
 go -C hack/tools run ./crdpatch \
 	-trim spec.selector -trim spec.template -trim spec.volumeClaimTemplates -trim status.conditions \
 	-bound 'spec.selector.matchLabels{}:maxLength=63' \
@@ -43,6 +46,7 @@ go -C hack/tools run ./crdpatch \
 	-bound 'spec.selector.matchExpressions:maxItems=64' \
 	-bound 'spec.selector.matchExpressions[].values:maxItems=256' \
 	-bound 'spec.reserveOrdinals[]:maxLength=21' \
+	-bound 'spec.volumeClaimTemplates[].metadata.name:maxLength=63' \
 	"$out/config/crd/apps.ordinal.dev_statefulsets.yaml"
 
 # Helm installs CRDs only from a chart's own crds/ directory, never from

@@ -50,6 +50,9 @@ type planner struct {
 	// requestedDeletes counts available pods this plan deletes because a
 	// user asked to (extended sets only); they use up maxUnavailable.
 	requestedDeletes int
+	// storageBlocks are the pods whose claims hold the InPlace claim
+	// update up, for status.blockedBy.
+	storageBlocks []PodFailure
 }
 
 // Compute plans one sync of in.Set. The passes run in upstream's order and

@@ -28,6 +28,10 @@ import (
 // healthy, so step 1 finds nothing and maxUnavailable 1 gives upstream's
 // one pod at a time, highest ordinal first.
 func (p *planner) rollingUpdate() {
+	if p.inPlace() {
+		p.inPlaceRollingUpdate()
+		return
+	}
 	if ru := p.set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.MaxUnavailable == nil {
 		p.legacyRollingUpdate()
 		return
