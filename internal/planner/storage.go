@@ -74,6 +74,12 @@ func (s podStorage) disruptive() bool {
 	})
 }
 
+// holdsSlot reports whether the pod's claims are in progress or failed,
+// which takes a maxUnavailable slot already (see storageBusy).
+func (s podStorage) holdsSlot() bool {
+	return s.progress() != "" || s.failure() != nil
+}
+
 func (s podStorage) done() bool {
 	return !slices.ContainsFunc(s.claims, func(c claimCheck) bool { return !c.done() })
 }
@@ -142,8 +148,10 @@ func (p *planner) inPlaceRollingUpdate() {
 	if p.expansionRefused(round) {
 		return
 	}
-	budget := maxUnavailable - p.unavailableCount() - p.requestedDeletes - p.storageBusy(round)
+	unavailable := p.unavailableCount() + p.requestedDeletes
+	budget := maxUnavailable - unavailable - p.storageBusy(round)
 	var actions []Action
+	waits := len(p.plan.Waits)
 	for _, st := range round {
 		next, stop := p.inPlaceStep(st, &budget)
 		actions = append(actions, next...)
@@ -152,6 +160,9 @@ func (p *planner) inPlaceRollingUpdate() {
 		}
 	}
 	p.addStep(StepRollingUpdate, actions)
+	if len(actions) == 0 && len(p.plan.Waits) == waits {
+		p.budgetWaits(maxUnavailable, unavailable)
+	}
 }
 
 // inPlaceStep decides for one pod of the round; stop ends the round there
@@ -160,14 +171,13 @@ func (p *planner) inPlaceStep(st podStorage, budget *int) (actions []Action, sto
 	s := st.slot
 	free := !IsAvailable(s.pod, p.set.Spec.MinReadySeconds, p.in.Now)
 	switch {
-	case len(st.patches()) > 0 && (free || !st.disruptive() || *budget > 0):
-		if !free && st.disruptive() && st.progress() == "" && st.failure() == nil {
+	case len(st.patches()) > 0 && (free || !st.disruptive() || st.holdsSlot() || *budget > 0):
+		if !free && st.disruptive() && !st.holdsSlot() {
 			*budget--
 		}
 		return p.claimPatches(st), false
 	case len(st.patches()) > 0:
-		p.storageWait(s, "has its claims patched once fewer than maxUnavailable pods are unavailable or have claims in progress")
-		return nil, false
+		return nil, false // its turn comes when a slot frees
 	case st.failure() != nil:
 		p.storageBlock(s, *st.failure())
 		p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, fmt.Sprintf("InPlace claim update: %s is updated once its claims are; %s", s.pod.Name, st.failure().Message),
@@ -187,7 +197,6 @@ func (p *planner) inPlaceStep(st podStorage, budget *int) (actions []Action, sto
 		}
 		return []Action{p.rollingDelete(s, "")}, false
 	}
-	p.storageWait(s, "waits for a maxUnavailable slot to be recreated at the update revision")
 	return nil, false
 }
 
@@ -196,7 +205,7 @@ func (p *planner) inPlaceStep(st podStorage, budget *int) (actions []Action, sto
 func (p *planner) storageBusy(round []podStorage) int {
 	n := 0
 	for _, st := range round {
-		if IsAvailable(st.slot.pod, p.set.Spec.MinReadySeconds, p.in.Now) && (st.progress() != "" || st.failure() != nil) {
+		if IsAvailable(st.slot.pod, p.set.Spec.MinReadySeconds, p.in.Now) && st.holdsSlot() {
 			n++
 		}
 	}
@@ -296,8 +305,14 @@ func (p *planner) expansionRefused(round []podStorage) bool {
 }
 
 // expandable returns the claim's StorageClass and whether it allows
-// expansion. A claim without a class name gets the default class.
+// expansion. A claim without a class name gets the default class. Without
+// StorageClasses (a controller of one namespace may not read them) the API
+// server alone judges: it refuses to grow a claim whose class does not
+// allow it, and the patch fails with its message.
 func (p *planner) expandable(claim *corev1.PersistentVolumeClaim) (string, bool) {
+	if p.ext.StorageClasses == nil {
+		return "", true
+	}
 	class := p.ext.DefaultStorageClass
 	if n := claim.Spec.StorageClassName; n != nil {
 		class = *n
