@@ -166,7 +166,9 @@ func patchSummary(f fixture, c *corev1.PersistentVolumeClaim) string {
 func TestInPlaceClaimUpdates(t *testing.T) {
 	grow, grown := inPlaceRollout(both(size("2Gi"), image("app:2"))), inPlaceRollout(size("2Gi"))
 	ocd := onClaimDelete(size("2Gi"))
-	vac := inPlaceRollout(func(s *appsv1.StatefulSet) { s.Spec.VolumeClaimTemplates[0].Spec.VolumeAttributesClassName = ptr.To("fast") })
+	vac := inPlaceRollout(func(s *appsv1.StatefulSet) {
+		s.Spec.VolumeClaimTemplates[0].Spec.VolumeAttributesClassName = ptr.To("fast")
+	})
 	resizing := []testgen.ClaimOption{requesting("2Gi"), bound("1Gi", grow.upd), claimStatus(func(s *corev1.PersistentVolumeClaimStatus) {
 		s.AllocatedResourceStatuses = map[corev1.ResourceName]corev1.ClaimResourceStatus{corev1.ResourceStorage: corev1.PersistentVolumeClaimControllerResizeInProgress}
 	})}
@@ -236,8 +238,10 @@ func TestInPlaceClaimUpdates(t *testing.T) {
 		want: []string{"rolling update: UpdateClaimStorage www-web-2 storage=1536Mi revision=update"},
 	}, {
 		name: "a new volumeAttributesClass is patched, and waited for until the claim has it",
-		f:    inPlaceRollout(func(s *appsv1.StatefulSet) { s.Spec.VolumeClaimTemplates[0].Spec.VolumeAttributesClassName = ptr.To("fast") }),
-		e:    inPlace(true), pods: grow.pods(0, 1, 2),
+		f: inPlaceRollout(func(s *appsv1.StatefulSet) {
+			s.Spec.VolumeClaimTemplates[0].Spec.VolumeAttributesClassName = ptr.To("fast")
+		}),
+		e: inPlace(true), pods: grow.pods(0, 1, 2),
 		want: []string{"rolling update: UpdateClaimStorage www-web-2 class=fast revision=update"},
 	}, {
 		name: "the update waits while the volumeAttributesClass is applied",
