@@ -13,4 +13,12 @@
 // pre-bound to the claim (spec.claimRef) to appear; for a released volume
 // whose pv.kubernetes.io/provisioned-by annotation names such a provisioner
 // it does nothing and leaves deletion to that provisioner.
+//
+// For bound claims of its volumes it also plays the external resizer and
+// the kubelet, and the external resizer's attributes modifier: a claim
+// asking for more than its capacity, or for another VolumeAttributesClass,
+// passes through the same status fields, conditions and events as on a
+// real cluster (resize.go, modify.go), one status write per step.
+// sim.ordinal.dev/resize* annotations on a claim rehearse slow, failing and
+// infeasible storage (sim.go).
 package provisioner

@@ -2,11 +2,13 @@ package provisioner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -20,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 )
 
 // workers is how many items are synced at once. The queue never hands the
@@ -57,7 +60,10 @@ type Provisioner struct {
 	claims  corelisters.PersistentVolumeClaimLister
 	volumes corelisters.PersistentVolumeLister
 	classes storagelisters.StorageClassLister
+	vacs    storagelisters.VolumeAttributesClassLister
 	synced  []cache.InformerSynced
+	// now is the clock of resize delays; time.Now but in tests.
+	now func() time.Time
 
 	queue workqueue.TypedRateLimitingInterface[item]
 	// ready is closed once the caches have synced and workers run; tests
@@ -92,6 +98,7 @@ func New(cfg Config) (*Provisioner, error) {
 			workqueue.DefaultTypedControllerRateLimiter[item](),
 			workqueue.TypedRateLimitingQueueConfig[item]{Name: "hostpath-provisioner"}),
 		ready: make(chan struct{}),
+		now:   time.Now,
 	}
 	if err := p.watch(); err != nil {
 		return nil, err
@@ -101,13 +108,15 @@ func New(cfg Config) (*Provisioner, error) {
 
 // watch registers the event handlers: claims requeue themselves, volumes
 // themselves (and, when deleted, their claim, which may need a new volume),
-// and a class change requeues every unbound claim, since it may have been
-// waiting for that class.
+// a class change requeues every unbound claim, since it may have been
+// waiting for that class, and a volume attributes class change requeues the
+// claims that name it.
 func (p *Provisioner) watch() error {
 	claimInf := p.factory.Core().V1().PersistentVolumeClaims()
 	volumeInf := p.factory.Core().V1().PersistentVolumes()
 	classInf := p.factory.Storage().V1().StorageClasses()
-	p.claims, p.volumes, p.classes = claimInf.Lister(), volumeInf.Lister(), classInf.Lister()
+	vacInf := p.factory.Storage().V1().VolumeAttributesClasses()
+	p.claims, p.volumes, p.classes, p.vacs = claimInf.Lister(), volumeInf.Lister(), classInf.Lister(), vacInf.Lister()
 
 	handlers := []struct {
 		inf cache.SharedIndexInformer
@@ -125,6 +134,10 @@ func (p *Provisioner) watch() error {
 		{classInf.Informer(), cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(any) { p.enqueueUnboundClaims() },
 			UpdateFunc: func(_, _ any) { p.enqueueUnboundClaims() },
+		}},
+		{vacInf.Informer(), cache.ResourceEventHandlerFuncs{
+			AddFunc:    p.enqueueVACClaims,
+			UpdateFunc: func(_, obj any) { p.enqueueVACClaims(obj) },
 		}},
 	}
 	for _, h := range handlers {
@@ -210,6 +223,11 @@ func (p *Provisioner) processNext(ctx context.Context) bool {
 		p.queue.Forget(it)
 		return true
 	}
+	if re, ok := errors.AsType[*requeueError](err); ok {
+		p.queue.Forget(it)
+		p.queue.AddAfter(it, re.after)
+		return true
+	}
 	klog.FromContext(ctx).Error(err, "Sync failed, will retry", "kind", it.kind, "namespace", it.namespace, "name", it.name,
 		"retries", p.queue.NumRequeues(it))
 	p.queue.AddRateLimited(it)
@@ -256,6 +274,26 @@ func (p *Provisioner) enqueueUnboundClaims() {
 	}
 	for _, c := range claims {
 		if c.Spec.VolumeName == "" {
+			p.enqueueClaim(c)
+		}
+	}
+}
+
+// enqueueVACClaims requeues the claims that name a volume attributes class
+// that was created or changed: a claim may have been waiting for it.
+func (p *Provisioner) enqueueVACClaims(obj any) {
+	vac, ok := obj.(*storagev1.VolumeAttributesClass)
+	if !ok {
+		utilruntime.HandleError(fmt.Errorf("expected a VolumeAttributesClass, got %T", obj))
+		return
+	}
+	claims, err := p.claims.List(labels.Everything())
+	if err != nil {
+		utilruntime.HandleError(fmt.Errorf("listing claims: %w", err))
+		return
+	}
+	for _, c := range claims {
+		if ptr.Deref(c.Spec.VolumeAttributesClassName, "") == vac.Name {
 			p.enqueueClaim(c)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -23,9 +24,13 @@ const (
 )
 
 // EnsureStorageClass creates cfg's default StorageClass if no class of that
-// name exists. It is idempotent and never modifies an existing class: a
-// class an administrator changed (reclaim policy Retain, say) stays as it
-// is across restarts of the plane.
+// name exists. It is idempotent and modifies an existing class in one way
+// only: a class of our provisioner that does not allow expansion and has no
+// annExpansionDefaulted (one made before the plane could grow volumes) gets
+// allowVolumeExpansion and that annotation, once; so a class an
+// administrator changed afterwards (reclaim policy Retain, expansion off)
+// stays as it is across restarts of the plane. Other classes are never
+// touched.
 func EnsureStorageClass(ctx context.Context, client kubernetes.Interface, cfg Config) error {
 	cfg = cfg.withDefaults()
 	classes := client.StorageV1().StorageClasses()
@@ -35,8 +40,9 @@ func EnsureStorageClass(ctx context.Context, client kubernetes.Interface, cfg Co
 		if existing.Provisioner != cfg.Name {
 			klog.FromContext(ctx).Info("Existing storage class names another provisioner, leaving it alone",
 				"storageClass", klog.KObj(existing), "provisioner", existing.Provisioner, "want", cfg.Name)
+			return nil
 		}
-		return nil
+		return allowExpansion(ctx, client, existing)
 	case !apierrors.IsNotFound(err):
 		return fmt.Errorf("getting storage class %s: %w", cfg.StorageClass, err)
 	}
@@ -47,19 +53,40 @@ func EnsureStorageClass(ctx context.Context, client kubernetes.Interface, cfg Co
 	return nil
 }
 
+// annExpansionDefaulted marks a class of ours whose allowVolumeExpansion
+// the plane has set (or created); its presence means the field is the
+// administrator's to change.
+const annExpansionDefaulted = "storage.ordinal.dev/expansion-defaulted"
+
+// allowExpansion turns on expansion of class, ours, unless it was turned on
+// (and marked) before. A merge patch touches only those two fields.
+func allowExpansion(ctx context.Context, client kubernetes.Interface, class *storagev1.StorageClass) error {
+	if _, done := class.Annotations[annExpansionDefaulted]; done || ptr.Deref(class.AllowVolumeExpansion, false) {
+		return nil
+	}
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:"true"}},"allowVolumeExpansion":true}`, annExpansionDefaulted)
+	_, err := client.StorageV1().StorageClasses().Patch(ctx, class.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		return fmt.Errorf("allowing expansion on storage class %s: %w", class.Name, err)
+	}
+	klog.FromContext(ctx).Info("Allowed volume expansion on storage class", "storageClass", klog.KObj(class))
+	return nil
+}
+
 // newStorageClass is the default class: Immediate binding because there is
-// no topology to wait for (any node reaches any directory), and no expansion
-// because a directory has no size to grow.
+// no topology to wait for (any node reaches any directory), and expansion
+// allowed: the provisioner plays the resizer, growing a volume's recorded
+// capacity (a directory has no size of its own to grow).
 func newStorageClass(cfg Config) *storagev1.StorageClass {
 	return &storagev1.StorageClass{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        cfg.StorageClass,
-			Annotations: map[string]string{annDefaultClass: "true"},
+			Annotations: map[string]string{annDefaultClass: "true", annExpansionDefaulted: "true"},
 		},
 		Provisioner:          cfg.Name,
 		ReclaimPolicy:        ptr.To(corev1.PersistentVolumeReclaimDelete),
 		VolumeBindingMode:    ptr.To(storagev1.VolumeBindingImmediate),
-		AllowVolumeExpansion: ptr.To(false),
+		AllowVolumeExpansion: ptr.To(true),
 	}
 }
 

@@ -19,31 +19,48 @@ import (
 
 func TestEnsureStorageClass(t *testing.T) {
 	custom := newClass(DefaultStorageClass, otherProvisioner, withReclaim(corev1.PersistentVolumeReclaimRetain))
+	ours := map[string]string{annDefaultClass: "true", annExpansionDefaulted: "true"}
+	// old is our class as planes made it before they could grow volumes.
+	old := newStorageClass(Config{}.withDefaults())
+	old.AllowVolumeExpansion = ptr.To(false)
+	delete(old.Annotations, annExpansionDefaulted)
+	upgraded := newStorageClass(Config{}.withDefaults())
+	// adminOff is our class after an administrator turned expansion off.
+	adminOff := newStorageClass(Config{}.withDefaults())
+	adminOff.AllowVolumeExpansion = ptr.To(false)
+	otherOff := newClass(DefaultStorageClass, otherProvisioner, func(c *storagev1.StorageClass) { c.AllowVolumeExpansion = ptr.To(false) })
 	tests := []struct {
-		name     string
-		existing []runtime.Object
-		cfg      Config
-		want     *storagev1.StorageClass
+		name      string
+		existing  []runtime.Object
+		cfg       Config
+		want      *storagev1.StorageClass
+		wantPatch bool
 	}{
 		{name: "a missing class is created as the default class with policy Delete",
 			want: &storagev1.StorageClass{
-				ObjectMeta:           metav1.ObjectMeta{Name: DefaultStorageClass, Annotations: map[string]string{annDefaultClass: "true"}},
+				ObjectMeta:           metav1.ObjectMeta{Name: DefaultStorageClass, Annotations: ours},
 				Provisioner:          DefaultName,
 				ReclaimPolicy:        ptr.To(corev1.PersistentVolumeReclaimDelete),
 				VolumeBindingMode:    ptr.To(storagev1.VolumeBindingImmediate),
-				AllowVolumeExpansion: ptr.To(false),
+				AllowVolumeExpansion: ptr.To(true),
 			}},
 		{name: "the configured names are used",
 			cfg: Config{Name: "example.com/dirs", StorageClass: "local"},
 			want: &storagev1.StorageClass{
-				ObjectMeta:           metav1.ObjectMeta{Name: "local", Annotations: map[string]string{annDefaultClass: "true"}},
+				ObjectMeta:           metav1.ObjectMeta{Name: "local", Annotations: ours},
 				Provisioner:          "example.com/dirs",
 				ReclaimPolicy:        ptr.To(corev1.PersistentVolumeReclaimDelete),
 				VolumeBindingMode:    ptr.To(storagev1.VolumeBindingImmediate),
-				AllowVolumeExpansion: ptr.To(false),
+				AllowVolumeExpansion: ptr.To(true),
 			}},
 		{name: "an existing class of the same name is left as it is",
 			existing: []runtime.Object{custom.DeepCopy()}, want: custom},
+		{name: "our class from before expansion gets expansion once, marked",
+			existing: []runtime.Object{old}, want: upgraded, wantPatch: true},
+		{name: "our class whose expansion an administrator turned off stays off",
+			existing: []runtime.Object{adminOff.DeepCopy()}, want: adminOff},
+		{name: "another provisioner's class without expansion is left alone",
+			existing: []runtime.Object{otherOff.DeepCopy()}, want: otherOff},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,10 +84,18 @@ func TestEnsureStorageClass(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("storage class mismatch (-want +got):\n%s", diff)
 			}
+			patches := 0
 			for _, a := range client.Actions() {
-				if a.Matches("update", "storageclasses") || a.Matches("patch", "storageclasses") || a.Matches("delete", "storageclasses") {
+				if a.Matches("patch", "storageclasses") {
+					patches++
+				}
+				if a.Matches("update", "storageclasses") || a.Matches("delete", "storageclasses") {
 					t.Errorf("unexpected %s of a storage class", a.GetVerb())
 				}
+			}
+			// Two calls, at most one patch: the mark stops the second.
+			if want := map[bool]int{true: 1}[tt.wantPatch]; patches != want {
+				t.Errorf("got %d patches of storage classes, want %d", patches, want)
 			}
 		})
 	}

@@ -19,7 +19,8 @@ const (
 	reasonVolumeFailedDelete    = "VolumeFailedDelete"
 )
 
-// syncClaim carries out planClaim for one claim. A returned error is
+// syncClaim carries out planClaim for one unbound claim, and syncBound's
+// resize and modification for a bound one. A returned error is
 // transient and requeues the claim with backoff; what no retry can fix is
 // reported as an event and returns nil.
 func (p *Provisioner) syncClaim(ctx context.Context, namespace, name string) error {
@@ -29,6 +30,9 @@ func (p *Provisioner) syncClaim(ctx context.Context, namespace, name string) err
 	}
 	if err != nil {
 		return fmt.Errorf("getting claim %s/%s from cache: %w", namespace, name, err)
+	}
+	if claim.Spec.VolumeName != "" {
+		return p.syncBound(ctx, claim)
 	}
 	classes, err := p.classes.List(labels.Everything())
 	if err != nil {
