@@ -124,7 +124,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 		if err := c.addExtended(opts.Extended, opts.Namespace); err != nil {
 			return nil, err
 		}
-		if opts.Namespace == "" {
+		if opts.Namespace == "" || opts.StorageClasses {
 			c.watchStorageClasses(factory)
 		}
 	}
