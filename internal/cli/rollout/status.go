@@ -108,7 +108,7 @@ func (s *statusOptions) observe(ctx context.Context, t *setops.Target, first boo
 			return view.Snapshot{}, err
 		}
 	}
-	update, err := setops.PendingUpdate(t.Set, revs)
+	update, err := setops.PendingUpdate(t.Set, revs, setops.RevisionOptions(t.Extended))
 	if err != nil {
 		return view.Snapshot{}, err
 	}
