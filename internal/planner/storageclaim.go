@@ -291,3 +291,35 @@ func sinceOrLast(t, last time.Time) time.Time {
 	}
 	return t
 }
+
+// ClaimProgress says in words where a claim stands against its template,
+// as the InPlace claim update judges it, and whether it matches (see
+// status.volumeClaims): "missing", a failure, the work under way, or its
+// size and class when it matches or waits for its turn.
+func ClaimProgress(claim, tmpl *corev1.PersistentVolumeClaim) (string, bool) {
+	if claim == nil {
+		return "missing", false
+	}
+	progress, failure := claimProgress(claim)
+	switch {
+	case failure != nil:
+		return failure.Reason + ": " + failure.Message, false
+	case progress != "":
+		return progress, false
+	}
+	size, bound := storageOf(claim.Status.Capacity)
+	if !bound {
+		return "not bound yet", claimMatches(claim, tmpl)
+	}
+	state := size.String()
+	if v := claim.Status.CurrentVolumeAttributesClassName; v != nil {
+		state += ", volumeAttributesClass " + *v
+	}
+	if !claimMatches(claim, tmpl) {
+		state += fmt.Sprintf("; template asks %s", quantityOf(tmpl.Spec.Resources.Requests))
+		if v := tmpl.Spec.VolumeAttributesClassName; v != nil {
+			state += ", volumeAttributesClass " + *v
+		}
+	}
+	return state, claimMatches(claim, tmpl)
+}

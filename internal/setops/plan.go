@@ -73,7 +73,7 @@ func PlanReport(o Observed, now time.Time) (view.PlanReport, error) {
 // its rollout and, for an extended set, what the kind adds.
 func Snapshot(o Observed, update string) view.Snapshot {
 	if o.Extended != nil {
-		return view.NewExtendedSnapshot(o.Set, o.Extended, o.Pods, update)
+		return view.NewExtendedSnapshot(o.Set, o.Extended, o.Pods, o.Claims, update)
 	}
 	return view.NewSnapshot(o.Set, o.Pods, update)
 }

@@ -114,7 +114,7 @@ func TestRenderExtendedStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			view, ext := extendedOf(t, r.set, tt.change...)
-			snap := NewExtendedSnapshot(view, ext, tt.pods, "")
+			snap := NewExtendedSnapshot(view, ext, tt.pods, nil, "")
 			var b strings.Builder
 			RenderStatus(&b, snap)
 			golden.Check(t, tt.golden, b.String())
