@@ -299,7 +299,9 @@ func TestInPlaceRefusesAClassWithoutExpansion(t *testing.T) {
 	if _, err := client.StorageV1().StorageClasses().Create(context.Background(), class, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = client.StorageV1().StorageClasses().Delete(context.Background(), class.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = client.StorageV1().StorageClasses().Delete(context.Background(), class.Name, metav1.DeleteOptions{})
+	})
 	createExtended(t, inPlaceSet(t, ns, func(s *v1alpha1.StatefulSet) {
 		s.Spec.VolumeClaimTemplates[0].Spec.StorageClassName = &class.Name
 	}))
