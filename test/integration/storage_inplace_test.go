@@ -10,6 +10,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
@@ -27,13 +28,18 @@ func inPlaceSet(t *testing.T, ns string, change ...func(*v1alpha1.StatefulSet)) 
 }
 
 // changeTemplates reads the set, changes its claim templates and writes it
-// back.
+// back, again when the controller's status write got in between.
 func changeTemplates(t *testing.T, ns string, change func([]corev1.PersistentVolumeClaim) []corev1.PersistentVolumeClaim) {
 	t.Helper()
-	if err := update(t, extendedSets(t, ns), func(s *v1alpha1.StatefulSet) {
-		s.Spec.VolumeClaimTemplates = change(s.Spec.VolumeClaimTemplates)
-	}); err != nil {
-		t.Fatalf("changing the claim templates: %v", err)
+	changeSet(t, ns, func(s *v1alpha1.StatefulSet) { s.Spec.VolumeClaimTemplates = change(s.Spec.VolumeClaimTemplates) })
+}
+
+// changeSet is update, retried on conflict.
+func changeSet(t *testing.T, ns string, mutate func(*v1alpha1.StatefulSet)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error { return update(t, extendedSets(t, ns), mutate) })
+	if err != nil {
+		t.Fatalf("changing the set: %v", err)
 	}
 }
 
@@ -112,12 +118,10 @@ func TestInPlaceExpandWhileRolling(t *testing.T) {
 	createExtended(t, inPlaceSet(t, ns))
 	waitExtended(t, ns, 2*time.Minute, "3 ready replicas", claimsSettled)
 	uids := podUIDs(t, ns)
-	if err := update(t, extendedSets(t, ns), func(s *v1alpha1.StatefulSet) {
+	changeSet(t, ns, func(s *v1alpha1.StatefulSet) {
 		s.Spec.Template.Spec.Containers[0].Image = imageNew
 		s.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("2Gi")
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	set := waitExtended(t, ns, 4*time.Minute, "pods and claims updated", func(s *v1alpha1.StatefulSet) error {
 		if s.Spec.Template.Spec.Containers[0].Image != imageNew || s.Status.UpdatedReplicas != 3 {
 			return fmt.Errorf("rolling")
