@@ -39,7 +39,10 @@ controller_gen=$(go -C hack/tools tool -n controller-gen)
 #  - the selectors of rollingUpdate.priority lose their descriptions (the
 #    rule's own says what they do) and get bounds for their rules' cost:
 #    label values of at most 63 characters, at most 64 matchLabels and 16
-#    matchExpressions of at most 64 values each.
+#    matchExpressions of at most 64 values each;
+#  - a claim template's name becomes a pod volume's name, a DNS label of
+#    at most 63 characters, which also keeps the rule that template names
+#    are unique cheap enough.
 go -C hack/tools run ./crdpatch \
 	-trim spec.selector -trim spec.template -trim spec.volumeClaimTemplates -trim status.conditions \
 	-bound 'spec.selector.matchLabels{}:maxLength=63' \
@@ -52,6 +55,7 @@ go -C hack/tools run ./crdpatch \
 	-bound 'spec.updateStrategy.rollingUpdate.priority[].selector.matchLabels:maxProperties=64' \
 	-bound 'spec.updateStrategy.rollingUpdate.priority[].selector.matchExpressions:maxItems=16' \
 	-bound 'spec.updateStrategy.rollingUpdate.priority[].selector.matchExpressions[].values:maxItems=64' \
+	-bound 'spec.volumeClaimTemplates[].metadata.name:maxLength=63' \
 	"$out/config/crd/apps.ordinal.dev_statefulsets.yaml"
 
 # Helm installs CRDs only from a chart's own crds/ directory, never from

@@ -49,7 +49,6 @@ type StatefulSetList struct {
 //
 // +kubebuilder:validation:XValidation:rule="self.selector == oldSelf.selector",message="spec.selector is immutable",fieldPath=`.selector`
 // +kubebuilder:validation:XValidation:rule=`(has(self.serviceName) ? self.serviceName : "") == (has(oldSelf.serviceName) ? oldSelf.serviceName : "")`,message="spec.serviceName is immutable",fieldPath=`.serviceName`
-// +kubebuilder:validation:XValidation:rule="(has(self.volumeClaimTemplates) ? self.volumeClaimTemplates : []) == (has(oldSelf.volumeClaimTemplates) ? oldSelf.volumeClaimTemplates : [])",message="spec.volumeClaimTemplates is immutable",fieldPath=`.volumeClaimTemplates`
 // +kubebuilder:validation:XValidation:rule="(has(self.selector.matchLabels) && size(self.selector.matchLabels) > 0) || (has(self.selector.matchExpressions) && size(self.selector.matchExpressions) > 0)",message="spec.selector must not be empty",fieldPath=`.selector`
 // +kubebuilder:validation:XValidation:rule="!has(self.selector.matchLabels) || self.selector.matchLabels.all(k, has(self.template.metadata) && has(self.template.metadata.labels) && k in self.template.metadata.labels && self.template.metadata.labels[k] == self.selector.matchLabels[k])",message="spec.selector.matchLabels must match spec.template.metadata.labels",fieldPath=`.selector.matchLabels`
 // +kubebuilder:validation:XValidation:rule="!has(self.selector.matchExpressions) || self.selector.matchExpressions.all(e, e.operator == 'In' ? (has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels && has(e.values) && self.template.metadata.labels[e.key] in e.values) : e.operator == 'NotIn' ? (!has(self.template.metadata) || !has(self.template.metadata.labels) || !(e.key in self.template.metadata.labels) || !has(e.values) || !(self.template.metadata.labels[e.key] in e.values)) : e.operator == 'Exists' ? (has(self.template.metadata) && has(self.template.metadata.labels) && e.key in self.template.metadata.labels) : (!has(self.template.metadata) || !has(self.template.metadata.labels) || !(e.key in self.template.metadata.labels)))",message="spec.selector.matchExpressions must match spec.template.metadata.labels",fieldPath=`.selector.matchExpressions`
@@ -77,9 +76,21 @@ type StatefulSetSpec struct {
 	// VolumeClaimTemplates is a list of claims that pods are allowed to
 	// reference; each pod gets its own claim from each template.
 	//
+	// Unlike apps/v1 they may change: volumeClaimUpdateStrategy says how a
+	// change reaches the claims. Template names are unique.
+	//
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, (has(y.metadata) && has(y.metadata.name) ? y.metadata.name : '') == (has(x.metadata) && has(x.metadata.name) ? x.metadata.name : '')))",message="spec.volumeClaimTemplates names must be unique"
 	VolumeClaimTemplates []corev1.PersistentVolumeClaim `json:"volumeClaimTemplates,omitempty"`
+
+	// VolumeClaimUpdateStrategy says how changes to volumeClaimTemplates
+	// reach the claims of existing pods. Defaults to type OnClaimDelete.
+	//
+	// +kubebuilder:default={type: OnClaimDelete}
+	// +optional
+	VolumeClaimUpdateStrategy VolumeClaimUpdateStrategy `json:"volumeClaimUpdateStrategy,omitzero"`
 
 	// ServiceName is the name of the service that governs the set's
 	// network identity. Immutable.
@@ -158,6 +169,38 @@ type StatefulSetSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +optional
 	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
+}
+
+// VolumeClaimUpdateStrategyType is how a change to volumeClaimTemplates
+// reaches existing claims.
+//
+// +kubebuilder:validation:Enum=OnClaimDelete;InPlace
+type VolumeClaimUpdateStrategyType string
+
+// Volume claim update strategy types.
+const (
+	// OnClaimDeleteVolumeClaimUpdateStrategyType changes no existing claim:
+	// a claim gets the templates' current form only when it is created
+	// again after being deleted, as in apps/v1. The set's revisions do not
+	// include the templates, so they are apps/v1's.
+	OnClaimDeleteVolumeClaimUpdateStrategyType VolumeClaimUpdateStrategyType = "OnClaimDelete"
+	// InPlaceVolumeClaimUpdateStrategyType makes the templates part of the
+	// set's revisions; the rolling update patches each pod's claims (size,
+	// volumeAttributesClassName, labels, annotations) before the pod is
+	// updated, and waits, within maxUnavailable, until the resize and
+	// modification have finished. A pod whose pod template did not change
+	// is not recreated. Storage never shrinks.
+	InPlaceVolumeClaimUpdateStrategyType VolumeClaimUpdateStrategyType = "InPlace"
+)
+
+// VolumeClaimUpdateStrategy says how changes to volumeClaimTemplates reach
+// existing claims.
+type VolumeClaimUpdateStrategy struct {
+	// Type is OnClaimDelete (the default) or InPlace.
+	//
+	// +kubebuilder:default=OnClaimDelete
+	// +optional
+	Type VolumeClaimUpdateStrategyType `json:"type,omitempty"`
 }
 
 // StatefulSetPersistentVolumeClaimRetentionPolicy is apps/v1's claim
@@ -388,6 +431,32 @@ type StatefulSetStatus struct {
 	//
 	// +optional
 	Rollback *RollbackRecord `json:"rollback,omitempty"`
+	// VolumeClaims says, for each volumeClaimTemplate, how many pods' claims
+	// match it.
+	//
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	VolumeClaims []VolumeClaimStatus `json:"volumeClaims,omitempty"`
+}
+
+// VolumeClaimStatus is how far the claims made from one
+// volumeClaimTemplate have come.
+type VolumeClaimStatus struct {
+	// Name is the template's name.
+	Name string `json:"name"`
+	// MatchingReplicas is the number of the set's pods whose claim from
+	// this template matches it: a capacity of at least the template's
+	// request (or more, when a smaller template was refused), the
+	// template's volumeAttributesClassName, and no resize or modification
+	// in progress.
+	//
+	// +optional
+	MatchingReplicas int32 `json:"matchingReplicas"`
+	// ReadyReplicas is the number of those pods that are Ready.
+	//
+	// +optional
+	ReadyReplicas int32 `json:"readyReplicas"`
 }
 
 // BlockedPod is a pod a rollout waits on, and why.
@@ -399,7 +468,9 @@ type BlockedPod struct {
 	// +optional
 	Revision string `json:"revision,omitempty"`
 	// Reason is a CamelCase classification: ImagePullBackOff, InvalidImage,
-	// CreateContainerConfigError, CrashLoopBackOff, Failed, NeverReady, …
+	// CreateContainerConfigError, CrashLoopBackOff, Failed, NeverReady, …,
+	// and for storage ResizePending, ResizeFailed, ResizeInfeasible,
+	// ModifyFailed, ModifyInfeasible or ExpansionNotAllowed.
 	Reason string `json:"reason"`
 	// Message says more, in words.
 	//

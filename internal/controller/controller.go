@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	appslisters "k8s.io/client-go/listers/apps/v1"
+	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -61,6 +62,9 @@ type Controller struct {
 	ext *extendedSets
 	// skipAppsV1 leaves apps/v1 sets alone (Options.SkipAppsV1).
 	skipAppsV1 bool
+	// classes lists StorageClasses; nil unless the extended kind is
+	// managed.
+	classes storagelisters.StorageClassLister
 }
 
 // NewInformerFactory returns the informer factory the controller expects:
@@ -119,6 +123,9 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	if opts.Extended != nil {
 		if err := c.addExtended(opts.Extended, opts.Namespace); err != nil {
 			return nil, err
+		}
+		if opts.Namespace == "" || opts.StorageClasses {
+			c.watchStorageClasses(factory)
 		}
 	}
 	return c, nil

@@ -75,7 +75,9 @@ func (c *Controller) extendedTarget(key, ns, name string) (*target, error) {
 		return nil, err
 	}
 	set = c.storedExtended(key, set)
-	return &target{key: key, view: osts.View(set), extended: set, inputs: osts.Extended(set)}, nil
+	inputs := osts.Extended(set)
+	c.storageClasses(inputs)
+	return &target{key: key, view: osts.View(set), extended: set, inputs: inputs, revisions: osts.RevisionOptions(set)}, nil
 }
 
 // extendedMatching returns the extended sets of namespace whose selector
@@ -196,6 +198,11 @@ func changePatch(t *target, change *planner.SetChange, revs []*appsv1.Controller
 		return nil, fmt.Errorf("rolling back %s: %w", t.extended.Name, err)
 	}
 	ops = append(ops, map[string]any{"op": "replace", "path": "/spec/template", "value": restored.Spec.Template})
+	if revision.HasClaims(rev) {
+		// A revision of an InPlace set holds its claim templates too; a
+		// smaller size restored here is refused, as any shrink is.
+		ops = append(ops, map[string]any{"op": "add", "path": "/spec/volumeClaimTemplates", "value": restored.Spec.VolumeClaimTemplates})
+	}
 	return json.Marshal(ops)
 }
 

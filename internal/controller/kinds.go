@@ -10,6 +10,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/revision"
 )
 
 // extendedPrefix starts the work-queue key of an extended set
@@ -60,6 +61,8 @@ type target struct {
 	view     *appsv1.StatefulSet
 	extended *v1alpha1.StatefulSet
 	inputs   *planner.Extended
+	// revisions says what the set's revisions hold beyond the template.
+	revisions revision.Options
 }
 
 // fresh reads the set from the API server, past the cache, for adoption's

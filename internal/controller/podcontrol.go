@@ -162,6 +162,8 @@ func (c *apiPodControl) do(ctx context.Context, set *appsv1.StatefulSet, setKey 
 		return c.updatePod(ctx, a)
 	case planner.UpdateClaim:
 		return c.updateClaim(ctx, a)
+	case planner.UpdateClaimStorage:
+		return c.patchClaimStorage(ctx, a)
 	default:
 		return fmt.Errorf("unknown action %q", a.Kind)
 	}

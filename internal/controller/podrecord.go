@@ -4,6 +4,7 @@ import (
 	"unique"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
@@ -117,16 +118,29 @@ func podsOf(records []*podRecord) []*corev1.Pod {
 type claimRecord struct {
 	compactMeta
 	phase unique.Handle[string]
+	// storage is the rest of planner.TrimClaim (annotations, storage spec
+	// and status), nil when the claim has none of it.
+	storage *corev1.PersistentVolumeClaim
 }
 
 func newClaimRecord(c *corev1.PersistentVolumeClaim) *claimRecord {
 	t := planner.TrimClaim(c)
-	return &claimRecord{compactMeta: newCompactMeta(&t.ObjectMeta), phase: intern(string(t.Status.Phase))}
+	r := &claimRecord{compactMeta: newCompactMeta(&t.ObjectMeta), phase: intern(string(t.Status.Phase))}
+	storage := &corev1.PersistentVolumeClaim{Spec: t.Spec, Status: t.Status}
+	storage.Annotations, storage.Status.Phase = t.Annotations, ""
+	if !apiequality.Semantic.DeepEqual(storage, &corev1.PersistentVolumeClaim{}) {
+		r.storage = storage.DeepCopy()
+	}
+	return r
 }
 
 // claim returns a new claim equal to planner.TrimClaim of the recorded one.
 func (r *claimRecord) claim() *corev1.PersistentVolumeClaim {
 	c := &corev1.PersistentVolumeClaim{ObjectMeta: r.objectMeta()}
+	if r.storage != nil {
+		s := r.storage.DeepCopy()
+		c.Annotations, c.Spec, c.Status = s.Annotations, s.Spec, s.Status
+	}
 	c.Status.Phase = corev1.PersistentVolumeClaimPhase(value(r.phase))
 	return c
 }
@@ -135,6 +149,9 @@ func (r *claimRecord) claim() *corev1.PersistentVolumeClaim {
 func (r *claimRecord) DeepCopyObject() runtime.Object {
 	out := *r
 	out.compactMeta = r.compactMeta.deepCopy()
+	if r.storage != nil {
+		out.storage = r.storage.DeepCopy()
+	}
 	return &out
 }
 

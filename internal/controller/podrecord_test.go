@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	appslisters "k8s.io/client-go/listers/apps/v1"
@@ -243,13 +244,21 @@ func TestClaimRecordRoundTripsTrimClaim(t *testing.T) {
 	bound.Status.Phase = corev1.ClaimBound
 	bound.Annotations = map[string]string{"pv.kubernetes.io/bind-completed": "yes"}
 	bound.Spec.VolumeName = "pv-1"
+	resizing := bound.DeepCopy()
+	resizing.Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("2Gi")
+	resizing.Spec.VolumeAttributesClassName = ptr.To("fast")
+	resizing.Status.Capacity = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}
+	resizing.Status.AllocatedResourceStatuses = map[corev1.ResourceName]corev1.ClaimResourceStatus{corev1.ResourceStorage: corev1.PersistentVolumeClaimNodeResizePending}
+	resizing.Status.Conditions = []corev1.PersistentVolumeClaimCondition{{Type: corev1.PersistentVolumeClaimFileSystemResizePending, Status: corev1.ConditionTrue}}
+	resizing.Status.ModifyVolumeStatus = &corev1.ModifyVolumeStatus{TargetVolumeAttributesClassName: "fast", Status: corev1.PersistentVolumeClaimModifyVolumeInProgress}
 	for name, claim := range map[string]*corev1.PersistentVolumeClaim{
-		"bound, with extras":  bound,
-		"owned by the set":    testgen.Claim(set, "data", 1, testgen.OwnedBySet(set)),
-		"owned by its pod":    testgen.Claim(set, "data", 1, testgen.OwnedByPod(pod)),
-		"being deleted":       testgen.Claim(set, "data", 2, testgen.ClaimDeleting(time.Unix(1000, 0))),
-		"foreign controller":  testgen.Claim(set, "data", 2, testgen.OwnerRef(testgen.ControllerRef("v1", "ConfigMap", "cm", "cm-uid"))),
-		"no labels or owners": {ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "data-web-0"}},
+		"bound, with extras":     bound,
+		"resizing and modifying": resizing,
+		"owned by the set":       testgen.Claim(set, "data", 1, testgen.OwnedBySet(set)),
+		"owned by its pod":       testgen.Claim(set, "data", 1, testgen.OwnedByPod(pod)),
+		"being deleted":          testgen.Claim(set, "data", 2, testgen.ClaimDeleting(time.Unix(1000, 0))),
+		"foreign controller":     testgen.Claim(set, "data", 2, testgen.OwnerRef(testgen.ControllerRef("v1", "ConfigMap", "cm", "cm-uid"))),
+		"no labels or owners":    {ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "data-web-0"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			rec, err := stripForCache(claim)

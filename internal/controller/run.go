@@ -41,6 +41,13 @@ type Options struct {
 	// too. Run leaves it out, with one log line, when the cluster does not
 	// serve the kind.
 	Extended *ostsclient.Client
+	// StorageClasses makes a controller of one namespace read
+	// StorageClasses too (its account must be allowed to list and watch
+	// them cluster-wide), so that an InPlace claim update refuses a grow
+	// its class does not allow before patching any claim. A controller of
+	// every namespace that manages the extended kind always reads them;
+	// without them the API server refuses such a patch.
+	StorageClasses bool
 	// Metrics, when set, receives the per-set rollout gauges
 	// (ordinal_statefulset_replicas, ordinal_statefulset_rollout_waiting);
 	// see NewRegistry.

@@ -61,7 +61,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		view = view.DeepCopy()
 		applyStatus(&view.Status, held)
 	}
-	in, revs, err := c.observe(ctx, view, selector, t.inputs)
+	in, revs, err := c.observe(ctx, view, selector, t)
 	if err != nil {
 		return 0, err
 	}
@@ -132,13 +132,15 @@ func (c *Controller) writeStatus(ctx context.Context, t *target, stored appsv1.S
 
 // observe gathers the planner's input: owned revisions (resolved and, if
 // needed, persisted), owned pods after adoption and release, and the claims
-// the set's pods use. ext is an extended set's extra inputs, nil for apps/v1.
-func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector, ext *planner.Extended) (planner.Input, []*appsv1.ControllerRevision, error) {
+// the set's pods use. t.inputs is an extended set's extra inputs, nil for
+// apps/v1, and t.revisions what its revisions hold.
+func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector, t *target) (planner.Input, []*appsv1.ControllerRevision, error) {
+	ext := t.inputs
 	revs, err := c.ownedRevisions(ctx, set, selector)
 	if err != nil {
 		return planner.Input{}, nil, err
 	}
-	res, err := revision.Resolve(set, revs)
+	res, err := revision.ResolveWith(set, revs, t.revisions)
 	if err != nil {
 		return planner.Input{}, nil, err
 	}

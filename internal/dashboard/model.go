@@ -84,7 +84,7 @@ type observed struct {
 
 // snapshot is the status view of o with reserved ordinals marked.
 func snapshot(o observed) view.Snapshot {
-	update, err := setops.PendingUpdate(o.Set, o.Revisions)
+	update, err := setops.PendingUpdate(o.Set, o.Revisions, setops.RevisionOptions(o.Extended))
 	if err != nil {
 		update = ""
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/defaults"
 	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/revision"
 )
 
 // DefaultProgressDeadline applies when spec.progressDeadlineSeconds is
@@ -117,6 +118,7 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 		MaxUnavailable:   1,
 		Last:             lastStatus(s.Status),
 		Reserved:         Reserved(s),
+		ClaimUpdate:      planner.ClaimUpdate(s.Spec.VolumeClaimUpdateStrategy.Type),
 	}
 	if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		e.Paused = ru.Paused
@@ -211,7 +213,16 @@ func Status(s *v1alpha1.StatefulSet, st appsv1.StatefulSetStatus, x *planner.Ext
 	if r := e.Rollback; r != nil {
 		out.Rollback = &v1alpha1.RollbackRecord{From: r.From, To: r.To, Reason: r.Reason, Time: metav1.NewTime(r.Time)}
 	}
+	for _, c := range e.VolumeClaims {
+		out.VolumeClaims = append(out.VolumeClaims, v1alpha1.VolumeClaimStatus{Name: c.Name, MatchingReplicas: c.MatchingReplicas, ReadyReplicas: c.ReadyReplicas})
+	}
 	return out
+}
+
+// RevisionOptions says what the set's revisions hold beyond the pod
+// template: the claim templates too when its claims follow them in place.
+func RevisionOptions(s *v1alpha1.StatefulSet) revision.Options {
+	return revision.Options{Claims: s.Spec.VolumeClaimUpdateStrategy.Type == v1alpha1.InPlaceVolumeClaimUpdateStrategyType}
 }
 
 func selectorString(sel *metav1.LabelSelector) string {

@@ -54,6 +54,9 @@ type planner struct {
 	// unordered is true when one of them cannot be read.
 	weigher   weigher
 	unordered bool
+	// storageBlocks are the pods whose claims hold the InPlace claim
+	// update up, for status.blockedBy.
+	storageBlocks []PodFailure
 }
 
 // Compute plans one sync of in.Set. The passes run in upstream's order and

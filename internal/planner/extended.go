@@ -40,6 +40,23 @@ type Extended struct {
 	Reserved []OrdinalRange
 	// Last is what the set's status said at the previous sync.
 	Last ExtendedStatus
+	// ClaimUpdate is volumeClaimUpdateStrategy.type; empty means
+	// OnClaimDelete.
+	ClaimUpdate ClaimUpdate
+	// StorageClasses says, for each StorageClass by name, whether it
+	// allows volume expansion; DefaultStorageClass is the class a claim
+	// without a class name gets. Only InPlace claim updates read them.
+	StorageClasses      map[string]bool
+	DefaultStorageClass string
+}
+
+// ClaimTemplateStatus is how many of the set's pods have a claim that
+// matches one volumeClaimTemplate (see claimMatches), and how many of
+// those are Ready.
+type ClaimTemplateStatus struct {
+	Name             string
+	MatchingReplicas int32
+	ReadyReplicas    int32
 }
 
 // FailurePolicy is what a failed rollout does.
@@ -68,6 +85,8 @@ type ExtendedStatus struct {
 	// next plan can tell progress from the last status alone.
 	UpdateRevision  string
 	UpdatedReplicas int32
+	// VolumeClaims has one entry per volumeClaimTemplate.
+	VolumeClaims []ClaimTemplateStatus
 }
 
 // PodFailure is why a pod holds a rollout up.

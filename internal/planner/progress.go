@@ -25,6 +25,7 @@ func (p *planner) extend(st appsv1.StatefulSetStatus) *ExtendedPlan {
 	done := p.complete(st)
 	p.trackProgress(&x, st, done)
 	x.BlockedBy = p.blockedBy()
+	x.VolumeClaims = p.volumeClaims()
 	// A rollout is in progress until its update revision has once
 	// completed; after that a missing or broken pod is a replica
 	// failure, not a failed rollout.
@@ -112,7 +113,12 @@ func (p *planner) blockedBy() []PodFailure {
 			out = append(out, *f)
 		}
 	}
-	slices.SortFunc(out, func(a, b PodFailure) int { return int(a.Ordinal - b.Ordinal) })
+	for _, f := range p.storageBlocks {
+		if f.Permanent || p.in.Now.Sub(f.Since) >= p.ext.ProgressDeadline {
+			out = append(out, f)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b PodFailure) int { return int(a.Ordinal - b.Ordinal) })
 	return out
 }
 

@@ -6,6 +6,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // outcome is what processing one pod contributes to the plan.
@@ -151,7 +153,7 @@ func (p *planner) claimCreates(s slot, failEvent string) (creates []Action, bloc
 		switch claim := p.in.Claims[name]; {
 		case claim == nil:
 			creates = append(creates, Action{
-				Kind: CreateClaim, Ordinal: s.ordinal, Claim: NewClaim(p.set, tmpl, s.ordinal),
+				Kind: CreateClaim, Ordinal: s.ordinal, Claim: p.newClaim(tmpl, s.ordinal),
 				EventReason: EventSuccessfulCreate, FailEvent: failEvent,
 				Reason: fmt.Sprintf("claim %s for %s is missing", name, s.pod.Name),
 			})
@@ -160,6 +162,19 @@ func (p *planner) claimCreates(s slot, failEvent string) (creates []Action, bloc
 		}
 	}
 	return creates, blocked
+}
+
+// newClaim is the claim of the pod at ordinal from tmpl; an extended set's
+// also names the update revision, whose templates it was made from.
+func (p *planner) newClaim(tmpl *corev1.PersistentVolumeClaim, ordinal int32) *corev1.PersistentVolumeClaim {
+	claim := NewClaim(p.set, tmpl, ordinal)
+	if p.ext != nil {
+		if claim.Labels == nil {
+			claim.Labels = map[string]string{}
+		}
+		claim.Labels[v1alpha1.ClaimRevisionLabel] = p.update
+	}
+	return claim
 }
 
 // claimBlocked is upstream's "pvc is being deleted" error: the other

@@ -33,6 +33,10 @@ func (p *planner) rollingUpdate() {
 	if p.unordered {
 		return
 	}
+	if p.inPlace() {
+		p.inPlaceRollingUpdate()
+		return
+	}
 	if ru := p.set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.MaxUnavailable == nil {
 		p.legacyRollingUpdate()
 		return

@@ -53,11 +53,28 @@ func trimTrouble(pod, out *corev1.Pod) {
 
 // TrimClaim returns a new claim holding only what Compute reads (its
 // metadata as TrimPod keeps it, and its phase), on the same terms as
-// TrimPod.
+// TrimPod, and what the InPlace claim update reads: annotations, the
+// storage class, storage request and attributes class, and the status
+// the resizer and the attributes modifier write (trimStorage).
 func TrimClaim(claim *corev1.PersistentVolumeClaim) *corev1.PersistentVolumeClaim {
 	out := &corev1.PersistentVolumeClaim{ObjectMeta: trimMeta(&claim.ObjectMeta)}
 	out.Status.Phase = claim.Status.Phase
+	trimStorage(claim, out)
 	return out
+}
+
+func trimStorage(claim, out *corev1.PersistentVolumeClaim) {
+	out.Annotations = claim.Annotations
+	out.Spec.StorageClassName, out.Spec.VolumeAttributesClassName = claim.Spec.StorageClassName, claim.Spec.VolumeAttributesClassName
+	if q, ok := claim.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
+		out.Spec.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: q}
+	}
+	if q, ok := claim.Status.Capacity[corev1.ResourceStorage]; ok {
+		out.Status.Capacity = corev1.ResourceList{corev1.ResourceStorage: q}
+	}
+	st := &claim.Status
+	out.Status.AllocatedResourceStatuses, out.Status.Conditions = st.AllocatedResourceStatuses, st.Conditions
+	out.Status.ModifyVolumeStatus, out.Status.CurrentVolumeAttributesClassName = st.ModifyVolumeStatus, st.CurrentVolumeAttributesClassName
 }
 
 func trimMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {

@@ -95,18 +95,23 @@ func Sort(revisions []*appsv1.ControllerRevision) {
 //
 // The input slice is not modified.
 func Resolve(set *appsv1.StatefulSet, revisions []*appsv1.ControllerRevision) (Resolution, error) {
+	return ResolveWith(set, revisions, Options{})
+}
+
+// ResolveWith is Resolve for a set whose revisions hold what opts adds.
+func ResolveWith(set *appsv1.StatefulSet, revisions []*appsv1.ControllerRevision, opts Options) (Resolution, error) {
 	sorted := slices.Clone(revisions)
 	Sort(sorted)
 	var collisions int32
 	if set.Status.CollisionCount != nil {
 		collisions = *set.Status.CollisionCount
 	}
-	candidate, err := New(set, nextNumber(sorted), &collisions)
+	candidate, err := NewWith(set, nextNumber(sorted), &collisions, opts)
 	if err != nil {
 		return Resolution{}, fmt.Errorf("building candidate revision: %w", err)
 	}
 	res := Resolution{CollisionCount: collisions}
-	res.Update, res.Write = chooseUpdate(set, sorted, candidate)
+	res.Update, res.Write = chooseUpdate(set, sorted, candidate, opts)
 	res.Current = res.Update
 	for _, rev := range sorted {
 		if rev.Name == set.Status.CurrentRevision {
@@ -118,7 +123,7 @@ func Resolve(set *appsv1.StatefulSet, revisions []*appsv1.ControllerRevision) (R
 }
 
 // chooseUpdate applies the four rules listed on Resolve.
-func chooseUpdate(set *appsv1.StatefulSet, sorted []*appsv1.ControllerRevision, candidate *appsv1.ControllerRevision) (*appsv1.ControllerRevision, Write) {
+func chooseUpdate(set *appsv1.StatefulSet, sorted []*appsv1.ControllerRevision, candidate *appsv1.ControllerRevision, opts Options) (*appsv1.ControllerRevision, Write) {
 	var equal *appsv1.ControllerRevision
 	for _, rev := range sorted {
 		if Equal(rev, candidate) {
@@ -133,7 +138,7 @@ func chooseUpdate(set *appsv1.StatefulSet, sorted []*appsv1.ControllerRevision, 
 		bumped := equal.DeepCopy()
 		bumped.Revision = candidate.Revision
 		return bumped, WriteBump
-	case newest >= 0 && SemanticallyEqual(set, sorted[newest]):
+	case newest >= 0 && SemanticallyEqualWith(set, sorted[newest], opts):
 		return sorted[newest], WriteNone
 	default:
 		return candidate, WriteCreate

@@ -36,6 +36,14 @@ var setKind = appsv1.SchemeGroupVersion.WithKind("StatefulSet")
 // reach the output, but keeping the same pipeline (typed JSON, generic map,
 // json.Marshal with sorted keys) is what makes the bytes identical.
 func Patch(set *appsv1.StatefulSet) ([]byte, error) {
+	return PatchWith(set, Options{})
+}
+
+// PatchWith is Patch with what opts adds to the revision: with Claims, the
+// spec's volumeClaimTemplates too (see claimTemplates), after the template.
+// Without it the bytes are exactly Patch's, so a set whose revisions never
+// held templates keeps its revision names.
+func PatchWith(set *appsv1.StatefulSet, opts Options) ([]byte, error) {
 	typed := set.DeepCopy()
 	typed.APIVersion, typed.Kind = setKind.GroupVersion().String(), setKind.Kind
 	encoded, err := json.Marshal(typed)
@@ -52,7 +60,11 @@ func Patch(set *appsv1.StatefulSet) ([]byte, error) {
 		return nil, fmt.Errorf("statefulset %s has no spec.template", set.Name)
 	}
 	template["$patch"] = "replace"
-	return json.Marshal(map[string]any{"spec": map[string]any{"template": template}})
+	out := map[string]any{"template": template}
+	if opts.Claims {
+		out["volumeClaimTemplates"] = claimTemplates(set.Spec.VolumeClaimTemplates)
+	}
+	return json.Marshal(map[string]any{"spec": out})
 }
 
 // Hash returns the SafeEncoded FNV-1 32-bit hash of data followed by the
@@ -83,7 +95,12 @@ func Name(setName, hash string) string {
 // caller creates it. Annotations of the set (including change-cause) are
 // copied because kubectl rollout history reads them from the revision.
 func New(set *appsv1.StatefulSet, revisionNumber int64, collisionCount *int32) (*appsv1.ControllerRevision, error) {
-	data, err := Patch(set)
+	return NewWith(set, revisionNumber, collisionCount, Options{})
+}
+
+// NewWith is New for a revision that holds what opts adds.
+func NewWith(set *appsv1.StatefulSet, revisionNumber int64, collisionCount *int32, opts Options) (*appsv1.ControllerRevision, error) {
+	data, err := PatchWith(set, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -161,10 +178,16 @@ func Equal(a, b *appsv1.ControllerRevision) bool {
 // did not default the template; without it either would look like a new
 // template and roll every pod.
 func SemanticallyEqual(set *appsv1.StatefulSet, rev *appsv1.ControllerRevision) bool {
+	return SemanticallyEqualWith(set, rev, Options{})
+}
+
+// SemanticallyEqualWith is SemanticallyEqual for revisions that hold what
+// opts adds.
+func SemanticallyEqualWith(set *appsv1.StatefulSet, rev *appsv1.ControllerRevision, opts Options) bool {
 	if rev == nil {
 		return false
 	}
-	want, err := Patch(set)
+	want, err := PatchWith(set, opts)
 	if err != nil {
 		return false
 	}
@@ -173,6 +196,6 @@ func SemanticallyEqual(set *appsv1.StatefulSet, rev *appsv1.ControllerRevision) 
 		return false
 	}
 	defaults.PodTemplate(&restored.Spec.Template)
-	got, err := Patch(restored)
+	got, err := PatchWith(restored, opts)
 	return err == nil && bytes.Equal(got, want)
 }

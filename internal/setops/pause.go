@@ -59,7 +59,7 @@ func (t *Target) freezePoint(ctx context.Context) (int32, error) {
 	if err != nil {
 		return 0, err
 	}
-	res, err := revision.Resolve(t.Set, revs)
+	res, err := revision.ResolveWith(t.Set, revs, RevisionOptions(t.Extended))
 	if err != nil {
 		return 0, err
 	}

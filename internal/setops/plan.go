@@ -50,7 +50,7 @@ func (t *Target) Observe(ctx context.Context) (Observed, error) {
 // the controller gives them, and the report says what its rollout safety
 // does next.
 func PlanReport(o Observed, now time.Time) (view.PlanReport, error) {
-	res, err := revision.Resolve(o.Set, o.Revisions)
+	res, err := revision.ResolveWith(o.Set, o.Revisions, RevisionOptions(o.Extended))
 	if err != nil {
 		return view.PlanReport{}, fmt.Errorf("resolving the revisions of %s/%s: %w", view.Resource(o.Set), o.Set.Name, err)
 	}
@@ -73,7 +73,7 @@ func PlanReport(o Observed, now time.Time) (view.PlanReport, error) {
 // its rollout and, for an extended set, what the kind adds.
 func Snapshot(o Observed, update string) view.Snapshot {
 	if o.Extended != nil {
-		return view.NewExtendedSnapshot(o.Set, o.Extended, osts.Reserved(o.Extended), o.Pods, update)
+		return view.NewExtendedSnapshot(o.Set, o.Extended, osts.Reserved(o.Extended), o.Pods, o.Claims, update)
 	}
 	return view.NewSnapshot(o.Set, o.Pods, update)
 }
@@ -82,13 +82,23 @@ func Snapshot(o Observed, update string) view.Snapshot {
 // yet observed the set's generation, so cells are not judged against the
 // previous update revision; otherwise status.updateRevision is right and
 // it returns "".
-func PendingUpdate(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision) (string, error) {
+func PendingUpdate(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, opts revision.Options) (string, error) {
 	if set.Generation == set.Status.ObservedGeneration {
 		return "", nil
 	}
-	res, err := revision.Resolve(set, revs)
+	res, err := revision.ResolveWith(set, revs, opts)
 	if err != nil {
 		return "", fmt.Errorf("resolving the update revision of %s/%s: %w", view.Resource(set), set.Name, err)
 	}
 	return res.Update.Name, nil
+}
+
+// RevisionOptions says what the revisions of a set hold, as the controller
+// resolves them: an extended set's (nil for apps/v1) may hold its claim
+// templates too.
+func RevisionOptions(ext *v1alpha1.StatefulSet) revision.Options {
+	if ext == nil {
+		return revision.Options{}
+	}
+	return osts.RevisionOptions(ext)
 }

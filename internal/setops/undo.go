@@ -31,7 +31,7 @@ func (t *Target) Undo(ctx context.Context, to int64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	current, err := revision.Patch(t.Set)
+	current, err := revision.PatchWith(t.Set, RevisionOptions(t.Extended))
 	if err != nil {
 		return "", err
 	}
@@ -69,7 +69,9 @@ func (t *Target) Restart(ctx context.Context, now time.Time) (string, error) {
 	return t.Ref() + " restarted", nil
 }
 
-// undoExtended puts rev's template in spec.template with a JSON patch that
+// undoExtended puts rev's template in spec.template (and its claim
+// templates in spec.volumeClaimTemplates, when it holds them) with a JSON
+// patch that
 // first tests the resourceVersion just read, so a spec changed meanwhile
 // fails the undo instead of being overwritten. The
 // template is the revision applied to the set's view: defaulted, exactly
@@ -82,6 +84,11 @@ func (t *Target) undoExtended(ctx context.Context, rev *appsv1.ControllerRevisio
 	ops := []map[string]any{
 		{"op": "test", "path": "/metadata/resourceVersion", "value": t.Extended.ResourceVersion},
 		{"op": "replace", "path": "/spec/template", "value": restored.Spec.Template},
+	}
+	if revision.HasClaims(rev) {
+		// An InPlace set's revision holds its claim templates too; a size
+		// smaller than the claims' is then refused, as any shrink is.
+		ops = append(ops, map[string]any{"op": "add", "path": "/spec/volumeClaimTemplates", "value": restored.Spec.VolumeClaimTemplates})
 	}
 	patch, err := json.Marshal(ops)
 	if err != nil {

@@ -93,7 +93,7 @@ func startOrdinalWith(t *testing.T, ns string, opts controller.Options) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	opts.Workers, opts.Namespace = 5, ns
+	opts.Workers, opts.Namespace, opts.StorageClasses = 5, ns, true
 	var err error
 	if opts.Extended, err = controller.ExtendedClient(restConfig(20, 30)); err != nil {
 		t.Fatal(err)

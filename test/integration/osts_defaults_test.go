@@ -68,7 +68,8 @@ func TestAMinimalExtendedManifestGetsTheDefaults(t *testing.T) {
 		PersistentVolumeClaimRetentionPolicy: &v1alpha1.StatefulSetPersistentVolumeClaimRetentionPolicy{
 			WhenDeleted: appsv1.RetainPersistentVolumeClaimRetentionPolicyType, WhenScaled: appsv1.RetainPersistentVolumeClaimRetentionPolicyType,
 		},
-		ProgressDeadlineSeconds: ptr(int32(600)),
+		ProgressDeadlineSeconds:   ptr(int32(600)),
+		VolumeClaimUpdateStrategy: v1alpha1.VolumeClaimUpdateStrategy{Type: v1alpha1.OnClaimDeleteVolumeClaimUpdateStrategyType},
 	}
 	got := set.Spec
 	got.Selector, got.Template = nil, want.Template

@@ -26,7 +26,8 @@ func update(t *testing.T, sets ostsclient.Interface, mutate func(*v1alpha1.State
 }
 
 // The transition rules: what a set may not change once created, as in
-// apps/v1, while the changes apps/v1 allows still go through.
+// apps/v1, while the changes apps/v1 allows still go through, and so do
+// changes to the claim templates, which apps/v1 refuses.
 func TestImmutableFieldsOfAnExtendedSetCannotChange(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
@@ -42,11 +43,9 @@ func TestImmutableFieldsOfAnExtendedSetCannotChange(t *testing.T) {
 			ruleError("spec.serviceName", "spec.serviceName is immutable")},
 		{"no serviceName", func(s *v1alpha1.StatefulSet) { s.Spec.ServiceName = "" },
 			ruleError("spec.serviceName", "spec.serviceName is immutable")},
-		{"a larger claim template", func(s *v1alpha1.StatefulSet) {
-			s.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("2Gi")
-		}, ruleError("spec.volumeClaimTemplates", "spec.volumeClaimTemplates is immutable")},
-		{"no claim templates", func(s *v1alpha1.StatefulSet) { s.Spec.VolumeClaimTemplates = nil },
-			ruleError("spec.volumeClaimTemplates", "spec.volumeClaimTemplates is immutable")},
+		{"a second claim template of the same name", func(s *v1alpha1.StatefulSet) {
+			s.Spec.VolumeClaimTemplates = append(s.Spec.VolumeClaimTemplates, *s.Spec.VolumeClaimTemplates[0].DeepCopy())
+		}, ruleError("spec.volumeClaimTemplates", "spec.volumeClaimTemplates names must be unique")},
 	}
 	for _, c := range refused {
 		if err := update(t, sets, c.mutate); err == nil || err.Error() != c.want {
@@ -65,6 +64,13 @@ func TestImmutableFieldsOfAnExtendedSetCannotChange(t *testing.T) {
 		"revisionHistoryLimit":  func(s *v1alpha1.StatefulSet) { s.Spec.RevisionHistoryLimit = ptr(int32(3)) },
 		"ordinals":              func(s *v1alpha1.StatefulSet) { s.Spec.Ordinals = &v1alpha1.StatefulSetOrdinals{Start: 1} },
 		"the progress deadline": func(s *v1alpha1.StatefulSet) { s.Spec.ProgressDeadlineSeconds = ptr(int32(60)) },
+		"a larger claim template": func(s *v1alpha1.StatefulSet) {
+			s.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("2Gi")
+		},
+		"the claim update strategy": func(s *v1alpha1.StatefulSet) {
+			s.Spec.VolumeClaimUpdateStrategy.Type = v1alpha1.InPlaceVolumeClaimUpdateStrategyType
+		},
+		"no claim templates": func(s *v1alpha1.StatefulSet) { s.Spec.VolumeClaimTemplates = nil },
 	}
 	for name, mutate := range allowed {
 		if err := update(t, sets, mutate); err != nil {

@@ -163,6 +163,12 @@ func createCases() []invalidCase {
 			schemaErrors(`spec.updateStrategy.rollingUpdate.selfHealing: Unsupported value: "Sometimes": supported values: "Enabled", "Disabled"`, notChecked)},
 		{"an unknown onFailure", func(s *v1alpha1.StatefulSet) { rollingUpdateOf(s).OnFailure = "Retry" },
 			schemaErrors(`spec.updateStrategy.rollingUpdate.onFailure: Unsupported value: "Retry": supported values: "Report", "Pause", "Rollback"`, notChecked)},
+		{"an unknown claim update strategy", func(s *v1alpha1.StatefulSet) { s.Spec.VolumeClaimUpdateStrategy.Type = "Resize" },
+			schemaErrors(`spec.volumeClaimUpdateStrategy.type: Unsupported value: "Resize": supported values: "OnClaimDelete", "InPlace"`, notChecked)},
+		{"two claim templates of one name", func(s *v1alpha1.StatefulSet) {
+			www := corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "www"}}
+			s.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{www, www}
+		}, ruleError("spec.volumeClaimTemplates", "spec.volumeClaimTemplates names must be unique")},
 		{"an unknown retention policy", func(s *v1alpha1.StatefulSet) {
 			s.Spec.PersistentVolumeClaimRetentionPolicy = &v1alpha1.StatefulSetPersistentVolumeClaimRetentionPolicy{WhenDeleted: "Keep", WhenScaled: "Forget"}
 		}, schemaErrors(`spec.persistentVolumeClaimRetentionPolicy.whenDeleted: Unsupported value: "Keep": supported values: "Retain", "Delete"`,
@@ -272,6 +278,9 @@ func TestValidExtendedSetsAreAccepted(t *testing.T) {
 			metav1.LabelSelectorRequirement{Key: "zone", Operator: metav1.LabelSelectorOpExists},
 			metav1.LabelSelectorRequirement{Key: "tier", Operator: metav1.LabelSelectorOpDoesNotExist}))},
 		{"a 63-character name", func(s *v1alpha1.StatefulSet) { s.Name = strings.Repeat("w", 63) }},
+		{"InPlace claim updates", func(s *v1alpha1.StatefulSet) {
+			s.Spec.VolumeClaimUpdateStrategy.Type = v1alpha1.InPlaceVolumeClaimUpdateStrategyType
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -41,8 +41,9 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 
 {{/*
 The calls the controller makes, and no more: the rules of config/rbac.yaml's
-ClusterRole (a test compares them). Every resource is namespaced, so a
-controller that watches one namespace needs them only there.
+ClusterRole but its StorageClass rule (a test compares them). Every
+resource here is namespaced, so a controller that watches one namespace
+needs them only there.
 */}}
 {{- define "ordinal.controllerRules" -}}
 - apiGroups: ["apps"]

@@ -6,6 +6,8 @@ type Permission struct {
 	Group    string
 	Resource string
 	Verbs    []string
+	// ClusterOnly is a call only a controller of every namespace makes.
+	ClusterOnly bool
 }
 
 // ControllerPermissions are the calls Ordinal's controller makes on the
@@ -25,6 +27,7 @@ var ControllerPermissions = []Permission{
 	{Group: "", Resource: "persistentvolumeclaims", Verbs: []string{"get", "list", "watch", "create", "patch"}},
 	{Group: "", Resource: "events", Verbs: []string{"create", "patch", "update"}},
 	{Group: "events.k8s.io", Resource: "events", Verbs: []string{"create", "patch", "update"}},
+	{Group: "storage.k8s.io", Resource: "storageclasses", Verbs: []string{"list", "watch"}, ClusterOnly: true},
 }
 
 // LeasePermission is what leader election needs in the Lease's namespace.

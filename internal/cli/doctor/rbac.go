@@ -76,7 +76,9 @@ func (d *Doctor) denied(ctx context.Context, acct account) ([]string, int, error
 	}
 	asks := make([]ask, 0, len(ControllerPermissions)+1)
 	for _, p := range ControllerPermissions {
-		asks = append(asks, ask{p, acct.scope})
+		if !p.ClusterOnly || acct.scope == "" {
+			asks = append(asks, ask{p, acct.scope})
+		}
 	}
 	if acct.leaseNamespace != "" {
 		asks = append(asks, ask{LeasePermission, acct.leaseNamespace})

@@ -49,8 +49,8 @@ func TestRBACNamesEveryCallTheAccountMayNotMake(t *testing.T) {
 	if got.Status != Fail || got.Message != want {
 		t.Errorf("got %s %q\nwant FAIL %q", got.Status, got.Message, want)
 	}
-	if len(r.seen) != 41 || r.seen[0].User != "system:serviceaccount:ordinal-system:ordinal-controller" {
-		t.Errorf("asked %d reviews, the first for %q; want 41 for the ServiceAccount", len(r.seen), r.seen[0].User)
+	if len(r.seen) != 43 || r.seen[0].User != "system:serviceaccount:ordinal-system:ordinal-controller" {
+		t.Errorf("asked %d reviews, the first for %q; want 43 for the ServiceAccount", len(r.seen), r.seen[0].User)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
 	"github.com/ordinal-sh/ordinal/internal/setops"
@@ -108,11 +109,19 @@ func (s *statusOptions) observe(ctx context.Context, t *setops.Target, first boo
 			return view.Snapshot{}, err
 		}
 	}
-	update, err := setops.PendingUpdate(t.Set, revs)
+	update, err := setops.PendingUpdate(t.Set, revs, setops.RevisionOptions(t.Extended))
 	if err != nil {
 		return view.Snapshot{}, err
 	}
-	return setops.Snapshot(setops.Observed{Set: t.Set, Extended: t.Extended, Pods: pods}, update), nil
+	o := setops.Observed{Set: t.Set, Extended: t.Extended, Pods: pods}
+	if t.Extended != nil && t.Extended.Spec.VolumeClaimUpdateStrategy.Type == v1alpha1.InPlaceVolumeClaimUpdateStrategyType {
+		// Claim progress per ordinal, for a set whose claims follow their
+		// templates in place.
+		if o.Claims, err = t.Claims(ctx); err != nil {
+			return view.Snapshot{}, err
+		}
+	}
+	return setops.Snapshot(o, update), nil
 }
 
 // verdict ends the watch: done, failing, or a set kubectl cannot follow.

@@ -39,6 +39,19 @@ type ExtendedState struct {
 	Conditions              []Condition `json:"conditions"`
 	BlockedBy               []Blocked   `json:"blockedBy"`
 	Rollback                *Rollback   `json:"rollback,omitempty"`
+	// Claims is, for a set whose claims follow their templates in place,
+	// where each pod's claims stand, by ordinal then template.
+	Claims []ClaimState `json:"claims,omitempty"`
+}
+
+// ClaimState is one claim of a pod against its template.
+type ClaimState struct {
+	Pod      string `json:"pod"`
+	Claim    string `json:"claim"`
+	Template string `json:"template"`
+	// State says where the claim stands, in words (planner.ClaimProgress).
+	State   string `json:"state"`
+	Matches bool   `json:"matches"`
 }
 
 // Condition is one of the set's conditions.
@@ -72,9 +85,10 @@ type Rollback struct {
 // NewExtendedSnapshot describes an extended set: the snapshot of its
 // apps/v1 view (osts.View) with the extended state, and a verdict of its
 // own (kubectl has none for the kind; see extendedVerdict). Its cells are
-// the set's ordinals, which skip the reserved ones (osts.Reserved).
+// the set's ordinals, which skip the reserved ones (osts.Reserved); claims
+// are the set's claims by name, for an InPlace set's claim progress.
 func NewExtendedSnapshot(view *appsv1.StatefulSet, set *v1alpha1.StatefulSet, reserved []planner.OrdinalRange,
-	pods []*corev1.Pod, update string,
+	pods []*corev1.Pod, claims map[string]*corev1.PersistentVolumeClaim, update string,
 ) Snapshot {
 	s := NewSnapshot(view, pods, update)
 	if len(reserved) > 0 {
@@ -82,6 +96,7 @@ func NewExtendedSnapshot(view *appsv1.StatefulSet, set *v1alpha1.StatefulSet, re
 		s.Cells = cellsAt(view.Name, ords, pods, s.UpdateRevision)
 	}
 	s.Extended = extendedState(set)
+	s.Extended.Claims = claimStates(set, s.Cells, claims)
 	s.Done, s.Message, s.Err = extendedVerdict(view, s.Extended.Paused)
 	s.Failure = failure(s)
 	if why := declaredFailure(set, s.UpdateRevision); why != "" && s.Err == "" {
@@ -174,4 +189,23 @@ func declaredFailure(set *v1alpha1.StatefulSet, update string) string {
 		}
 	}
 	return ""
+}
+
+// claimStates describes each cell's claims of an InPlace set; nil for a
+// set whose claims change only when recreated.
+func claimStates(set *v1alpha1.StatefulSet, cells []Cell, claims map[string]*corev1.PersistentVolumeClaim) []ClaimState {
+	if set.Spec.VolumeClaimUpdateStrategy.Type != v1alpha1.InPlaceVolumeClaimUpdateStrategyType || claims == nil {
+		return nil
+	}
+	var out []ClaimState
+	for _, c := range cells {
+		ord := c.Ordinal
+		for i := range set.Spec.VolumeClaimTemplates {
+			tmpl := &set.Spec.VolumeClaimTemplates[i]
+			name := planner.ClaimName(tmpl.Name, set.Name, ord)
+			state, matches := planner.ClaimProgress(claims[name], tmpl)
+			out = append(out, ClaimState{Pod: c.Pod, Claim: name, Template: tmpl.Name, State: state, Matches: matches})
+		}
+	}
+	return out
 }

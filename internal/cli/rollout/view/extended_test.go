@@ -115,7 +115,7 @@ func TestRenderExtendedStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			view, ext := extendedOf(t, r.set, tt.change...)
-			snap := NewExtendedSnapshot(view, ext, nil, tt.pods, "")
+			snap := NewExtendedSnapshot(view, ext, nil, tt.pods, nil, "")
 			var b strings.Builder
 			RenderStatus(&b, snap)
 			golden.Check(t, tt.golden, b.String())
@@ -243,7 +243,7 @@ func TestExtendedCellsSkipReservedOrdinals(t *testing.T) {
 	pods := append(r.pods(), testgen.Pod(r.set, 3, testgen.At(r.newRev)))
 	view, ext := extendedOf(t, r.set)
 	reserved := []planner.OrdinalRange{{Low: 2, High: 2}}
-	snap := NewExtendedSnapshot(view, ext, reserved, pods[:2], "")
+	snap := NewExtendedSnapshot(view, ext, reserved, pods[:2], nil, "")
 	got := cellOrdinals(snap.Cells)
 	if want := []int32{0, 1, 3}; !slices.Equal(got, want) {
 		t.Errorf("with web-2 reserved and gone, cells are ordinals %v, want %v", got, want)
@@ -251,7 +251,7 @@ func TestExtendedCellsSkipReservedOrdinals(t *testing.T) {
 	if snap.Cells[2].State != StateMissing {
 		t.Errorf("web-3 not created yet is %q, want %q", snap.Cells[2].State, StateMissing)
 	}
-	snap = NewExtendedSnapshot(view, ext, reserved, pods, "")
+	snap = NewExtendedSnapshot(view, ext, reserved, pods, nil, "")
 	if got, want := cellOrdinals(snap.Cells), []int32{0, 1, 3, 2}; !slices.Equal(got, want) {
 		t.Errorf("with web-2 reserved and still running, cells are ordinals %v, want %v (the reserved pod after the set's)", got, want)
 	}

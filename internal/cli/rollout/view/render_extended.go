@@ -21,6 +21,25 @@ func renderExtendedState(w io.Writer, s Snapshot) {
 	for _, b := range x.BlockedBy {
 		fmt.Fprintf(w, "blocked by %s\n", BlockedLine(b))
 	}
+	renderClaims(w, x.Claims)
+}
+
+// renderClaims lists an InPlace set's claims by ordinal: "ok" for one
+// that matches its template, "…" for one still to do, and its state.
+func renderClaims(w io.Writer, claims []ClaimState) {
+	if len(claims) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "claims (InPlace):")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, c := range claims {
+		mark := "…"
+		if c.Matches {
+			mark = "ok"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.Pod, c.Claim, mark, c.State)
+	}
+	_ = tw.Flush()
 }
 
 func renderConditions(w io.Writer, conds []Condition) {
