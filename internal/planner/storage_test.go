@@ -185,6 +185,11 @@ func TestInPlaceClaimUpdates(t *testing.T) {
 		f:    grow, e: inPlace(true), pods: grow.pods(0, 1, 2),
 		want: []string{"rolling update: UpdateClaimStorage www-web-2 storage=2Gi revision=update"},
 	}, {
+		name: "the priority rules pick whose claims go first: the primary's last",
+		f:    grow, e: inPlace(true, func(e *planner.Extended) { e.Priority = []planner.PriorityRule{rule(-100, "role", "primary")} }),
+		pods: with(grow.pods(0, 1), grow.pod(2, primary)),
+		want: []string{"rolling update: UpdateClaimStorage www-web-1 storage=2Gi revision=update"},
+	}, {
 		name: "the update waits while the claims resize: the pod stays Ready but holds the slot",
 		f:    grow, e: inPlace(true), pods: grow.pods(0, 1, 2),
 		claims: map[int32][]testgen.ClaimOption{2: resizing},
