@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -74,4 +76,23 @@ func (r *run) requestDelete(ctx context.Context) bool {
 	_, err := r.client.CoreV1().Pods(r.ns).Patch(ctx, p.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{})
 	r.logf("request the delete of pod %s (%v)", p.Name, errWord(err))
 	return err == nil
+}
+
+// expand grows an extended set's data template by 1Mi and, the first
+// time, switches the set to InPlace claim updates, so the rolling update
+// patches each pod's claim and waits for the resize within
+// maxUnavailable. Storage never shrinks: the template only grows.
+func (r *run) expand(ctx context.Context) bool {
+	cs := r.pickExtended()
+	if cs == nil {
+		return false
+	}
+	return r.mutateExtended(ctx, cs, func(s *v1alpha1.StatefulSet) {
+		s.Spec.VolumeClaimUpdateStrategy.Type = v1alpha1.InPlaceVolumeClaimUpdateStrategyType
+		req := s.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests
+		size := req[corev1.ResourceStorage]
+		size.Add(resource.MustParse("1Mi"))
+		req[corev1.ResourceStorage] = size
+		r.logf("expand %s's data claims to %s, InPlace", cs.name, size.String())
+	}) == nil
 }

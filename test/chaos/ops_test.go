@@ -28,6 +28,7 @@ var ops = []op{
 	{"fix-template", 1, false, (*run).fixTemplate},
 	{"reserve", 2, false, (*run).reserve},
 	{"request-delete", 1, false, (*run).requestDelete},
+	{"expand", 2, false, (*run).expand},
 	{"crash-pod", 2, true, (*run).crashPod},
 	{"delete-pod", 2, true, (*run).deletePod},
 	{"relabel-primary", 3, false, (*run).relabelPrimary},

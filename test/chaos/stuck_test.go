@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -23,7 +24,37 @@ func extendedNotConverged(set *v1alpha1.StatefulSet, pods []corev1.Pod, revision
 		return set.Name + " is paused"
 	}
 	view := invariant.ExtendedView(set)
-	return setNotConverged(view, setOrdinals(view, osts.Reserved(set)), pods, revisions, claims)
+	ords := setOrdinals(view, osts.Reserved(set))
+	if why := setNotConverged(view, ords, pods, revisions, claims); why != "" {
+		return why
+	}
+	return claimsNotGrown(set, ords, claims)
+}
+
+// claimsNotGrown says which claim of an InPlace set has not reached its
+// template's size.
+func claimsNotGrown(set *v1alpha1.StatefulSet, ords []int32, claims []corev1.PersistentVolumeClaim) string {
+	if set.Spec.VolumeClaimUpdateStrategy.Type != v1alpha1.InPlaceVolumeClaimUpdateStrategyType {
+		return ""
+	}
+	byName := map[string]*corev1.PersistentVolumeClaim{}
+	for i := range claims {
+		byName[claims[i].Name] = &claims[i]
+	}
+	for _, tmpl := range set.Spec.VolumeClaimTemplates {
+		want := tmpl.Spec.Resources.Requests[corev1.ResourceStorage]
+		for _, ord := range ords {
+			name := fmt.Sprintf("%s-%s-%d", tmpl.Name, set.Name, ord)
+			c := byName[name]
+			if c == nil {
+				return "claim " + name + " is missing"
+			}
+			if got := c.Status.Capacity[corev1.ResourceStorage]; got.Cmp(want) < 0 {
+				return fmt.Sprintf("claim %s has %s, not yet the template's %s", name, got.String(), want.String())
+			}
+		}
+	}
+	return ""
 }
 
 // replaceStuckPods does what upstream documents for a rollout stuck on a
