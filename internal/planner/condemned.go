@@ -26,7 +26,9 @@ func (p *planner) retentionPass() {
 // OrderedReady deletes one pod per sync, highest ordinal first, and only
 // when that pod is healthy or is itself the first unavailable pod (so a
 // broken pod being removed does not block its own removal). Parallel deletes
-// every condemned pod that is not already terminating.
+// every condemned pod that is not already terminating. An extended set also
+// deletes a Failed or Succeeded pod in turn, which can never become Ready:
+// upstream waits on it for ever when a lower pod is unavailable too.
 func (p *planner) condemnedPass() bool {
 	if len(p.condemned) == 0 {
 		return true
@@ -47,6 +49,8 @@ func (p *planner) condemnedPass() bool {
 		p.plan.Waits = append(p.plan.Waits, *p.waitOn(s,
 			fmt.Sprintf("OrderedReady scale-down removes one pod at a time, highest ordinal first; %s must be gone before the next", s.pod.Name),
 			"A pod held by a finalizer or on an unreachable node stays Terminating; check its finalizers and its node."))
+	case p.ext != nil && isFinished(s.pod):
+		p.addStep(StepScaleDown, []Action{p.scaleDown(s)})
 	case (!IsRunningAndReady(s.pod) || !IsAvailable(s.pod, minReady, now)) && s.pod != p.firstUnavailable():
 		p.plan.Waits = append(p.plan.Waits, *p.waitOn(s,
 			fmt.Sprintf("OrderedReady scale-down deletes %s only once it is Running, Ready and Available, because a lower pod is also unavailable", s.pod.Name),

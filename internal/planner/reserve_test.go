@@ -46,6 +46,7 @@ func TestReserveOrdinals(t *testing.T) {
 	three := steady(testgen.Replicas(3))
 	two := steady(testgen.Replicas(2))
 	par := steady(testgen.Replicas(3), testgen.Parallel())
+	zero := steady(testgen.Replicas(0))
 	for _, tc := range []struct {
 		name  string
 		f     fixture
@@ -89,6 +90,17 @@ func TestReserveOrdinals(t *testing.T) {
 		e:     reserving(planner.OrdinalRange{Low: 1, High: 2}),
 		pods:  three.pods(0),
 		steps: []string{"replicas: CreatePod web-3 at current"},
+	}, {
+		name:  "a Failed pod being removed goes in turn even while a lower pod is unavailable",
+		f:     zero,
+		e:     reserving(),
+		pods:  with(zero.pods(1), zero.pod(0, testgen.Failed()), zero.pod(2, testgen.Failed())),
+		steps: []string{"scale down: DeletePod web-2"},
+	}, {
+		name:  "an apps/v1 set waits on it for ever, as upstream does",
+		f:     zero,
+		pods:  with(zero.pods(1), zero.pod(0, testgen.Failed()), zero.pod(2, testgen.Failed())),
+		waits: []string{"web-2: Failed"},
 	}, {
 		name:  "a set without reservations plans as before",
 		f:     three,
