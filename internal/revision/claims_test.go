@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -80,5 +81,26 @@ func TestARevisionWithoutTemplatesClearsThemWhenApplied(t *testing.T) {
 	}
 	if len(restored.Spec.VolumeClaimTemplates) != 0 || !revision.HasClaims(rev) {
 		t.Errorf("restored templates %v from %s", restored.Spec.VolumeClaimTemplates, rev.Data.Raw)
+	}
+}
+
+// A set that switches to revisions with claim templates gets a new
+// revision, whatever its old one restores to: an apps/v1 revision holds no
+// templates, so it cannot say which size it stands for.
+func TestARevisionWithoutClaimsIsNotReusedForOneWithThem(t *testing.T) {
+	set := testgen.StatefulSet("web", testgen.ClaimTemplates("www"))
+	old := testgen.RevisionOf(set, 1)
+	if !revision.SemanticallyEqual(set, old) {
+		t.Fatal("the apps/v1 revision does not even equal its own set")
+	}
+	if revision.SemanticallyEqualWith(set, old, withClaims) {
+		t.Error("a revision without claim templates equals a set whose revisions hold them")
+	}
+	res, err := revision.ResolveWith(set, []*appsv1.ControllerRevision{old}, withClaims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Update.Name == old.Name || !revision.HasClaims(res.Update) {
+		t.Errorf("update revision %s (claims %v), want a new one holding the templates", res.Update.Name, revision.HasClaims(res.Update))
 	}
 }

@@ -182,9 +182,11 @@ func SemanticallyEqual(set *appsv1.StatefulSet, rev *appsv1.ControllerRevision) 
 }
 
 // SemanticallyEqualWith is SemanticallyEqual for revisions that hold what
-// opts adds.
+// opts adds. A revision without claim templates never equals a set whose
+// revisions hold them: restoring it would leave the set's templates as
+// they are, so any size would match it.
 func SemanticallyEqualWith(set *appsv1.StatefulSet, rev *appsv1.ControllerRevision, opts Options) bool {
-	if rev == nil {
+	if rev == nil || (opts.Claims && !HasClaims(rev)) {
 		return false
 	}
 	want, err := PatchWith(set, opts)
