@@ -17,7 +17,7 @@ import (
 // restingSet is a set of n Ready pods with one bound claim each, all at
 // the set's revision, in a controller whose caches hold them, and one
 // sync done.
-func restingSet(b *testing.B, n int32) (*Controller, string) {
+func restingSet(b testing.TB, n int32) (*Controller, string) {
 	set := testgen.StatefulSet("web", testgen.Replicas(n), testgen.Parallel(), testgen.ClaimTemplates("data"))
 	set.ResourceVersion = "1"
 	rev := testgen.RevisionOf(set, 1)
