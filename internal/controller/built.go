@@ -8,7 +8,7 @@ import (
 
 // builtMinPods is the smallest set whose built pods and claims are kept
 // between syncs while it changes. Turning 1000 records back into pods and
-// claims was half of such a set's sync (BenchmarkASyncOfAThousandPodSet);
+// claims was half of such a set's sync (BenchmarkASyncOfAThousandPodSetAtRest);
 // below a hundred pods a sync is cheap and keeping them is not worth
 // their memory.
 const builtMinPods = 100

@@ -6,19 +6,22 @@ import (
 
 // Pacing bounds how often one set is planned while its pods change faster
 // than a sync takes to notice. Each set has a bucket of paceBurst syncs,
-// refilled at one sync per interval, where the interval is paceFactor times
-// what the set's last plan cost (observing and planning, not the writes),
-// at most paceMaxInterval. A set whose bucket has a sync left is synced at
-// once, so the first reaction to a change after a quiet moment is never
-// delayed, nor is any reaction of a set whose pods change less often than
-// its interval (an OrderedReady roll-out, a few changes a second). Under a
-// storm (hundreds of pod changes a second) the set is planned once per
-// interval, with every change since, instead of once per change: its
-// planning uses about 1/paceFactor of a CPU at most, whatever its size.
+// refilled at one sync per interval, paceIntervalPerPod for each pod its
+// last sync saw, at most paceMaxInterval. A set whose bucket has a sync
+// left is synced at once, so the first reaction to a change after a quiet
+// moment is never delayed, nor is any reaction of a set whose pods change
+// less often than its interval (an OrderedReady roll-out: a few changes a
+// second, and 2.5 ms for 50 pods). Under a storm (hundreds of pod changes
+// a second) the set is planned once per interval, with every change since,
+// instead of once per change: a sync costs a few microseconds per pod
+// (BenchmarkAPodEventOfAThousandPodSetThatIsChanging), so its planning
+// takes a small share of a CPU whatever its size. The interval follows
+// the set's size, not the measured cost of its syncs, which a loaded
+// machine inflates.
 const (
-	paceBurst       = 4
-	paceFactor      = 20
-	paceMaxInterval = time.Second
+	paceBurst          = 4
+	paceIntervalPerPod = 50 * time.Microsecond
+	paceMaxInterval    = time.Second
 )
 
 // syncPace is one set's bucket: tokens syncs left as of at, refilled one
@@ -47,11 +50,11 @@ func (p syncPace) wait(now time.Time) time.Duration {
 	return time.Duration((1 - left) * float64(p.interval))
 }
 
-// spend takes the token of a sync that began at began and whose plan cost
-// cost, which sets the interval from then on.
-func (p syncPace) spend(began time.Time, cost time.Duration) syncPace {
+// spend takes the token of a sync that began at began and saw pods pods,
+// which sets the interval from then on.
+func (p syncPace) spend(began time.Time, pods int) syncPace {
 	tokens := max(0, p.left(began)-1)
-	return syncPace{tokens: tokens, at: began, interval: min(paceMaxInterval, paceFactor*cost)}
+	return syncPace{tokens: tokens, at: began, interval: min(paceMaxInterval, time.Duration(pods)*paceIntervalPerPod)}
 }
 
 // paceWait is how long a sync of key wanted now must wait; 0 for a set the
@@ -66,15 +69,14 @@ func (s *setStates) paceWait(key string, now time.Time) time.Duration {
 	return wait
 }
 
-// paced records a sync of key that began at began and spent cost
-// observing and planning.
-func (s *setStates) paced(key string, began time.Time, cost time.Duration) {
+// paced records a sync of key that began at began and saw pods pods.
+func (s *setStates) paced(key string, began time.Time, pods int) {
 	s.update(key, func(st *setState) {
 		p := syncPace{tokens: paceBurst}
 		if st.pace != nil {
 			p = *st.pace
 		}
-		p = p.spend(began, cost)
+		p = p.spend(began, pods)
 		st.pace = &p
 	})
 }

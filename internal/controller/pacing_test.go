@@ -9,8 +9,8 @@ import (
 
 func TestASetIsSyncedAtOnceUntilItsBucketIsEmptyThenOncePerInterval(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	const cost = 5 * time.Millisecond // interval 100 ms
-	interval := paceFactor * cost
+	const pods = 2000 // interval 100 ms
+	interval := pods * paceIntervalPerPod
 	for _, tc := range []struct {
 		name  string
 		syncs []time.Duration // when each sync began, from t0
@@ -30,7 +30,7 @@ func TestASetIsSyncedAtOnceUntilItsBucketIsEmptyThenOncePerInterval(t *testing.T
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSetStates()
 			for _, at := range tc.syncs {
-				s.paced("ns/web", t0.Add(at), cost)
+				s.paced("ns/web", t0.Add(at), pods)
 			}
 			if got := s.paceWait("ns/web", t0.Add(tc.at)); got != tc.want {
 				t.Errorf("wait %s, want %s", got, tc.want)
@@ -39,24 +39,19 @@ func TestASetIsSyncedAtOnceUntilItsBucketIsEmptyThenOncePerInterval(t *testing.T
 	}
 }
 
-func TestTheIntervalFollowsWhatPlanningCostsUpToASecond(t *testing.T) {
+func TestTheIntervalFollowsTheSetsSizeUpToASecond(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	got := map[time.Duration]time.Duration{}
-	for _, cost := range []time.Duration{0, 100 * time.Microsecond, 10 * time.Millisecond, 200 * time.Millisecond} {
+	got := map[int]time.Duration{}
+	for _, pods := range []int{0, 50, 1000, 40000} {
 		s := newSetStates()
 		for range paceBurst + 1 {
-			s.paced("ns/web", t0, cost)
+			s.paced("ns/web", t0, pods)
 		}
-		got[cost] = s.paceWait("ns/web", t0)
+		got[pods] = s.paceWait("ns/web", t0)
 	}
-	want := map[time.Duration]time.Duration{
-		0:                      0,
-		100 * time.Microsecond: 2 * time.Millisecond,
-		10 * time.Millisecond:  200 * time.Millisecond,
-		200 * time.Millisecond: time.Second,
-	}
+	want := map[int]time.Duration{0: 0, 50: 2500 * time.Microsecond, 1000: 50 * time.Millisecond, 40000: time.Second}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("wait after an empty bucket, by plan cost (-want +got):\n%s", diff)
+		t.Errorf("wait after an empty bucket, by pods (-want +got):\n%s", diff)
 	}
 }
 
@@ -64,7 +59,7 @@ func TestTheIntervalFollowsWhatPlanningCostsUpToASecond(t *testing.T) {
 // afterwards, not once per change: at once while its bucket holds a sync,
 // else once the bucket has one again.
 func TestChangesDuringASyncAreSyncedOnceMore(t *testing.T) {
-	const cost = 10 * time.Millisecond
+	const pods = 1000
 	for _, tc := range []struct {
 		name        string
 		earlier     int // syncs just before
@@ -76,11 +71,11 @@ func TestChangesDuringASyncAreSyncedOnceMore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := newTestController(t)
 			for range tc.earlier {
-				c.states.paced("ns/web", time.Now(), cost)
+				c.states.paced("ns/web", time.Now(), pods)
 			}
 			c.enqueue("ns/web")
 			key, _ := c.queue.Get()
-			c.states.paced(key, time.Now(), cost) // as sync does
+			c.states.paced(key, time.Now(), pods) // as sync does
 			for range 100 {
 				c.enqueue("ns/web")
 			}

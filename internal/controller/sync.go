@@ -66,8 +66,8 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, err
 	}
+	c.states.paced(key, began, len(in.Pods))
 	plan := planner.Compute(in)
-	c.states.paced(key, began, c.now().Sub(began))
 	c.states.keepBuilt(key, b, in, plan)
 	applyErr := c.podControl.Apply(ctx, set, key, plan.Steps)
 	c.reportWarnings(key, set, plan.Warnings)
