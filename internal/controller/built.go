@@ -38,22 +38,21 @@ func newBuilder(last *built) *builder {
 	return b
 }
 
-func (b *builder) pod(r *podRecord) *corev1.Pod {
-	p, ok := b.last.pods[r]
-	if !ok {
-		p = r.pod()
-	}
-	b.next.pods[r] = p
-	return p
-}
+func (b *builder) pod(r *podRecord) *corev1.Pod { return reuse(b.last.pods, b.next.pods, r, r.pod) }
 
 func (b *builder) claim(r *claimRecord) *corev1.PersistentVolumeClaim {
-	c, ok := b.last.claims[r]
+	return reuse(b.last.claims, b.next.claims, r, r.claim)
+}
+
+// reuse returns the object last holds for record r, or a new one from
+// build, and keeps it in next.
+func reuse[R comparable, O any](last, next map[R]O, r R, build func() O) O {
+	o, ok := last[r]
 	if !ok {
-		c = r.claim()
+		o = build()
 	}
-	b.next.claims[r] = c
-	return c
+	next[r] = o
+	return o
 }
 
 func (b *builder) pods(records []*podRecord) []*corev1.Pod {
