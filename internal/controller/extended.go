@@ -60,7 +60,7 @@ func newExtendedSets(client *ostsclient.Client, namespace string) (*extendedSets
 
 func (c *Controller) enqueueExtended(obj any) {
 	if set, ok := unwrap[*v1alpha1.StatefulSet](obj); ok {
-		c.queue.Add(extendedKey(set.Namespace, set.Name))
+		c.enqueue(extendedKey(set.Namespace, set.Name))
 	}
 }
 

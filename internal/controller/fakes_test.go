@@ -100,7 +100,7 @@ func events(rec *record.FakeRecorder) []string {
 // newTestController is the whole controller on a fake client holding objs,
 // with its informers started and synced; the queue is not run, so a test
 // calls sync itself.
-func newTestController(t *testing.T, objs ...runtime.Object) (*Controller, *fake.Clientset) {
+func newTestController(t testing.TB, objs ...runtime.Object) (*Controller, *fake.Clientset) {
 	t.Helper()
 	client := likeAnAPIServer(fake.NewClientset(objs...))
 	factory := NewInformerFactory(client, "")
@@ -124,7 +124,7 @@ func newTestController(t *testing.T, objs ...runtime.Object) (*Controller, *fake
 
 // waitCached waits until the controller's caches show obj's latest
 // version, as an informer event would before a sync.
-func waitCached(t *testing.T, what string, cond func() bool) {
+func waitCached(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); !cond(); {
 		if time.Now().After(deadline) {

@@ -48,7 +48,7 @@ func (c *Controller) enqueueSet(obj any) {
 	}
 	key, err := cache.MetaNamespaceKeyFunc(obj)
 	if err == nil {
-		c.queue.Add(key)
+		c.enqueue(key)
 	}
 }
 

@@ -105,14 +105,6 @@ func podByName(idx cache.Indexer, namespace, name string) (*podRecord, bool) {
 	return r, ok
 }
 
-func podsOf(records []*podRecord) []*corev1.Pod {
-	out := make([]*corev1.Pod, len(records))
-	for i, r := range records {
-		out[i] = r.pod()
-	}
-	return out
-}
-
 // claimRecord is what the claim informer caches for each claim:
 // planner.TrimClaim's fields with compact metadata, as for pods.
 type claimRecord struct {
@@ -162,13 +154,19 @@ var (
 
 // claimByName returns the cached claim namespace/name.
 func claimByName(idx cache.Indexer, namespace, name string) (*corev1.PersistentVolumeClaim, bool) {
+	r, ok := claimRecordByName(idx, namespace, name)
+	if !ok {
+		return nil, false
+	}
+	return r.claim(), true
+}
+
+// claimRecordByName returns the cached record of claim namespace/name.
+func claimRecordByName(idx cache.Indexer, namespace, name string) (*claimRecord, bool) {
 	obj, ok, err := idx.GetByKey(namespace + "/" + name)
 	if err != nil || !ok {
 		return nil, false
 	}
 	r, ok := obj.(*claimRecord)
-	if !ok {
-		return nil, false
-	}
-	return r.claim(), true
+	return r, ok
 }

@@ -33,6 +33,12 @@ type setState struct {
 	// rollout is the set's rollout gauges as of its last sync
 	// (rolloutCollector); nil before the first.
 	rollout *rolloutGauges
+	// pace is the set's sync bucket as of its last sync (pacing.go); nil
+	// before the first.
+	pace *syncPace
+	// built is what the last sync made from the cache's records, kept
+	// while a large set changes (built.go); nil otherwise.
+	built *built
 }
 
 // setStates holds every set's state by key (namespace/name) under one

@@ -61,11 +61,14 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		view = view.DeepCopy()
 		applyStatus(&view.Status, held)
 	}
-	in, revs, err := c.observe(ctx, view, selector, t)
+	began, b := c.now(), newBuilder(c.states.lastBuilt(key))
+	in, revs, err := c.observe(ctx, view, selector, t, b)
 	if err != nil {
 		return 0, err
 	}
+	c.states.paced(key, began, len(in.Pods))
 	plan := planner.Compute(in)
+	c.states.keepBuilt(key, b, in, plan)
 	applyErr := c.podControl.Apply(ctx, set, key, plan.Steps)
 	c.reportWarnings(key, set, plan.Warnings)
 	changeErr := c.changeSet(ctx, t, plan, revs)
@@ -133,8 +136,9 @@ func (c *Controller) writeStatus(ctx context.Context, t *target, stored appsv1.S
 // observe gathers the planner's input: owned revisions (resolved and, if
 // needed, persisted), owned pods after adoption and release, and the claims
 // the set's pods use. t.inputs is an extended set's extra inputs, nil for
-// apps/v1, and t.revisions what its revisions hold.
-func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector, t *target) (planner.Input, []*appsv1.ControllerRevision, error) {
+// apps/v1, and t.revisions what its revisions hold. b makes the pods and
+// claims from the cache's records.
+func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector, t *target, b *builder) (planner.Input, []*appsv1.ControllerRevision, error) {
 	ext := t.inputs
 	revs, err := c.ownedRevisions(ctx, set, selector)
 	if err != nil {
@@ -150,12 +154,12 @@ func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selec
 	if res, err = c.history.Persist(ctx, set, res); err != nil {
 		return planner.Input{}, nil, err
 	}
-	pods, err := c.ownedPods(ctx, set, selector)
+	pods, err := c.ownedPods(ctx, set, selector, b)
 	if err != nil {
 		return planner.Input{}, nil, err
 	}
 	return planner.Input{
-		Set: set, Pods: pods, Claims: c.claimsFor(set, pods, ext),
+		Set: set, Pods: pods, Claims: c.claimsFor(set, pods, ext, b),
 		Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: c.now(),
 		Extended: ext,
 	}, revs, nil
@@ -170,17 +174,17 @@ func (c *Controller) ownedRevisions(ctx context.Context, set *appsv1.StatefulSet
 	return claimRevisions(ctx, c.client, c.fresh, set, selector, candidates)
 }
 
-func (c *Controller) ownedPods(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector) ([]*corev1.Pod, error) {
+func (c *Controller) ownedPods(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector, b *builder) ([]*corev1.Pod, error) {
 	// Candidates are the set's own pods and the orphans named like them, the
 	// only ones claimPods may keep or adopt; no namespace scan.
 	records := unionByUID(byOwner[*podRecord](c.podIdx, set), byIndex[*podRecord](c.podIdx, orphanIndex, set.Namespace+"/"+set.Name))
-	return claimPods(ctx, c.client, c.fresh, set, selector, podsOf(records))
+	return claimPods(ctx, c.client, c.fresh, set, selector, b.pods(records))
 }
 
 // claimsFor looks up, by name, the claims of every ordinal of the set
 // (past its reserved ones, for an extended set) and of every owned pod, so
 // the planner never needs to list a namespace.
-func (c *Controller) claimsFor(set *appsv1.StatefulSet, pods []*corev1.Pod, ext *planner.Extended) map[string]*corev1.PersistentVolumeClaim {
+func (c *Controller) claimsFor(set *appsv1.StatefulSet, pods []*corev1.Pod, ext *planner.Extended, b *builder) map[string]*corev1.PersistentVolumeClaim {
 	out := map[string]*corev1.PersistentVolumeClaim{}
 	if len(set.Spec.VolumeClaimTemplates) == 0 {
 		return out
@@ -192,23 +196,29 @@ func (c *Controller) claimsFor(set *appsv1.StatefulSet, pods []*corev1.Pod, ext 
 			ordinals[o] = true
 		}
 	}
-	for o := start; o < start+replicas && o >= start; o++ {
-		ordinals[o] = true
-	}
 	for _, p := range pods {
-		if o, ok := planner.ParseOrdinal(set.Name, p.Name); ok {
+		// Pods in the ordinal range are looked up with the range.
+		if o, ok := planner.ParseOrdinal(set.Name, p.Name); ok && (o < start || o >= start+replicas) {
 			ordinals[o] = true
 		}
 	}
+	for o := start; o < start+replicas && o >= start; o++ {
+		c.addClaims(out, set, o, b)
+	}
 	for o := range ordinals {
-		for i := range set.Spec.VolumeClaimTemplates {
-			name := planner.ClaimName(set.Spec.VolumeClaimTemplates[i].Name, set.Name, o)
-			if claim, ok := claimByName(c.claimIdx, set.Namespace, name); ok {
-				out[name] = claim
-			}
-		}
+		c.addClaims(out, set, o, b)
 	}
 	return out
+}
+
+// addClaims adds to out the cached claims of the set's pod at ordinal o.
+func (c *Controller) addClaims(out map[string]*corev1.PersistentVolumeClaim, set *appsv1.StatefulSet, o int32, b *builder) {
+	for i := range set.Spec.VolumeClaimTemplates {
+		name := planner.ClaimName(set.Spec.VolumeClaimTemplates[i].Name, set.Name, o)
+		if r, ok := claimRecordByName(c.claimIdx, set.Namespace, name); ok {
+			out[name] = b.claim(r)
+		}
+	}
 }
 
 // truncate deletes revisions beyond the history limit; never a live one.
