@@ -116,8 +116,11 @@ func TestAnImageChangedInPlaceRestartsTheContainerOnTheRealAPIServer(t *testing.
 	if c.ContainerID == cs.ContainerID || c.LastTerminationState.Terminated == nil || c.LastTerminationState.Terminated.ContainerID != cs.ContainerID {
 		t.Errorf("containerID %q lastState %+v, want a new ID and the old instance %q terminated", c.ContainerID, c.LastTerminationState, cs.ContainerID)
 	}
-	if !c.State.Running.StartedAt.After(cs.State.Running.StartedAt.Time) {
-		t.Errorf("startedAt %v is not after the first start %v", c.State.Running.StartedAt, cs.State.Running.StartedAt)
+	// Times have whole seconds on the API, so the order is checked, not a gap.
+	if last := c.LastTerminationState.Terminated; last == nil || !last.StartedAt.Equal(&cs.State.Running.StartedAt) ||
+		last.FinishedAt.Before(&last.StartedAt) || c.State.Running.StartedAt.Before(&last.FinishedAt) {
+		t.Errorf("lastState %+v, running since %v: want the first instance (started %v) finished before the new one started",
+			c.LastTerminationState.Terminated, c.State.Running.StartedAt, cs.State.Running.StartedAt)
 	}
 	if after.Status.ObservedGeneration != after.Generation {
 		t.Errorf("status.observedGeneration %d, want the generation %d", after.Status.ObservedGeneration, after.Generation)

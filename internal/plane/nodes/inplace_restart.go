@@ -33,13 +33,14 @@ func restart(pod *corev1.Pod, spec *corev1.Container, cs *corev1.ContainerStatus
 		}}
 	}
 	cs.RestartCount++
+	pull := pulled(spec.Image, cs.Image)
 	cs.Image, cs.ImageID = spec.Image, ImageID(spec.Image)
 	cs.ContainerID = ContainerID(pod.UID, spec.Name, cs.RestartCount)
 	cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: at}}
 	cs.Ready, cs.Started = false, new(true)
 	return []podEvent{
 		{corev1.EventTypeNormal, eventKilling, fmt.Sprintf("Container %s, will be restarted", why)},
-		{corev1.EventTypeNormal, eventPulled, fmt.Sprintf("Container image %q already present on machine", spec.Image)},
+		pull,
 		{corev1.EventTypeNormal, eventCreated, "Created container: " + spec.Name},
 		{corev1.EventTypeNormal, eventStarted, "Started container " + spec.Name},
 	}
@@ -71,6 +72,14 @@ func settle(pod *corev1.Pod, s *corev1.PodStatus, sim podSim, now time.Time) (pl
 		cs.Ready = true
 	}
 	return plan
+}
+
+// pulled is the Pulled event of starting image where old ran before.
+func pulled(image, old string) podEvent {
+	if image == old {
+		return podEvent{corev1.EventTypeNormal, eventPulled, fmt.Sprintf("Container image %q already present on machine", image)}
+	}
+	return podEvent{corev1.EventTypeNormal, eventPulled, fmt.Sprintf("Successfully pulled image %q in 0s (simulated)", image)}
 }
 
 // crash records cs's running instance as exited with code 1 and the
