@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
@@ -211,14 +212,34 @@ func TestAReadinessGateHoldsThePodUnreadyOnTheRealAPIServer(t *testing.T) {
 	ctx, ns := namespace(t)
 	pod := simplePod("web", nil)
 	pod.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: "example.com/gate"}}
+	// A watch sees every version of the pod: none may be Ready before the
+	// gate is True.
+	w, err := planetest.Client().CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
 	if _, err := planetest.Client().CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { logPod(t, ns, "web") })
-	waitPod(t, ctx, ns, "web", "containers Ready, pod held by its gate", func(p *corev1.Pod) bool {
+	for held := false; !held; {
+		var ev watch.Event
+		select {
+		case ev = <-w.ResultChan():
+		case <-ctx.Done():
+			t.Fatal("the pod's containers never became Ready with the pod held by its gate")
+		}
+		p, ok := ev.Object.(*corev1.Pod)
+		if !ok {
+			t.Fatalf("watch: %v", ev.Object)
+		}
+		if ready(p) {
+			t.Fatalf("pod Ready before its readiness gate was set: %+v", p.Status.Conditions)
+		}
 		c, r := condition(p, corev1.ContainersReady), condition(p, corev1.PodReady)
-		return c != nil && c.Status == corev1.ConditionTrue && r != nil && r.Reason == "ReadinessGatesNotReady"
-	})
+		held = c != nil && c.Status == corev1.ConditionTrue && r != nil && r.Reason == "ReadinessGatesNotReady"
+	}
 	patchPod(t, ctx, ns, "web", "status", `{"status":{"conditions":[{"type":"example.com/gate","status":"True"}]}}`)
 	waitPod(t, ctx, ns, "web", "Ready", ready)
 	patchPod(t, ctx, ns, "web", "status", `{"status":{"conditions":[{"type":"example.com/gate","status":"False"}]}}`)

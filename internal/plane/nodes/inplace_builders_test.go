@@ -73,7 +73,9 @@ func withCondition(c corev1.PodCondition) podOpt {
 }
 
 func withGate(t corev1.PodConditionType) podOpt {
-	return func(p *corev1.Pod) { p.Spec.ReadinessGates = append(p.Spec.ReadinessGates, corev1.PodReadinessGate{ConditionType: t}) }
+	return func(p *corev1.Pod) {
+		p.Spec.ReadinessGates = append(p.Spec.ReadinessGates, corev1.PodReadinessGate{ConditionType: t})
+	}
 }
 
 // withStatus edits the container's status.
