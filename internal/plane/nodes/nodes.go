@@ -2,7 +2,10 @@
 // process, play the kubelet for a set of fake Node objects. Pods scheduled on
 // them start, turn Ready, fail or terminate according to the stages in
 // pod-stages.yaml, so StatefulSet behaviour can be rehearsed without
-// containers.
+// containers. What kwok's stages cannot express, the changes of a running
+// pod's spec in place (a new image restarts its container, a resize goes
+// through the kubelet's conditions) and its readiness gates, is played by a
+// small controller in Go (inplace.go, planned by planPod).
 package nodes
 
 import (
