@@ -22,6 +22,10 @@ import (
 	"k8s.io/klog/v2"
 )
 
+// FieldManager names the in-place part's status writes in a pod's
+// managedFields, apart from kwok's.
+const FieldManager = "ordinal-simulated-kubelet"
+
 // inPlaceWorkers is how many pods are synced at once; a sync is one status
 // write, and the queue never hands one pod to two workers.
 const inPlaceWorkers = 2
@@ -149,7 +153,7 @@ func (ip *inPlace) sync(ctx context.Context, key string) (time.Duration, error) 
 	if plan.status != nil {
 		update := pod.DeepCopy()
 		update.Status = *plan.status
-		if _, err := ip.client.CoreV1().Pods(ns).UpdateStatus(ctx, update, metav1.UpdateOptions{}); err != nil {
+		if _, err := ip.client.CoreV1().Pods(ns).UpdateStatus(ctx, update, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
 			return 0, fmt.Errorf("updating status of pod %s: %w", key, err)
 		}
 	}
