@@ -57,6 +57,32 @@ func summarize(pod *corev1.Pod, plan podPlan) summary {
 	return out
 }
 
+// planCase is a pod, changes to the test's podSim, and the time to plan
+// at (after t0), with the summary of the plan wanted.
+type planCase struct {
+	name string
+	pod  *corev1.Pod
+	sim  func(*podSim)
+	now  time.Duration
+	want summary
+}
+
+func runPlanCases(t *testing.T, sim podSim, cases []planCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := sim
+			if tc.sim != nil {
+				tc.sim(&s)
+			}
+			got := summarize(tc.pod, planPod(tc.pod, s, t0.Add(tc.now)))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("plan (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 var restartEvents = []string{eventKilling, eventPulled, eventCreated, eventStarted}
 
 func TestPlanPod(t *testing.T) {
@@ -69,13 +95,7 @@ func TestPlanPod(t *testing.T) {
 	readyAgain := map[corev1.PodConditionType]string{corev1.ContainersReady: "True//2", corev1.PodReady: "True//2"}
 	unchanged := summary{Image: oldImage, ImageID: ImageID(oldImage), Ready: true, State: "running since 0s", Allocated: "100m",
 		Running: "100m", RunningLimit: "200m", Conditions: ready, ObservedGenerationOK: true}
-	for _, tc := range []struct {
-		name string
-		pod  *corev1.Pod
-		sim  func(*podSim)
-		now  time.Duration // after t0
-		want summary
-	}{
+	runPlanCases(t, sim, []planCase{
 		{name: "a running pod whose spec matches its status is not written", pod: runningPod(), now: time.Hour, want: unchanged},
 		{name: "a pod kwok has not started yet is left to kwok", pod: runningPod(withImage(newImage), inPhase(corev1.PodPending)), want: unchanged},
 		{name: "an image change restarts the container, not Ready, looked at again after the ready delay",
@@ -99,18 +119,7 @@ func TestPlanPod(t *testing.T) {
 			pod: runningPod(withImage(newImage), restartedAt(t0)), now: time.Hour,
 			want: summary{Image: newImage, ImageID: ImageID(newImage), Restarts: 1, State: "running since 0s", Allocated: "100m",
 				Running: "100m", RunningLimit: "200m", Conditions: notReady(2), ObservedGenerationOK: true}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := sim
-			if tc.sim != nil {
-				tc.sim(&s)
-			}
-			got := summarize(tc.pod, planPod(tc.pod, s, t0.Add(tc.now)))
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("plan (-want +got):\n%s", diff)
-			}
-		})
-	}
+	})
 }
 
 func TestPlanPodLeavesATerminatingPodAlone(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,13 +42,7 @@ func TestPlanPodResize(t *testing.T) {
 		f(&s)
 		return s
 	}
-	for _, tc := range []struct {
-		name string
-		pod  *corev1.Pod
-		sim  func(*podSim)
-		now  time.Duration
-		want summary
-	}{
+	runPlanCases(t, sim, []planCase{
 		{name: "an accepted resize is allocated and in progress for the resize delay", pod: runningPod(withCPU("300m", "400m")), now: 10 * time.Second,
 			want: with(func(s *summary) {
 				s.Written, s.Allocated, s.Running, s.RunningLimit = true, "300m", "100m", "200m"
@@ -116,16 +109,5 @@ func TestPlanPodResize(t *testing.T) {
 			want: with(func(s *summary) {
 				s.Written, s.Allocated, s.Running, s.RunningLimit, s.Conditions = true, "100m", "100m", "200m", conds()
 			})},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := sim
-			if tc.sim != nil {
-				tc.sim(&s)
-			}
-			got := summarize(tc.pod, planPod(tc.pod, s, t0.Add(tc.now)))
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("plan (-want +got):\n%s", diff)
-			}
-		})
-	}
+	})
 }

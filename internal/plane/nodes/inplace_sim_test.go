@@ -59,7 +59,7 @@ func TestImageIDsDifferByReferenceAndContainerIDsByRestart(t *testing.T) {
 	if ImageID("db:1") == ImageID("db:2") {
 		t.Error("two tags have the same image ID")
 	}
-	if ContainerID("u", "db", 0) == ContainerID("u", "db", 1) || ContainerID("u", "db", 0) != ContainerID("u", "db", 0) {
+	if first := ContainerID("u", "db", 0); first == ContainerID("u", "db", 1) || first != ContainerID("u", "db", 0) {
 		t.Error("container IDs must differ by restart and be stable otherwise")
 	}
 }
