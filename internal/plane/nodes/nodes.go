@@ -2,7 +2,10 @@
 // process, play the kubelet for a set of fake Node objects. Pods scheduled on
 // them start, turn Ready, fail or terminate according to the stages in
 // pod-stages.yaml, so StatefulSet behaviour can be rehearsed without
-// containers.
+// containers. What kwok's stages cannot express, the changes of a running
+// pod's spec in place (a new image restarts its container, a resize goes
+// through the kubelet's conditions) and its readiness gates, is played by a
+// small controller in Go (inplace.go, planned by planPod).
 package nodes
 
 import (
@@ -66,11 +69,14 @@ type Config struct {
 	Log io.Writer
 }
 
-// NodeName is the name of the i-th simulated node.
-func NodeName(i int) string { return "ordinal-node-" + strconv.Itoa(i) }
+// nodePrefix starts every simulated node's name.
+const nodePrefix = "ordinal-node-"
 
-// Start registers the nodes and starts kwok's controllers; they stop when
-// ctx ends. It returns once the controllers run; use WaitReady to wait for
+// NodeName is the name of the i-th simulated node.
+func NodeName(i int) string { return nodePrefix + strconv.Itoa(i) }
+
+// Start registers the nodes and starts kwok's controllers and the in-place
+// part of the simulated kubelet (inplace.go); they stop when ctx ends. It returns once the controllers run; use WaitReady to wait for
 // the nodes.
 func Start(ctx context.Context, cfg Config) error {
 	if cfg.Log != nil {
@@ -91,10 +97,15 @@ func Start(ctx context.Context, cfg Config) error {
 	if err := registerNodes(ctx, typed, cfg.Count); err != nil {
 		return err
 	}
+	ip, err := newInPlace(typed, cfg.ReadyDelay)
+	if err != nil {
+		return err
+	}
 	warmStages(ctx, stages)
 	if err := ctrl.Start(ctx); err != nil {
 		return fmt.Errorf("starting simulated nodes: %w", err)
 	}
+	go ip.run(ctx)
 	return nil
 }
 
