@@ -57,6 +57,9 @@ type planner struct {
 	// storageBlocks are the pods whose claims hold the InPlace claim
 	// update up, for status.blockedBy.
 	storageBlocks []PodFailure
+	// atPartition is true when an extended set's rolling update has done
+	// all its partition allows (partitionReached).
+	atPartition bool
 }
 
 // Compute plans one sync of in.Set. The passes run in upstream's order and

@@ -142,6 +142,7 @@ const (
 	ReasonRolloutComplete         = "RolloutComplete"
 	ReasonRolloutProgressing      = "RolloutProgressing"
 	ReasonRolloutPaused           = "RolloutPaused"
+	ReasonPartitionRolledOut      = "PartitionRolledOut"
 	ReasonRolloutFailed           = "RolloutFailed"
 	ReasonProgressDeadlineExceded = "ProgressDeadlineExceeded"
 	ReasonRollingBack             = "RollingBack"

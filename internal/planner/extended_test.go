@@ -276,3 +276,40 @@ func condition(conds []metav1.Condition, typ string) metav1.Condition {
 	}
 	return metav1.Condition{}
 }
+
+// A rollout that a partition holds has done its part once every pod at or
+// above the partition runs the update revision, Available: its deadline
+// stands still until the partition is lowered, and counts from then.
+func TestARolloutHeldAtItsPartitionDoesNotFail(t *testing.T) {
+	f := rollout(testgen.Replicas(3), testgen.Partition(2))
+	stale := planner.ExtendedStatus{UpdateRevision: f.upd.Name, UpdatedReplicas: 1, LastProgress: now.Add(-11 * time.Minute), LastCompletedRevision: f.cur.Name}
+	held := extended(func(e *planner.Extended) { e.OnFailure, e.Last = planner.FailurePause, stale })
+	plan := f.ext(held, f.pod(0), f.pod(1), f.updated(2))
+	if c := plan.Extended.Change; c != nil {
+		t.Errorf("change %+v at the partition, want none", c)
+	}
+	c := condition(plan.Extended.Status.Conditions, planner.ConditionProgressing)
+	if c.Status != metav1.ConditionTrue || c.Reason != planner.ReasonPartitionRolledOut {
+		t.Errorf("Progressing %s/%s, want True/PartitionRolledOut", c.Status, c.Reason)
+	}
+	if plan.RequeueAfter != 0 {
+		t.Errorf("RequeueAfter %s at the partition, want none (no deadline runs)", plan.RequeueAfter)
+	}
+
+	slow := f.updated(2, testgen.NotReady(now.Add(-time.Minute)))
+	if c := f.ext(held, f.pod(0), f.pod(1), slow).Extended.Change; c == nil || !c.Pause {
+		t.Errorf("change %+v while the pod above the partition is not Ready past the deadline, want a pause", c)
+	}
+
+	lowered := rollout(testgen.Replicas(3), testgen.Partition(0))
+	wasHeld := stale
+	wasHeld.Conditions = []metav1.Condition{{Type: planner.ConditionProgressing, Status: metav1.ConditionTrue, Reason: planner.ReasonPartitionRolledOut}}
+	e := extended(func(e *planner.Extended) { e.OnFailure, e.Last = planner.FailurePause, wasHeld })
+	plan = lowered.ext(e, lowered.pod(0), lowered.pod(1), lowered.updated(2))
+	if c := plan.Extended.Change; c != nil {
+		t.Errorf("change %+v right after the partition was lowered, want none", c)
+	}
+	if got := plan.Extended.Status.LastProgress; !got.Equal(now) {
+		t.Errorf("last progress %s after the partition was lowered, want %s", got, now)
+	}
+}

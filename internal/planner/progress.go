@@ -21,6 +21,7 @@ import (
 //  5. the conditions Available, Progressing and ReplicaFailure.
 func (p *planner) extend(st appsv1.StatefulSetStatus) *ExtendedPlan {
 	x := ExtendedStatus{UpdateRevision: st.UpdateRevision, UpdatedReplicas: st.UpdatedReplicas, Rollback: p.ext.Last.Rollback}
+	p.atPartition = p.partitionReached()
 	p.countUpdated(&x)
 	done := p.complete(st)
 	p.trackProgress(&x, st, done)
@@ -37,10 +38,32 @@ func (p *planner) extend(st appsv1.StatefulSetStatus) *ExtendedPlan {
 	}
 	x.Conditions = p.conditions(st, x, rolling, failure)
 	out.Status = x
-	if rolling && !p.ext.Paused {
+	if rolling && !p.ext.Paused && !p.atPartition {
 		p.requeueBy(p.deadlineLeft(x))
 	}
 	return out
+}
+
+// partitionReached reports whether a rolling update that a partition
+// holds has done all it may: every one of the set's pods at or above the
+// partition exists, runs the update revision and is Available. The
+// rollout then waits for the user to lower the partition, and its
+// deadline does not run, as while paused.
+func (p *planner) partitionReached() bool {
+	part := Partition(p.set)
+	if part <= 0 || p.ext.Recreate || p.onDelete() {
+		return false
+	}
+	from, minReady, now := int64(p.start)+int64(part), p.set.Spec.MinReadySeconds, p.in.Now
+	for _, s := range p.replicas {
+		if int64(s.ordinal) < from {
+			continue
+		}
+		if s.placeholder || isTerminating(s.pod) || podRevision(s.pod) != p.update || !IsAvailable(s.pod, minReady, now) {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *planner) countUpdated(x *ExtendedStatus) {
@@ -70,8 +93,9 @@ func (p *planner) complete(st appsv1.StatefulSetStatus) bool {
 // trackProgress moves LastProgress to now on progress: a new update
 // revision, one more pod at it, one more of those Available, a completed
 // rollout, or a resume. A paused rollout's time does not count against
-// its deadline: once the last status said paused and the set no longer
-// is, the deadline counts from now.
+// its deadline, nor does the time a rollout waits at its partition: once
+// the last status said paused or held at the partition and the set no
+// longer is, the deadline counts from now.
 func (p *planner) trackProgress(x *ExtendedStatus, st appsv1.StatefulSetStatus, done bool) {
 	last := p.ext.Last
 	x.LastCompletedRevision = last.LastCompletedRevision
@@ -86,11 +110,14 @@ func (p *planner) trackProgress(x *ExtendedStatus, st appsv1.StatefulSetStatus, 
 	}
 }
 
-// resumed reports whether the set was paused at the last status and is
-// not now.
+// resumed reports whether the set was paused, or held at its partition,
+// at the last status and is not now.
 func (p *planner) resumed() bool {
 	c := meta.FindStatusCondition(p.ext.Last.Conditions, ConditionProgressing)
-	return !p.ext.Paused && c != nil && c.Reason == ReasonRolloutPaused
+	if c == nil {
+		return false
+	}
+	return (c.Reason == ReasonRolloutPaused && !p.ext.Paused) || (c.Reason == ReasonPartitionRolledOut && !p.atPartition)
 }
 
 // blockedBy lists, in ordinal order, the pods the rollout waits on or that
@@ -126,7 +153,7 @@ func (p *planner) blockedBy() []PodFailure {
 // update revision fails permanently, or no progress within the deadline.
 // A paused rollout, or none, does not fail.
 func (p *planner) rolloutFailure(x ExtendedStatus, rolling bool) string {
-	if !rolling || p.ext.Paused {
+	if !rolling || p.ext.Paused || p.atPartition {
 		return ""
 	}
 	for _, f := range x.BlockedBy {
@@ -197,6 +224,9 @@ func (p *planner) progressing(st appsv1.StatefulSetStatus, x ExtendedStatus, rol
 		return metav1.ConditionTrue, ReasonRolloutComplete, fmt.Sprintf("revision %s is rolled out", st.UpdateRevision)
 	case p.ext.Paused:
 		return metav1.ConditionUnknown, ReasonRolloutPaused, fmt.Sprintf("the rollout of revision %s is paused", st.UpdateRevision)
+	case p.atPartition:
+		return metav1.ConditionTrue, ReasonPartitionRolledOut, fmt.Sprintf("revision %s is rolled out to ordinals %d and above; the partition holds the others",
+			st.UpdateRevision, int64(p.start)+int64(Partition(p.set)))
 	case failure != "" && strings.HasPrefix(failure, "no progress"):
 		return metav1.ConditionFalse, ReasonProgressDeadlineExceded, failure
 	case failure != "":

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ordinal-sh/ordinal/internal/planner"
@@ -26,8 +27,11 @@ type ExtendedPlan struct {
 	Rolling               bool       `json:"rolling"`
 	LastCompletedRevision string     `json:"lastCompletedRevision,omitempty"`
 	LastProgress          *time.Time `json:"lastProgress,omitempty"`
+	// AtPartition is true when the rolling update has done all its
+	// partition allows and waits for it to be lowered.
+	AtPartition bool `json:"atPartition,omitempty"`
 	// Deadline is when the progress deadline passes; nil while it does
-	// not run (no rollout, or paused).
+	// not run (no rollout, paused, or held at the partition).
 	Deadline *time.Time `json:"deadline,omitempty"`
 	// SelfHealed are the planned actions that replace broken pods of an
 	// old revision.
@@ -82,10 +86,13 @@ func ExtendPlan(r *PlanReport, in *planner.Extended, plan planner.Plan) {
 	}
 	x.LastCompletedRevision = st.LastCompletedRevision
 	x.Rolling = st.LastCompletedRevision != r.Update.Name
+	if c := meta.FindStatusCondition(st.Conditions, planner.ConditionProgressing); c != nil {
+		x.AtPartition = c.Reason == planner.ReasonPartitionRolledOut
+	}
 	if !st.LastProgress.IsZero() {
 		last := st.LastProgress.UTC()
 		x.LastProgress = &last
-		if x.Rolling && !in.Paused && in.ProgressDeadline > 0 {
+		if x.Rolling && !in.Paused && !x.AtPartition && in.ProgressDeadline > 0 {
 			at := last.Add(in.ProgressDeadline)
 			x.Deadline = &at
 		}

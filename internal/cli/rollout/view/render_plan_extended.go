@@ -91,6 +91,8 @@ func deadlineWords(r PlanReport, now time.Time) string {
 		return fmt.Sprintf("%s, not running: revision %s is rolled out.", d, r.Update.Name)
 	case x.Paused:
 		return d + ", not running while the rollout is paused."
+	case x.AtPartition:
+		return d + ", not running: every pod at or above the partition is updated; lower the partition to go on."
 	case x.Deadline == nil:
 		return d + ", starts at the controller's next sync."
 	case !now.Before(*x.Deadline):
