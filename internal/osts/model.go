@@ -150,12 +150,10 @@ func priority(rules []v1alpha1.UpdatePriorityRule) []planner.PriorityRule {
 	return out
 }
 
-// reserved is spec.reserveOrdinals for the planner. The schema admits only
-// entries that parse; were one not to, the others still hold, so no pod is
-// ever created at an ordinal the user meant to reserve because of a typo
-// next to it.
-// Reserved is the set's spec.reserveOrdinals as the planner reads them;
-// entries that do not parse are skipped (the schema refuses them).
+// Reserved is the set's spec.reserveOrdinals as the planner reads them.
+// The schema admits only entries that parse; were one not to, the others
+// still hold, so no pod is ever created at an ordinal the user meant to
+// reserve because of a typo next to it.
 func Reserved(s *v1alpha1.StatefulSet) []planner.OrdinalRange {
 	ranges, _ := v1alpha1.ParseReserveOrdinals(s.Spec.ReserveOrdinals)
 	if len(ranges) == 0 {
