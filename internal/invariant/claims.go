@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +18,9 @@ import (
 type claimTrack struct {
 	live   *corev1.PersistentVolumeClaim
 	judged map[types.UID]bool
+	// resizingSince is when the live claim started asking for more storage
+	// than it has; zero while it does not.
+	resizingSince time.Time
 }
 
 func (r *replay) applyClaim(ev Event, claim *corev1.PersistentVolumeClaim) {
@@ -36,6 +40,9 @@ func (r *replay) applyClaim(ev Event, claim *corev1.PersistentVolumeClaim) {
 	}
 	if now, before := claimCapacity(claim), claimCapacity(prev); prev != nil && now.Cmp(before) < 0 {
 		r.violate(RuleClaimShrunk, k, ev, "claim capacity went down from %s to %s", before.String(), now.String())
+	}
+	if ev.Type != watch.Deleted {
+		r.trackResize(ev, ct, prev, claim)
 	}
 	if st != nil && !ev.Relisted {
 		r.judgeClaimOwner(ev, st, ord, prev, claim)

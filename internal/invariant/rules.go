@@ -99,6 +99,15 @@ const (
 	// (status.capacity) never decreases. Storage only grows, whatever the
 	// template says.
 	RuleClaimShrunk Rule = "claim-shrunk"
+	// RuleClaimBudget (extended kind, InPlace claim updates and
+	// RollingUpdate in every version of the window): a resize started on a
+	// claim (its storage request rising above its capacity) of an in-range
+	// ordinal whose pod was Available throughout the window is within
+	// maxUnavailable: some version of the window has fewer than its
+	// maxUnavailable other ordinals of its range that were unavailable
+	// throughout the window or had a claim resizing throughout it. A pod
+	// whose claims resize stays Ready but takes a slot.
+	RuleClaimBudget Rule = "claim-budget"
 	// RuleCollisionCount: status.collisionCount of one set object never
 	// decreases.
 	RuleCollisionCount Rule = "collision-count"
