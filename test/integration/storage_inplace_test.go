@@ -34,6 +34,21 @@ func changeTemplates(t *testing.T, ns string, change func([]corev1.PersistentVol
 	changeSet(t, ns, func(s *v1alpha1.StatefulSet) { s.Spec.VolumeClaimTemplates = change(s.Spec.VolumeClaimTemplates) })
 }
 
+// rollTemplates changes the set's claim templates and waits until a new
+// revision has rolled out and the claims have settled.
+func rollTemplates(t *testing.T, ns string, before *v1alpha1.StatefulSet,
+	change func([]corev1.PersistentVolumeClaim) []corev1.PersistentVolumeClaim,
+) *v1alpha1.StatefulSet {
+	t.Helper()
+	changeTemplates(t, ns, change)
+	return waitExtended(t, ns, 3*time.Minute, "the new templates rolled out", func(s *v1alpha1.StatefulSet) error {
+		if s.Status.UpdateRevision == before.Status.UpdateRevision {
+			return fmt.Errorf("no new revision yet")
+		}
+		return claimsSettled(s)
+	})
+}
+
 // changeSet is update, retried on conflict.
 func changeSet(t *testing.T, ns string, mutate func(*v1alpha1.StatefulSet)) {
 	t.Helper()
@@ -94,13 +109,7 @@ func TestInPlaceExpandAloneRestartsNoPod(t *testing.T) {
 	createExtended(t, inPlaceSet(t, ns))
 	before := waitExtended(t, ns, 2*time.Minute, "3 ready replicas", claimsSettled)
 	uids := podUIDs(t, ns)
-	changeTemplates(t, ns, growTo("2Gi"))
-	set := waitExtended(t, ns, 3*time.Minute, "claims grown", func(s *v1alpha1.StatefulSet) error {
-		if s.Status.UpdateRevision == before.Status.UpdateRevision {
-			return fmt.Errorf("no new revision yet")
-		}
-		return claimsSettled(s)
-	})
+	set := rollTemplates(t, ns, before, growTo("2Gi"))
 	checkClaims(t, ns, set, "2Gi")
 	for name, uid := range podUIDs(t, ns) {
 		if uids[name] != uid {
@@ -237,13 +246,7 @@ func TestInPlaceRefusesToShrink(t *testing.T) {
 	createExtended(t, inPlaceSet(t, ns))
 	before := waitExtended(t, ns, 2*time.Minute, "3 ready replicas", claimsSettled)
 	uids := podUIDs(t, ns)
-	changeTemplates(t, ns, growTo("512Mi"))
-	set := waitExtended(t, ns, 3*time.Minute, "rollout complete", func(s *v1alpha1.StatefulSet) error {
-		if s.Status.UpdateRevision == before.Status.UpdateRevision {
-			return fmt.Errorf("no new revision yet")
-		}
-		return claimsSettled(s)
-	})
+	set := rollTemplates(t, ns, before, growTo("512Mi"))
 	hasEvent(t, ns, "ClaimShrinkRefused", "storage never shrinks")
 	checkClaims(t, ns, set, "1Gi")
 	for name, uid := range podUIDs(t, ns) {
