@@ -73,6 +73,12 @@ func (r *replay) availableThroughout(ev Event, specs []*appsv1.StatefulSet, pod 
 // terminating, not Ready or not yet Available): a lower bound on the
 // unavailable pods the controller saw whatever its view's age.
 func (r *replay) unavailableThroughout(ev Event, set *appsv1.StatefulSet, ord int32) int {
+	return r.takenThroughout(ev, set, ord, nil)
+}
+
+// takenThroughout is unavailableThroughout that also counts the ordinals
+// busy holds.
+func (r *replay) takenThroughout(ev Event, set *appsv1.StatefulSet, ord int32, busy map[int32]bool) int {
 	from := ev.Time.Add(-r.opts.Window)
 	n := 0
 	for _, j := range r.setOrdinals(set) {
@@ -82,7 +88,7 @@ func (r *replay) unavailableThroughout(ev Event, set *appsv1.StatefulSet, ord in
 		healthy := r.podHistory(set.Namespace, set.Name, j).heldWithin(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
 			return r.healthyAt(p, set.Spec.MinReadySeconds, at)
 		})
-		if !healthy {
+		if !healthy || busy[j] {
 			n++
 		}
 	}

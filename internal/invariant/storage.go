@@ -94,17 +94,5 @@ func (r *replay) busyThroughout(ev Event, st *setTrack, v *appsv1.StatefulSet, o
 			resizingOrds[o] = true
 		}
 	}
-	n := 0
-	for _, j := range r.setOrdinals(v) {
-		if j == ord {
-			continue
-		}
-		healthy := r.podHistory(v.Namespace, v.Name, j).heldWithin(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
-			return r.healthyAt(p, v.Spec.MinReadySeconds, at)
-		})
-		if !healthy || resizingOrds[j] {
-			n++
-		}
-	}
-	return n
+	return r.takenThroughout(ev, v, ord, resizingOrds)
 }
