@@ -1,18 +1,12 @@
 package controller
 
 import (
-	"slices"
-	"strings"
-
-	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 
+	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
-
-// defaultClassAnnotation marks the cluster's default StorageClass.
-const defaultClassAnnotation = "storageclass.kubernetes.io/is-default-class"
 
 // watchStorageClasses starts caching StorageClasses, which the InPlace
 // claim update of extended sets reads to refuse a grow the class does not
@@ -23,9 +17,8 @@ func (c *Controller) watchStorageClasses(factory informers.SharedInformerFactory
 	c.synced = append(c.synced, inf.Informer().HasSynced)
 }
 
-// storageClasses fills in the StorageClasses an InPlace set's plan reads:
-// whether each allows expansion, and the default one. Several classes
-// marked default give the newest, as the API server's admission does.
+// storageClasses fills in the StorageClasses an InPlace set's plan reads
+// (osts.StorageClasses), from the cache.
 func (c *Controller) storageClasses(ext *planner.Extended) {
 	if ext == nil || ext.ClaimUpdate != planner.ClaimUpdateInPlace || c.classes == nil {
 		return
@@ -34,24 +27,5 @@ func (c *Controller) storageClasses(ext *planner.Extended) {
 	if err != nil {
 		return
 	}
-	ext.StorageClasses = make(map[string]bool, len(list))
-	var defaults []*storagev1.StorageClass
-	for _, sc := range list {
-		ext.StorageClasses[sc.Name] = sc.AllowVolumeExpansion != nil && *sc.AllowVolumeExpansion
-		if sc.Annotations[defaultClassAnnotation] == "true" {
-			defaults = append(defaults, sc)
-		}
-	}
-	if len(defaults) > 0 {
-		newest := slices.MaxFunc(defaults, func(a, b *storagev1.StorageClass) int {
-			if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-				return strings.Compare(a.Name, b.Name)
-			}
-			if a.CreationTimestamp.Before(&b.CreationTimestamp) {
-				return -1
-			}
-			return 1
-		})
-		ext.DefaultStorageClass = newest.Name
-	}
+	osts.StorageClasses(ext, list)
 }

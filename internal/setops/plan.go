@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
@@ -25,6 +26,10 @@ type Observed struct {
 	Revisions []*appsv1.ControllerRevision
 	Pods      []*corev1.Pod
 	Claims    map[string]*corev1.PersistentVolumeClaim
+	// StorageClasses are the cluster's classes, for an InPlace extended
+	// set; nil when not read (another kind of set, or no permission to
+	// list them: the plan then cannot tell a grow the class refuses).
+	StorageClasses []*storagev1.StorageClass
 }
 
 // Observe reads the set's revisions, pods and claims with plain List
@@ -41,6 +46,7 @@ func (t *Target) Observe(ctx context.Context) (Observed, error) {
 	if o.Claims, err = t.Claims(ctx); err != nil {
 		return Observed{}, err
 	}
+	o.StorageClasses = t.storageClasses(ctx)
 	return o, nil
 }
 
@@ -60,6 +66,9 @@ func PlanReport(o Observed, now time.Time) (view.PlanReport, error) {
 	}
 	if o.Extended != nil {
 		in.Extended = osts.Extended(o.Extended)
+		if o.StorageClasses != nil {
+			osts.StorageClasses(in.Extended, o.StorageClasses)
+		}
 	}
 	plan := planner.Compute(in)
 	report := view.NewPlanReport(o.Set, res, o.Revisions, plan)

@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -195,4 +196,22 @@ func (t *Target) Claims(ctx context.Context) (map[string]*corev1.PersistentVolum
 		out[list.Items[i].Name] = &list.Items[i]
 	}
 	return out, nil
+}
+
+// storageClasses lists the cluster's StorageClasses for an InPlace
+// extended set; nil for other sets or when they cannot be listed (a user
+// allowed only into a namespace), which the plan then does not judge.
+func (t *Target) storageClasses(ctx context.Context) []*storagev1.StorageClass {
+	if t.Extended == nil || t.Extended.Spec.VolumeClaimUpdateStrategy.Type != v1alpha1.InPlaceVolumeClaimUpdateStrategyType {
+		return nil
+	}
+	list, err := t.Client.StorageV1().StorageClasses().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil
+	}
+	out := make([]*storagev1.StorageClass, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	return out
 }

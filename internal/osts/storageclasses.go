@@ -1,0 +1,45 @@
+package osts
+
+import (
+	"slices"
+	"strings"
+
+	storagev1 "k8s.io/api/storage/v1"
+
+	"github.com/ordinal-sh/ordinal/internal/planner"
+)
+
+// defaultClassAnnotation marks the cluster's default StorageClass.
+const defaultClassAnnotation = "storageclass.kubernetes.io/is-default-class"
+
+// StorageClasses fills in the StorageClasses an InPlace set's plan reads:
+// whether each allows expansion, and the default one. Several classes
+// marked default give the newest, as the API server's admission does.
+// Other sets need none and get none.
+func StorageClasses(ext *planner.Extended, list []*storagev1.StorageClass) {
+	if ext == nil || ext.ClaimUpdate != planner.ClaimUpdateInPlace {
+		return
+	}
+	ext.StorageClasses = make(map[string]bool, len(list))
+	var defaults []*storagev1.StorageClass
+	for _, sc := range list {
+		ext.StorageClasses[sc.Name] = sc.AllowVolumeExpansion != nil && *sc.AllowVolumeExpansion
+		if sc.Annotations[defaultClassAnnotation] == "true" {
+			defaults = append(defaults, sc)
+		}
+	}
+	if len(defaults) > 0 {
+		ext.DefaultStorageClass = slices.MaxFunc(defaults, newer).Name
+	}
+}
+
+// newer orders classes by creation, then name.
+func newer(a, b *storagev1.StorageClass) int {
+	switch {
+	case a.CreationTimestamp.Equal(&b.CreationTimestamp):
+		return strings.Compare(a.Name, b.Name)
+	case a.CreationTimestamp.Before(&b.CreationTimestamp):
+		return -1
+	}
+	return 1
+}
