@@ -61,6 +61,9 @@ type traces struct {
 
 func (d *Doctor) builtinTraces(ctx context.Context, lease *coordinationv1.Lease, flagsErr error) traces {
 	since, window := d.evidenceWindow(lease)
+	// Events and managed fields carry whole seconds: a trace from the
+	// second the Lease was taken in counts.
+	since = since.Truncate(time.Second).Add(-time.Nanosecond)
 	tr := traces{window: window, hidden: "kube-controller-manager's flags are not visible here"}
 	if flagsErr != nil {
 		tr.hidden = "kube-controller-manager's pods cannot be read (" + forbiddenReason(flagsErr) + ")"

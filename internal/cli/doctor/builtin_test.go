@@ -113,6 +113,13 @@ func TestEvidenceFromBeforeOrdinalTookTheLeaseDoesNotCount(t *testing.T) {
 	if got := d.checkBuiltin(context.Background(), leaseSeen{renewed: lease}); got.Status != Fail || !strings.HasSuffix(got.Message, "(since Ordinal took the Lease 5m ago)") {
 		t.Errorf("got %s %q", got.Status, got.Message)
 	}
+	// An event carries whole seconds: one from the second the Lease was
+	// taken in (11:55:00.6) reads 11:55:00, and counts.
+	sameSecond := heldLease("ordinal-system", "pod_1", 5*time.Minute-600*time.Millisecond)
+	d, _ = fakeDoctor(t, []runtime.Object{builtinEvent("same second", 5*time.Minute)})
+	if got := d.checkBuiltin(context.Background(), leaseSeen{renewed: sameSecond}); got.Status != Fail {
+		t.Errorf("an event of the Lease's second: got %s %q, want it counted", got.Status, got.Message)
+	}
 }
 
 // When Ordinal leaves apps/v1 sets to the built-in controller, the
