@@ -14,6 +14,7 @@ import (
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/invariant"
 	"github.com/ordinal-sh/ordinal/internal/osts"
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // extendedNotConverged is setNotConverged for an extended set, read
@@ -28,11 +29,18 @@ func extendedNotConverged(set *v1alpha1.StatefulSet, pods []corev1.Pod, revision
 	if why := setNotConverged(view, ords, pods, revisions, claims); why != "" {
 		return why
 	}
-	return claimsNotGrown(set, ords, claims)
+	var updated []int32
+	for _, ord := range ords {
+		if ord >= planner.StartOrdinal(view)+partitionOf(view) {
+			updated = append(updated, ord)
+		}
+	}
+	return claimsNotGrown(set, updated, claims)
 }
 
-// claimsNotGrown says which claim of an InPlace set has not reached its
-// template's size.
+// claimsNotGrown says which claim of an InPlace set, among the ordinals
+// the rolling update reaches (at or above the partition, which holds the
+// storage of the pods below it too), has not reached its template's size.
 func claimsNotGrown(set *v1alpha1.StatefulSet, ords []int32, claims []corev1.PersistentVolumeClaim) string {
 	if set.Spec.VolumeClaimUpdateStrategy.Type != v1alpha1.InPlaceVolumeClaimUpdateStrategyType {
 		return ""
