@@ -29,6 +29,9 @@ func extendedNotConverged(set *v1alpha1.StatefulSet, pods []corev1.Pod, revision
 	if why := setNotConverged(view, ords, pods, revisions, claims); why != "" {
 		return why
 	}
+	if set.Spec.UpdateStrategy.Type != v1alpha1.RollingUpdateStatefulSetStrategyType {
+		return "" // only a rolling update patches claims
+	}
 	var updated []int32
 	for _, ord := range ords {
 		if ord >= planner.StartOrdinal(view)+partitionOf(view) {
