@@ -52,29 +52,33 @@ func TestImmutableFieldsOfAnExtendedSetCannotChange(t *testing.T) {
 			t.Errorf("%s:\n got: %v\nwant: %s", c.name, err, c.want)
 		}
 	}
-	allowed := map[string]func(*v1alpha1.StatefulSet){
-		"replicas": func(s *v1alpha1.StatefulSet) { s.Spec.Replicas = ptr(int32(5)) },
-		"the template": func(s *v1alpha1.StatefulSet) {
+	// In order: removing the claim templates comes after growing them.
+	allowed := []struct {
+		name   string
+		mutate func(*v1alpha1.StatefulSet)
+	}{
+		{"replicas", func(s *v1alpha1.StatefulSet) { s.Spec.Replicas = ptr(int32(5)) }},
+		{"the template", func(s *v1alpha1.StatefulSet) {
 			s.Spec.Template.Spec.Containers[0].Image = imageNew
 			s.Spec.Template.Labels["tier"] = "web"
-		},
-		"the strategy":          func(s *v1alpha1.StatefulSet) { rollingUpdateOf(s).OnFailure = v1alpha1.FailurePause },
-		"the retention policy":  func(s *v1alpha1.StatefulSet) { s.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled = "Delete" },
-		"minReadySeconds":       func(s *v1alpha1.StatefulSet) { s.Spec.MinReadySeconds = 5 },
-		"revisionHistoryLimit":  func(s *v1alpha1.StatefulSet) { s.Spec.RevisionHistoryLimit = ptr(int32(3)) },
-		"ordinals":              func(s *v1alpha1.StatefulSet) { s.Spec.Ordinals = &v1alpha1.StatefulSetOrdinals{Start: 1} },
-		"the progress deadline": func(s *v1alpha1.StatefulSet) { s.Spec.ProgressDeadlineSeconds = ptr(int32(60)) },
-		"a larger claim template": func(s *v1alpha1.StatefulSet) {
+		}},
+		{"the strategy", func(s *v1alpha1.StatefulSet) { rollingUpdateOf(s).OnFailure = v1alpha1.FailurePause }},
+		{"the retention policy", func(s *v1alpha1.StatefulSet) { s.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled = "Delete" }},
+		{"minReadySeconds", func(s *v1alpha1.StatefulSet) { s.Spec.MinReadySeconds = 5 }},
+		{"revisionHistoryLimit", func(s *v1alpha1.StatefulSet) { s.Spec.RevisionHistoryLimit = ptr(int32(3)) }},
+		{"ordinals", func(s *v1alpha1.StatefulSet) { s.Spec.Ordinals = &v1alpha1.StatefulSetOrdinals{Start: 1} }},
+		{"the progress deadline", func(s *v1alpha1.StatefulSet) { s.Spec.ProgressDeadlineSeconds = ptr(int32(60)) }},
+		{"a larger claim template", func(s *v1alpha1.StatefulSet) {
 			s.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("2Gi")
-		},
-		"the claim update strategy": func(s *v1alpha1.StatefulSet) {
+		}},
+		{"the claim update strategy", func(s *v1alpha1.StatefulSet) {
 			s.Spec.VolumeClaimUpdateStrategy.Type = v1alpha1.InPlaceVolumeClaimUpdateStrategyType
-		},
-		"no claim templates": func(s *v1alpha1.StatefulSet) { s.Spec.VolumeClaimTemplates = nil },
+		}},
+		{"no claim templates", func(s *v1alpha1.StatefulSet) { s.Spec.VolumeClaimTemplates = nil }},
 	}
-	for name, mutate := range allowed {
-		if err := update(t, sets, mutate); err != nil {
-			t.Errorf("changing %s: %v", name, err)
+	for _, c := range allowed {
+		if err := update(t, sets, c.mutate); err != nil {
+			t.Errorf("changing %s: %v", c.name, err)
 		}
 	}
 }
