@@ -351,6 +351,20 @@ type RollingUpdateStatefulSetStrategy struct {
 	// +listType=atomic
 	// +optional
 	Priority []UpdatePriorityRule `json:"priority,omitempty"`
+	// PodUpdatePolicy is how a pod is brought to the new template:
+	// Recreate (the default), InPlaceIfPossible or InPlaceOnly. With
+	// either in-place policy the controller adds its readiness gate
+	// (apps.ordinal.dev/in-place-ready) to the pods it creates; pods
+	// created before have none and are changed in place without leaving
+	// their Services' endpoints first.
+	//
+	// +kubebuilder:default=Recreate
+	// +optional
+	PodUpdatePolicy PodUpdatePolicy `json:"podUpdatePolicy,omitempty"`
+	// InPlace tunes updates in place.
+	//
+	// +optional
+	InPlace *InPlaceUpdate `json:"inPlace,omitempty"`
 }
 
 // StatefulSetStatus is apps/v1's StatefulSetStatus, with conditions as

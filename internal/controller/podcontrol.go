@@ -164,6 +164,8 @@ func (c *apiPodControl) do(ctx context.Context, set *appsv1.StatefulSet, setKey 
 		return c.updateClaim(ctx, a)
 	case planner.UpdateClaimStorage:
 		return c.patchClaimStorage(ctx, a)
+	case planner.PatchPod, planner.ResizePod, planner.PatchPodStatus:
+		return c.patchInPlace(ctx, a)
 	default:
 		return fmt.Errorf("unknown action %q", a.Kind)
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
@@ -32,7 +33,19 @@ type podRecord struct {
 	// trouble holds what planner.TrimPod keeps of a pod in trouble (its
 	// stuck container, an Unschedulable condition, a Failed pod's reason
 	// and message); nil for every healthy pod, so they cost one pointer.
+	// For a pod updated in place it also holds the conditions and the
+	// observed generation that planner.TrimPod keeps of it.
 	trouble *corev1.PodStatus
+	// inPlace is the rest of what TrimPod keeps of a pod with the
+	// controller's readiness gate or in-place record; nil for any other.
+	inPlace *inPlaceMeta
+}
+
+// inPlaceMeta is what a pod updated in place adds to its record.
+type inPlaceMeta struct {
+	gated      bool
+	record     *string // the in-place annotation, when the pod has it
+	generation int64
 }
 
 // newPodRecord records what planner.TrimPod keeps of p.
@@ -51,8 +64,15 @@ func newPodRecord(p *corev1.Pod) *podRecord {
 		}
 		others = append(others, c)
 	}
-	if st := t.Status; len(st.ContainerStatuses) > 0 || len(others) > 0 || st.Reason != "" || st.Message != "" {
-		r.trouble = &corev1.PodStatus{ContainerStatuses: st.ContainerStatuses, Conditions: others, Reason: st.Reason, Message: st.Message}
+	if st := t.Status; len(st.ContainerStatuses) > 0 || len(others) > 0 || st.Reason != "" || st.Message != "" || st.ObservedGeneration != 0 {
+		r.trouble = &corev1.PodStatus{ContainerStatuses: st.ContainerStatuses, Conditions: others, Reason: st.Reason, Message: st.Message,
+			ObservedGeneration: st.ObservedGeneration}
+	}
+	if len(t.Spec.ReadinessGates) > 0 || t.Annotations != nil || t.Generation != 0 {
+		r.inPlace = &inPlaceMeta{gated: len(t.Spec.ReadinessGates) > 0, generation: t.Generation}
+		if v, ok := t.Annotations[v1alpha1.InPlaceUpdateAnnotation]; ok {
+			r.inPlace.record = &v
+		}
 	}
 	return r
 }
@@ -72,6 +92,16 @@ func (r *podRecord) pod() *corev1.Pod {
 	if t := r.trouble; t != nil {
 		p.Status.ContainerStatuses, p.Status.Reason, p.Status.Message = t.ContainerStatuses, t.Reason, t.Message
 		p.Status.Conditions = append(p.Status.Conditions, t.Conditions...)
+		p.Status.ObservedGeneration = t.ObservedGeneration
+	}
+	if ip := r.inPlace; ip != nil {
+		p.Generation = ip.generation
+		if ip.gated {
+			p.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: v1alpha1.InPlaceReadinessGate}}
+		}
+		if ip.record != nil {
+			p.Annotations = map[string]string{v1alpha1.InPlaceUpdateAnnotation: *ip.record}
+		}
 	}
 	return p
 }
@@ -87,6 +117,10 @@ func (r *podRecord) DeepCopyObject() runtime.Object {
 		}
 	}
 	out.trouble = r.trouble.DeepCopy()
+	if r.inPlace != nil {
+		ip := *r.inPlace
+		out.inPlace = &ip
+	}
 	return &out
 }
 
@@ -169,4 +203,18 @@ func claimRecordByName(idx cache.Indexer, namespace, name string) (*claimRecord,
 	}
 	r, ok := obj.(*claimRecord)
 	return r, ok
+}
+
+// GetObjectMeta is compactMeta's, with what a pod updated in place adds:
+// its generation and in-place record.
+func (r *podRecord) GetObjectMeta() metav1.Object {
+	m := r.compactMeta.GetObjectMeta()
+	if ip := r.inPlace; ip != nil {
+		rm := m.(*recordMeta)
+		rm.Generation = ip.generation
+		if ip.record != nil {
+			rm.Annotations = map[string]string{v1alpha1.InPlaceUpdateAnnotation: *ip.record}
+		}
+	}
+	return m
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
@@ -42,6 +43,16 @@ func recordTestPods() map[string]*corev1.Pod {
 	odd.Spec.Hostname = "other-host"
 	bare := testgen.Pod(set, 2, testgen.NoVolumes())
 	bare.Labels, bare.OwnerReferences = map[string]string{}, []metav1.OwnerReference{}
+	inPlace := testgen.Pod(set, 1, testgen.NotReady(now))
+	inPlace.Generation, inPlace.Status.ObservedGeneration = 3, 2
+	inPlace.Annotations = map[string]string{"a": "b", v1alpha1.InPlaceUpdateAnnotation: `{"revision":"web-1"}`}
+	inPlace.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: "other"}, {ConditionType: v1alpha1.InPlaceReadinessGate}}
+	inPlace.Status.Conditions = append(inPlace.Status.Conditions,
+		corev1.PodCondition{Type: v1alpha1.InPlaceReadinessGate, Status: corev1.ConditionFalse, Reason: "InPlaceUpdate"},
+		corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionFalse},
+		corev1.PodCondition{Type: corev1.PodResizePending, Status: corev1.ConditionTrue, Reason: corev1.PodReasonDeferred, Message: "m"})
+	gatedOnly := testgen.Pod(set, 0)
+	gatedOnly.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: v1alpha1.InPlaceReadinessGate}}
 	nameless := testgen.Pod(set, 0)
 	nameless.Labels, nameless.OwnerReferences, nameless.Spec.Hostname = nil, nil, ""
 	return map[string]*corev1.Pod{
@@ -54,6 +65,8 @@ func recordTestPods() map[string]*corev1.Pod {
 		"terminating":                                         testgen.Pod(set, 0, testgen.Ready(now), testgen.Terminating(now)),
 		"no volumes, no phase":                                testgen.Pod(set, 0, testgen.NoVolumes(), testgen.NoPhase()),
 		"extra volumes and statuses":                          withExtras,
+		"updated in place, resize pending":                    inPlace,
+		"gated, no condition yet":                             gatedOnly,
 		"failed, foreign-named":                               testgen.Pod(set, 0, testgen.Failed(), testgen.Named("web-x")),
 	}
 }
@@ -207,7 +220,7 @@ func readMeta(m metav1.Object) *metav1.ObjectMeta {
 	return &metav1.ObjectMeta{Name: m.GetName(), Namespace: m.GetNamespace(), UID: m.GetUID(),
 		ResourceVersion: m.GetResourceVersion(), CreationTimestamp: m.GetCreationTimestamp(),
 		DeletionTimestamp: m.GetDeletionTimestamp(), DeletionGracePeriodSeconds: m.GetDeletionGracePeriodSeconds(),
-		Labels: m.GetLabels(), OwnerReferences: m.GetOwnerReferences()}
+		Labels: m.GetLabels(), OwnerReferences: m.GetOwnerReferences(), Generation: m.GetGeneration(), Annotations: m.GetAnnotations()}
 }
 
 // Setting a field of a record's metadata changes only that copy, and a

@@ -158,6 +158,9 @@ func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selec
 	if err != nil {
 		return planner.Input{}, nil, err
 	}
+	if t.extended != nil && osts.InPlace(t.extended) {
+		ext.Revisions = revs
+	}
 	return planner.Input{
 		Set: set, Pods: pods, Claims: c.claimsFor(set, pods, ext, b),
 		Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: c.now(),

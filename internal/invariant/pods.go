@@ -59,6 +59,9 @@ func (r *replay) applyPod(ev Event, pod *corev1.Pod) {
 		}
 		prev = nil
 	}
+	if prev != nil && !ev.Relisted {
+		r.judgeInPlace(ev, st, ord, prev, pod)
+	}
 	if pod.DeletionTimestamp != nil && (prev == nil || prev.DeletionTimestamp == nil) {
 		r.judgeDeletion(ev, st, ord, prev, pod)
 	}

@@ -2,12 +2,13 @@ package invariant
 
 // Rule names one promise. The exact definition of each is here; the
 // checks live in pods.go, extended_pods.go, priority.go, rollback.go,
-// claims.go, sets.go, final.go and final_extended.go.
+// claims.go, sets.go, storage.go, inplace.go, final.go and final_extended.go.
 //
 // Vocabulary. A pod of set S is a pod named S-<n> (n a decimal ordinal)
 // whose controller reference, if any, is S's UID. "Range" is
 // [start, start+replicas) of S's spec. A pod is *healthy* at time x when it
-// exists, is not terminating, is Running with Ready=True and, when
+// exists, is not terminating, is Running with Ready=True, does not have
+// the controller's in-place readiness gate condition False and, when
 // minReadySeconds m > 0, Ready since at least x-m (less Options.ReadySlack).
 // "Within the window" of an event at time t means at some instant in
 // [t-Window, t], judged on the states observed in commit (RV) order; a
@@ -108,6 +109,24 @@ const (
 	// throughout the window or had a claim resizing throughout it. A pod
 	// whose claims resize stays Ready but takes a slot.
 	RuleClaimBudget Rule = "claim-budget"
+	// RuleInPlaceKeeps: a pod whose containers' images or resources change
+	// (one UID, consecutive versions) keeps its node and the claims it
+	// mounts.
+	RuleInPlaceKeeps Rule = "in-place-keeps"
+	// RuleInPlaceGate: a pod with the controller's readiness gate
+	// (apps.ordinal.dev/in-place-ready) has its containers' images or
+	// resources changed only when its previous version had the gate's
+	// condition False and was not Ready: it left its Services' endpoints
+	// first.
+	RuleInPlaceGate Rule = "in-place-gate"
+	// RuleInPlaceBudget (extended kind, RollingUpdate in every version of
+	// the window, the ordinal in range): the gate condition of a pod that
+	// was Available throughout the window turns False only within
+	// maxUnavailable: some version of the window has fewer than its
+	// maxUnavailable other ordinals of its range unavailable throughout the
+	// window. A pod whose gate is False is never healthy (see healthy
+	// above), so every budget rule counts it as unavailable.
+	RuleInPlaceBudget Rule = "in-place-budget"
 	// RuleCollisionCount: status.collisionCount of one set object never
 	// decreases.
 	RuleCollisionCount Rule = "collision-count"

@@ -201,7 +201,7 @@ func owned(obj metav1.Object, uid types.UID) bool {
 
 // healthyAt is the predicate OrderedReady waits for; see Rule.
 func (r *replay) healthyAt(pod *corev1.Pod, minReady int32, at time.Time) bool {
-	if pod == nil || pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning {
+	if pod == nil || pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning || gateFalse(pod) {
 		return false
 	}
 	for _, c := range pod.Status.Conditions {

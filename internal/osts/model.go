@@ -133,8 +133,32 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 			}
 		}
 		e.Priority = priority(ru.Priority)
+		inPlace(e, ru)
 	}
 	return e
+}
+
+// DefaultResizeTimeout applies when rollingUpdate.inPlace.resizeTimeoutSeconds
+// is unset, which the schema's default normally prevents.
+const DefaultResizeTimeout = 120
+
+// inPlace is rollingUpdate's podUpdatePolicy and inPlace for the planner.
+func inPlace(e *planner.Extended, ru *v1alpha1.RollingUpdateStatefulSetStrategy) {
+	e.PodUpdate = planner.PodUpdate(ru.PodUpdatePolicy)
+	e.ResizeTimeout = secondsOf(DefaultResizeTimeout)
+	if ip := ru.InPlace; ip != nil {
+		e.InPlaceGrace = secondsOf(ip.GracePeriodSeconds)
+		if ip.ResizeTimeoutSeconds > 0 {
+			e.ResizeTimeout = secondsOf(ip.ResizeTimeoutSeconds)
+		}
+	}
+}
+
+// InPlace reports whether the set updates pods in place, so that the
+// planner needs its revisions (planner.Extended.Revisions).
+func InPlace(s *v1alpha1.StatefulSet) bool {
+	ru := s.Spec.UpdateStrategy.RollingUpdate
+	return ru != nil && ru.PodUpdatePolicy != "" && ru.PodUpdatePolicy != v1alpha1.PodUpdateRecreate
 }
 
 // priority is rollingUpdate.priority for the planner, which reads the

@@ -60,12 +60,16 @@ type planner struct {
 	// atPartition is true when an extended set's rolling update has done
 	// all its partition allows (partitionReached).
 	atPartition bool
+	// changed are the ordinals whose pod this plan changes in place.
+	changed map[int32]bool
 }
 
 // Compute plans one sync of in.Set. The passes run in upstream's order and
 // stop where upstream stops:
 //  1. sort pods into the ordinal range and condemned, fill missing ordinals;
-//  2. if the set is being deleted, only compute status;
+//  2. if the set is being deleted, only compute status; otherwise carry
+//     on an extended set's updates in place and set readiness gates
+//     (inplacepod.go);
 //  3. the replica pass: replace finished pods, create missing ones, repair
 //     identity, storage and claim retention (OrderedReady stops at the first
 //     pod that is not healthy; Parallel works pod by pod in slow-start
@@ -92,7 +96,7 @@ func Compute(in Input) Plan {
 		p.run()
 	}
 	p.plan.Status = p.status()
-	p.plan.RequeueAfter = p.requeueAfter()
+	p.requeueBy(p.requeueAfter())
 	if p.ext != nil {
 		p.plan.Extended = p.extend(p.plan.Status)
 	}
@@ -108,7 +112,11 @@ func (p *planner) requeueBy(d time.Duration) {
 }
 
 func (p *planner) run() {
-	if p.set.DeletionTimestamp != nil || p.recreatePass() || !p.replicaPass() {
+	if p.set.DeletionTimestamp != nil {
+		return
+	}
+	p.inPlacePass()
+	if p.recreatePass() || !p.replicaPass() {
 		return
 	}
 	p.retentionPass()
@@ -248,6 +256,7 @@ func (p *planner) fillHoles() {
 		if p.recreateAtCurrent(ord) {
 			pod = newPod(p.currentSet, p.ownerKind(), p.current, ord)
 		}
+		p.addGate(pod)
 		p.replicas[i] = slot{ordinal: ord, pod: pod, placeholder: true}
 	}
 }

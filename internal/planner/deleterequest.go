@@ -34,7 +34,7 @@ func (p *planner) deleteRequestedPass() {
 		if s.placeholder || isTerminating(s.pod) || p.deleted[s.ordinal] || s.pod.Labels[v1alpha1.DeleteRequestedLabel] != "true" {
 			continue
 		}
-		free := !IsAvailable(s.pod, minReady, now)
+		free := !IsAvailable(s.pod, minReady, now) || p.inPlaceBusy(s.pod)
 		if !free && unavailable+p.requestedDeletes >= maxUnavailable {
 			p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, fmt.Sprintf(
 				"%s=true asks for %s to be replaced; maxUnavailable %d is used up, so it waits until a pod becomes available", v1alpha1.DeleteRequestedLabel, s.pod.Name, maxUnavailable), ""))
@@ -57,7 +57,7 @@ func (p *planner) deleteRequestedPass() {
 func (p *planner) unavailableCount() int {
 	n := 0
 	for _, s := range p.replicas {
-		if isUnavailable(s.pod, p.set.Spec.MinReadySeconds, p.in.Now) {
+		if isUnavailable(s.pod, p.set.Spec.MinReadySeconds, p.in.Now) || p.inPlaceBusy(s.pod) {
 			n++
 		}
 	}

@@ -3,6 +3,7 @@ package planner
 import (
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -48,6 +49,16 @@ type Extended struct {
 	// without a class name gets. Only InPlace claim updates read them.
 	StorageClasses      map[string]bool
 	DefaultStorageClass string
+	// PodUpdate is rollingUpdate.podUpdatePolicy; empty means Recreate.
+	PodUpdate PodUpdate
+	// InPlaceGrace is how long a pod stays out of its Services' endpoints
+	// before it is changed in place; ResizeTimeout is how long a resize
+	// may stay Deferred.
+	InPlaceGrace, ResizeTimeout time.Duration
+	// Revisions are the set's revisions, so that a pod at a revision
+	// other than the current one can be updated in place; read only under
+	// an in-place pod update policy.
+	Revisions []*appsv1.ControllerRevision
 }
 
 // ClaimTemplateStatus is how many of the set's pods have a claim that

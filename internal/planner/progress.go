@@ -150,7 +150,8 @@ func (p *planner) blockedBy() []PodFailure {
 }
 
 // rolloutFailure says why the rollout has failed, or "": a pod at the
-// update revision fails permanently, or no progress within the deadline.
+// update revision fails permanently, an InPlaceOnly rollout holds at a pod
+// it cannot change in place, or no progress within the deadline.
 // A paused rollout, or none, does not fail.
 func (p *planner) rolloutFailure(x ExtendedStatus, rolling bool) string {
 	if !rolling || p.ext.Paused || p.atPartition {
@@ -160,6 +161,10 @@ func (p *planner) rolloutFailure(x ExtendedStatus, rolling bool) string {
 		if f.Permanent && f.Revision == p.update {
 			p.warn(ReasonRolloutFailed, "Pod/"+f.Pod, fmt.Sprintf("revision %s fails: %s: %s", p.update, f.Reason, f.Message))
 			return fmt.Sprintf("%s at revision %s: %s (%s)", f.Pod, p.update, f.Reason, f.Message)
+		}
+		if f.Reason == ReasonInPlaceImpossible {
+			p.warn(ReasonRolloutFailed, "Pod/"+f.Pod, fmt.Sprintf("revision %s cannot roll out under InPlaceOnly: %s", p.update, f.Message))
+			return fmt.Sprintf("%s: %s (%s)", f.Pod, f.Reason, f.Message)
 		}
 	}
 	if d := p.ext.ProgressDeadline; d > 0 && p.in.Now.Sub(x.LastProgress) >= d {

@@ -37,6 +37,10 @@ func (p *planner) rollingUpdate() {
 		p.inPlaceRollingUpdate()
 		return
 	}
+	if p.inPlacePolicy() {
+		p.podRollingUpdate()
+		return
+	}
 	if ru := p.set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.MaxUnavailable == nil {
 		p.legacyRollingUpdate()
 		return
@@ -131,7 +135,7 @@ func (p *planner) outdated() []slot {
 	var out []slot
 	for i := len(p.replicas) - 1; i >= 0 && p.abovePartition(p.replicas[i].ordinal); i-- {
 		s := p.replicas[i]
-		if !s.placeholder && !isTerminating(s.pod) && !p.deleted[s.ordinal] && podRevision(s.pod) != p.update {
+		if !s.placeholder && !isTerminating(s.pod) && !p.deleted[s.ordinal] && !p.changed[s.ordinal] && podRevision(s.pod) != p.update {
 			out = append(out, s)
 		}
 	}

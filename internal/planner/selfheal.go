@@ -12,7 +12,7 @@ import "fmt"
 // or above the partition, not while paused), never a Ready pod and never
 // one at the update revision.
 func (p *planner) selfHeal(s slot) (Action, bool) {
-	if !p.healing() || s.placeholder || !isCreated(s.pod) || isTerminating(s.pod) || p.deleted[s.ordinal] ||
+	if !p.healing() || s.placeholder || !isCreated(s.pod) || isTerminating(s.pod) || p.deleted[s.ordinal] || p.changed[s.ordinal] ||
 		IsRunningAndReady(s.pod) || podRevision(s.pod) == p.update || !p.rollingReplaces(s.ordinal) {
 		return Action{}, false
 	}

@@ -174,7 +174,7 @@ func (p *planner) inPlaceRollingUpdate() {
 // (a failed claim halts the rollout at its pod).
 func (p *planner) inPlaceStep(st podStorage, budget *int) (actions []Action, stop bool) {
 	s := st.slot
-	free := !IsAvailable(s.pod, p.set.Spec.MinReadySeconds, p.in.Now)
+	free := !p.available(s.pod)
 	switch {
 	case len(st.patches()) > 0 && (free || !st.disruptive() || st.holdsSlot() || *budget > 0):
 		if !free && st.disruptive() && !st.holdsSlot() {
@@ -196,6 +196,10 @@ func (p *planner) inPlaceStep(st podStorage, budget *int) (actions []Action, sto
 		return nil, false
 	case p.onlyStorage(s):
 		return []Action{p.moveRevision(s)}, false
+	case p.changed[s.ordinal]:
+		return nil, false // its update in place is under way (inPlacePass)
+	case p.inPlacePolicy():
+		return p.updateOne(s, free, budget)
 	case free || *budget > 0:
 		if !free {
 			*budget--

@@ -3,6 +3,8 @@ package planner
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // TrimPod returns a new pod holding only the fields Compute reads, and the
@@ -31,7 +33,31 @@ func TrimPod(pod *corev1.Pod) *corev1.Pod {
 		}
 	}
 	trimTrouble(pod, out)
+	trimInPlace(pod, out)
 	return out
+}
+
+// trimInPlace keeps what the in-place update reads (inplacepod.go) of a
+// pod that has the controller's readiness gate or was changed in place,
+// and nothing for any other: the gate, the in-place record, the
+// generations, and the gate, ContainersReady and resize conditions.
+func trimInPlace(pod, out *corev1.Pod) {
+	_, changed := pod.Annotations[v1alpha1.InPlaceUpdateAnnotation]
+	if !changed && !gated(pod) {
+		return
+	}
+	if gated(pod) {
+		out.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: v1alpha1.InPlaceReadinessGate}}
+	}
+	if changed {
+		out.Annotations = map[string]string{v1alpha1.InPlaceUpdateAnnotation: pod.Annotations[v1alpha1.InPlaceUpdateAnnotation]}
+	}
+	out.Generation, out.Status.ObservedGeneration = pod.Generation, pod.Status.ObservedGeneration
+	for _, t := range []corev1.PodConditionType{v1alpha1.InPlaceReadinessGate, corev1.ContainersReady, corev1.PodResizePending, corev1.PodResizeInProgress} {
+		if c := podCondition(pod, t); c != nil {
+			out.Status.Conditions = append(out.Status.Conditions, corev1.PodCondition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message, LastTransitionTime: c.LastTransitionTime})
+		}
+	}
 }
 
 // trimTrouble keeps what Classify reads of a pod in trouble, and nothing

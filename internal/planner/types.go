@@ -138,6 +138,9 @@ type Action struct {
 	FailEvent string
 	// Error is what a Fail action reports, in upstream's words.
 	Error string
+	// Patch is the strategic merge patch of a PatchPod, ResizePod or
+	// PatchPodStatus action.
+	Patch []byte
 }
 
 // Wait explains one thing the rollout is waiting for.
