@@ -18,13 +18,17 @@ const (
 	// ContenderOrdinalExtended is Ordinal running the same scenarios on
 	// the extended kind (apps.ordinal.dev/v1alpha1).
 	ContenderOrdinalExtended = "ordinal-osts"
-	ContenderBuiltin         = "builtin"
-	ContenderBuiltinGateOn   = "builtin-gate-on"
-	ContenderFloor           = "floor"
+	// ContenderOrdinalInPlace is ordinal-osts with podUpdatePolicy
+	// InPlaceIfPossible: its rollouts change pods in place. It runs only
+	// when asked for (--contenders), beside ordinal-osts.
+	ContenderOrdinalInPlace = "ordinal-inplace"
+	ContenderBuiltin        = "builtin"
+	ContenderBuiltinGateOn  = "builtin-gate-on"
+	ContenderFloor          = "floor"
 )
 
 // ContenderNames lists every contender in report order.
-var ContenderNames = []string{ContenderOrdinal, ContenderOrdinalExtended, ContenderBuiltin, ContenderBuiltinGateOn, ContenderFloor}
+var ContenderNames = []string{ContenderOrdinal, ContenderOrdinalExtended, ContenderOrdinalInPlace, ContenderBuiltin, ContenderBuiltinGateOn, ContenderFloor}
 
 // Limit is a client QPS and burst; QPS 0 means unthrottled, as it does
 // for every contender (controller.Config).
@@ -63,7 +67,7 @@ func NewConfig() Config {
 	d := controller.NewConfig()
 	return Config{
 		Scenarios:       slices.Clone(ScenarioNames),
-		Contenders:      slices.Clone(ContenderNames),
+		Contenders:      slices.DeleteFunc(slices.Clone(ContenderNames), func(c string) bool { return c == ContenderOrdinalInPlace }),
 		Limits:          []Limit{{d.QPS, d.Burst}, {0, 0}},
 		Workers:         d.Workers,
 		Nodes:           4,
@@ -140,6 +144,7 @@ func LeanCommands(dir string) map[string]Command {
 	return map[string]Command{
 		ContenderOrdinal:         at(OrdinalBinary),
 		ContenderOrdinalExtended: at(OrdinalBinary),
+		ContenderOrdinalInPlace:  at(OrdinalBinary),
 		ContenderBuiltin:         at(BuiltinBinary, "--max-unavailable-gate=false"),
 		ContenderBuiltinGateOn:   at(BuiltinBinary, "--max-unavailable-gate=true"),
 		ContenderFloor:           at(FloorBinary),
@@ -154,6 +159,7 @@ func SelfCommands(binary string) map[string]Command {
 	return map[string]Command{
 		ContenderOrdinal:         at("controller"),
 		ContenderOrdinalExtended: at("controller"),
+		ContenderOrdinalInPlace:  at("controller"),
 		ContenderBuiltin:         at("bench-builtin-controller", "--max-unavailable-gate=false"),
 		ContenderBuiltinGateOn:   at("bench-builtin-controller", "--max-unavailable-gate=true"),
 		ContenderFloor:           at("bench-floor"),

@@ -27,8 +27,11 @@ type setWriter interface {
 
 // writerFor returns the set writer the contender's scenarios use.
 func writerFor(contender string, apps kubernetes.Interface, extended *ostsclient.Client) setWriter {
-	if contender == ContenderOrdinalExtended {
-		return extendedWriter{extended}
+	switch contender {
+	case ContenderOrdinalExtended:
+		return extendedWriter{client: extended}
+	case ContenderOrdinalInPlace:
+		return extendedWriter{client: extended, policy: v1alpha1.PodUpdateInPlaceIfPossible}
 	}
 	return appsWriter{apps}
 }
@@ -58,7 +61,12 @@ func (w appsWriter) delete(ctx context.Context, namespace, name string) error {
 		metav1.DeleteOptions{PropagationPolicy: ptrTo(metav1.DeletePropagationBackground)})
 }
 
-type extendedWriter struct{ client *ostsclient.Client }
+// extendedWriter writes the extended kind, with policy as
+// podUpdatePolicy when it is set.
+type extendedWriter struct {
+	client *ostsclient.Client
+	policy v1alpha1.PodUpdatePolicy
+}
 
 func (w extendedWriter) create(ctx context.Context, namespace string, set *appsv1.StatefulSet) error {
 	ext := &v1alpha1.StatefulSet{}
@@ -66,6 +74,12 @@ func (w extendedWriter) create(ctx context.Context, namespace string, set *appsv
 		return err
 	}
 	ext.APIVersion, ext.Kind = v1alpha1.SchemeGroupVersion.String(), v1alpha1.Kind.Kind
+	if w.policy != "" {
+		if ext.Spec.UpdateStrategy.RollingUpdate == nil {
+			ext.Spec.UpdateStrategy.RollingUpdate = &v1alpha1.RollingUpdateStatefulSetStrategy{}
+		}
+		ext.Spec.UpdateStrategy.RollingUpdate.PodUpdatePolicy = w.policy
+	}
 	_, err := w.client.StatefulSets(namespace).Create(ctx, ext, metav1.CreateOptions{})
 	return err
 }

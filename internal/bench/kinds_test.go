@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 )
 
@@ -14,9 +15,12 @@ func TestEachContenderWritesItsKind(t *testing.T) {
 	apps, ext := fake.NewClientset(), &ostsclient.Client{}
 	for _, c := range ContenderNames {
 		w := writerFor(c, apps, ext)
-		_, extended := w.(extendedWriter)
-		if want := c == ContenderOrdinalExtended; extended != want {
+		ew, extended := w.(extendedWriter)
+		if want := c == ContenderOrdinalExtended || c == ContenderOrdinalInPlace; extended != want {
 			t.Errorf("%s writes the extended kind: %v, want %v", c, extended, want)
+		}
+		if inPlace := ew.policy == v1alpha1.PodUpdateInPlaceIfPossible; inPlace != (c == ContenderOrdinalInPlace) {
+			t.Errorf("%s updates pods in place: %v", c, inPlace)
 		}
 	}
 }

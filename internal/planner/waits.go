@@ -46,7 +46,7 @@ func (p *planner) replicaHint(s slot) string {
 	switch {
 	case isTerminating(pod):
 		return "A pod held by a finalizer or on an unreachable node stays Terminating; check its finalizers and its node."
-	case IsRunningAndReady(pod) || !isCreated(pod):
+	case IsRunningAndReady(pod) || !isCreated(pod) || p.changed[s.ordinal]:
 		return ""
 	case rev != p.update && p.rollingReplaces(s.ordinal) && p.healing():
 		return fmt.Sprintf("%s runs revision %s, not the update revision %s, and is not Ready: self-healing deletes it, and it comes back at %s. Nothing to do.", name, rev, p.update, p.update)

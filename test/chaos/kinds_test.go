@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -50,7 +51,8 @@ type specFields struct {
 // randomExtended is randomSet as the extended kind (the same manifest
 // under the extended apiVersion), with a random failure policy, progress
 // deadline and self-healing, half of the rolling ones with the primary
-// last (randomPriority), and on a quarter of them Recreate.
+// last (randomPriority), half of them updating pods in place where they
+// can, and on a quarter of them Recreate.
 func randomExtended(rng *rand.Rand, ns, name string) *v1alpha1.StatefulSet {
 	data, err := json.Marshal(randomSet(rng, ns, name))
 	if err != nil {
@@ -79,6 +81,9 @@ func randomExtended(rng *rand.Rand, ns, name string) *v1alpha1.StatefulSet {
 	ru.OnFailure = []v1alpha1.FailurePolicy{v1alpha1.FailureReport, v1alpha1.FailurePause, v1alpha1.FailureRollback}[rng.Intn(3)]
 	set.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RollingUpdateStatefulSetStrategyType, RollingUpdate: ru}
 	randomPriority(rng, set.Spec.UpdateStrategy.RollingUpdate)
+	if rng.Intn(2) == 0 {
+		ru.PodUpdatePolicy = v1alpha1.PodUpdateInPlaceIfPossible
+	}
 	return set
 }
 
@@ -92,6 +97,9 @@ func describeExtended(set *v1alpha1.StatefulSet) string {
 		}
 		if len(ru.Priority) > 0 {
 			strategy += ", primary last"
+		}
+		if ru.PodUpdatePolicy != "" {
+			strategy += ", " + string(ru.PodUpdatePolicy)
 		}
 	}
 	return fmt.Sprintf("%s(extended, %s, replicas %d, minReady %d, %s, progressDeadline %ds, whenScaled %s, whenDeleted %s)", set.Name,
@@ -194,16 +202,25 @@ func (r *run) mutateApps(ctx context.Context, name string, fn func(*appsv1.State
 // setTemplate puts t into a pod template: the image, and the behavior
 // annotation or none.
 func setTemplate(pt *corev1.PodTemplateSpec, t template) {
-	pt.Spec.Containers[0].Image = image(t.image)
+	c := &pt.Spec.Containers[0]
+	c.Image = image(t.image)
+	c.Env = slices.DeleteFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == behaviorEnv })
 	if t.behavior == "" {
 		delete(pt.Annotations, behaviorKey)
 		return
 	}
+	c.Env = append(c.Env, corev1.EnvVar{Name: behaviorEnv, Value: t.behavior})
 	if pt.Annotations == nil {
 		pt.Annotations = map[string]string{}
 	}
 	pt.Annotations[behaviorKey] = t.behavior
 }
+
+// behaviorEnv repeats the behavior in the container's environment, as a
+// bad release changes the container and not only an annotation: a change
+// of behavior then cannot be made in place, and a set updating in place
+// recreates its pods for it, while an image change alone is made in place.
+const behaviorEnv = "CHAOS_BEHAVIOR"
 
 // templateOf reads t back from a pod template.
 func templateOf(pt *corev1.PodTemplateSpec) template {
