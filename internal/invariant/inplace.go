@@ -2,7 +2,6 @@ package invariant
 
 import (
 	"slices"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -105,17 +104,8 @@ func (r *replay) judgeGateOff(ev Event, st *setTrack, ord int32) {
 	}) {
 		return
 	}
-	from := ev.Time.Add(-r.opts.Window)
-	minReady := specs[len(specs)-1].Spec.MinReadySeconds
-	if !r.podHistory(st.ns, st.name, ord).heldThroughout(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
-		return r.healthyAt(p, minReady, at)
-	}) {
+	if !r.overBudget(ev, st, ord, specs, func(s *appsv1.StatefulSet) int { return r.unavailableThroughout(ev, s, ord) }) {
 		return
-	}
-	for _, s := range specs {
-		if r.unavailableThroughout(ev, s, ord) < maxUnavailableOf(s) {
-			return
-		}
 	}
 	set := specs[len(specs)-1]
 	r.violate(RuleInPlaceBudget, key(st.ns, podName(st.name, ord)), ev,

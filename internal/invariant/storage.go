@@ -54,22 +54,33 @@ func (r *replay) judgeResizeStart(ev Event, claim *corev1.PersistentVolumeClaim)
 	if len(specs) == 0 || !allSpecs(specs, func(s *appsv1.StatefulSet) bool { return r.inPlaceClaims(st, s) && r.inRange(s, ord) }) {
 		return
 	}
-	from := ev.Time.Add(-r.opts.Window)
-	minReady := specs[len(specs)-1].Spec.MinReadySeconds
-	if !r.podHistory(st.ns, st.name, ord).heldThroughout(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
-		return r.healthyAt(p, minReady, at)
-	}) {
+	if !r.overBudget(ev, st, ord, specs, func(s *appsv1.StatefulSet) int { return r.busyThroughout(ev, st, s, ord) }) {
 		return
-	}
-	for _, s := range specs {
-		if r.busyThroughout(ev, st, s, ord) < maxUnavailableOf(s) {
-			return
-		}
 	}
 	set := specs[len(specs)-1]
 	r.violate(RuleClaimBudget, key(claim.Namespace, claim.Name), ev,
 		"started resizing the claim of ordinal %d, Available all along, while %d other ordinals were unavailable or resizing all along (maxUnavailable %d)",
 		ord, r.busyThroughout(ev, st, set, ord), maxUnavailableOf(set))
+}
+
+// overBudget reports whether ordinal ord, Available throughout the
+// window, was taken out of service while every version of specs had at
+// least its maxUnavailable other ordinals taken (as taken counts them for
+// that version): the budget rules' common test.
+func (r *replay) overBudget(ev Event, st *setTrack, ord int32, specs []*appsv1.StatefulSet, taken func(*appsv1.StatefulSet) int) bool {
+	from := ev.Time.Add(-r.opts.Window)
+	minReady := specs[len(specs)-1].Spec.MinReadySeconds
+	if !r.podHistory(st.ns, st.name, ord).heldThroughout(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
+		return r.healthyAt(p, minReady, at)
+	}) {
+		return false
+	}
+	for _, s := range specs {
+		if taken(s) < maxUnavailableOf(s) {
+			return false
+		}
+	}
+	return true
 }
 
 // inPlaceClaims reports whether version v of extended set st brings its

@@ -382,17 +382,8 @@ func (p *planner) podRollingUpdate() {
 	}
 	unavailable := p.unavailableCount() + p.requestedDeletes
 	budget := maxUnavailable - unavailable
-	var actions []Action
-	waits := len(p.plan.Waits)
-	for _, s := range p.outdated() {
-		next, stop := p.updateOne(s, !p.available(s.pod), &budget)
-		actions = append(actions, next...)
-		if stop {
-			break
-		}
-	}
-	p.addStep(StepRollingUpdate, actions)
-	if len(actions) == 0 && len(p.plan.Waits) == waits {
-		p.budgetWaits(maxUnavailable, unavailable)
-	}
+	pending := p.outdated()
+	p.budgetedRound(len(pending), func(i int) ([]Action, bool) {
+		return p.updateOne(pending[i], !p.available(pending[i].pod), &budget)
+	}, maxUnavailable, unavailable)
 }

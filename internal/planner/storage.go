@@ -155,10 +155,17 @@ func (p *planner) inPlaceRollingUpdate() {
 	}
 	unavailable := p.unavailableCount() + p.requestedDeletes
 	budget := maxUnavailable - unavailable - p.storageBusy(round)
+	p.budgetedRound(len(round), func(i int) ([]Action, bool) { return p.inPlaceStep(round[i], &budget) }, maxUnavailable, unavailable)
+}
+
+// budgetedRound is the rolling update's step: step decides for the round's
+// n pods in order until one stops the round; a round that does nothing and
+// says nothing is explained by the budget.
+func (p *planner) budgetedRound(n int, step func(i int) ([]Action, bool), maxUnavailable, unavailable int) {
 	var actions []Action
 	waits := len(p.plan.Waits)
-	for _, st := range round {
-		next, stop := p.inPlaceStep(st, &budget)
+	for i := range n {
+		next, stop := step(i)
 		actions = append(actions, next...)
 		if stop {
 			break

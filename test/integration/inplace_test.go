@@ -211,13 +211,7 @@ func TestInPlaceImageUpdateKeepsThePodsAndLeavesTheEndpointsFirst(t *testing.T) 
 // status.
 func TestInPlaceResizeKeepsThePodsRunning(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
-	logEvents(t, ns)
-	startOrdinal(t, ns)
-	createExtended(t, asExtended(t, webSet(ns, replicas(2), cpuRequest("100m")), podUpdate(v1alpha1.PodUpdateInPlaceOnly)))
-	waitExtended(t, ns, time.Minute, "the set ready", extendedSettled)
-	before := identities(t, ns)
-	jsonPatchExtended(t, ns, cpuPatch)
+	ns, before := changeInPlaceSet(t, webSet("", replicas(2), cpuRequest("100m")), v1alpha1.PodUpdateInPlaceOnly, cpuPatch)
 	waitExtended(t, ns, 2*time.Minute, "the resize rolled out", extendedSettled)
 	if got := identities(t, ns); fmt.Sprint(got) != fmt.Sprint(before) {
 		t.Errorf("pods after the resize %v, want %v", got, before)
@@ -244,13 +238,7 @@ func TestInPlaceFallbackAndHold(t *testing.T) {
 	envPatch := `[{"op":"add","path":"/spec/template/spec/containers/0/env","value":[{"name":"MODE","value":"b"}]}]`
 	t.Run("InPlaceIfPossible recreates", func(t *testing.T) {
 		t.Parallel()
-		ns := newNamespace(t)
-		logEvents(t, ns)
-		startOrdinal(t, ns)
-		createExtended(t, asExtended(t, webSet(ns, replicas(2)), podUpdate(v1alpha1.PodUpdateInPlaceIfPossible)))
-		waitExtended(t, ns, time.Minute, "the set ready", extendedSettled)
-		before := identities(t, ns)
-		jsonPatchExtended(t, ns, envPatch)
+		ns, before := changeInPlaceSet(t, webSet("", replicas(2)), v1alpha1.PodUpdateInPlaceIfPossible, envPatch)
 		waitExtended(t, ns, 2*time.Minute, "the rollout complete", extendedSettled)
 		for name, id := range identities(t, ns) {
 			if id.uid == before[name].uid {
@@ -260,13 +248,7 @@ func TestInPlaceFallbackAndHold(t *testing.T) {
 	})
 	t.Run("InPlaceOnly holds", func(t *testing.T) {
 		t.Parallel()
-		ns := newNamespace(t)
-		logEvents(t, ns)
-		startOrdinal(t, ns)
-		createExtended(t, asExtended(t, webSet(ns, replicas(2)), podUpdate(v1alpha1.PodUpdateInPlaceOnly)))
-		waitExtended(t, ns, time.Minute, "the set ready", extendedSettled)
-		before := identities(t, ns)
-		jsonPatchExtended(t, ns, envPatch)
+		ns, before := changeInPlaceSet(t, webSet("", replicas(2)), v1alpha1.PodUpdateInPlaceOnly, envPatch)
 		waitExtended(t, ns, time.Minute, "the rollout held at web-1", func(s *v1alpha1.StatefulSet) error {
 			b := s.Status.BlockedBy
 			if len(b) != 1 || b[0].Pod != "web-1" || b[0].Reason != "InPlaceImpossible" || !b[0].Permanent {
@@ -284,6 +266,22 @@ func TestInPlaceFallbackAndHold(t *testing.T) {
 	})
 }
 
+// changeInPlaceSet runs set (its namespace filled in) as an extended set
+// updating pods under policy, waits until it is ready, applies the JSON
+// patch and returns the namespace and the pods' identities before it.
+func changeInPlaceSet(t *testing.T, set *appsv1.StatefulSet, policy v1alpha1.PodUpdatePolicy, patch string) (string, map[string]podIdentity) {
+	t.Helper()
+	ns := newNamespace(t)
+	logEvents(t, ns)
+	startOrdinal(t, ns)
+	set.Namespace = ns
+	createExtended(t, asExtended(t, set, podUpdate(policy)))
+	waitExtended(t, ns, time.Minute, "the set ready", extendedSettled)
+	before := identities(t, ns)
+	jsonPatchExtended(t, ns, patch)
+	return ns, before
+}
+
 // A resize the node reports Infeasible falls back to recreating the pod
 // under InPlaceIfPossible, and holds InPlaceOnly with blockedBy.
 func TestAnInfeasibleResize(t *testing.T) {
@@ -294,14 +292,8 @@ func TestAnInfeasibleResize(t *testing.T) {
 	}{{v1alpha1.PodUpdateInPlaceIfPossible, true}, {v1alpha1.PodUpdateInPlaceOnly, false}} {
 		t.Run(string(c.policy), func(t *testing.T) {
 			t.Parallel()
-			ns := newNamespace(t)
-			logEvents(t, ns)
-			startOrdinal(t, ns)
-			set := webSet(ns, replicas(2), cpuRequest("100m"), podAnnotation("sim.ordinal.dev/resize", "infeasible"))
-			createExtended(t, asExtended(t, set, podUpdate(c.policy)))
-			waitExtended(t, ns, time.Minute, "the set ready", extendedSettled)
-			before := identities(t, ns)
-			jsonPatchExtended(t, ns, cpuPatch)
+			set := webSet("", replicas(2), cpuRequest("100m"), podAnnotation("sim.ordinal.dev/resize", "infeasible"))
+			ns, before := changeInPlaceSet(t, set, c.policy, cpuPatch)
 			if c.recreated {
 				waitExtended(t, ns, 2*time.Minute, "the rollout complete", extendedSettled)
 				for name, id := range identities(t, ns) {
