@@ -61,7 +61,7 @@ func TestAMinimalExtendedManifestGetsTheDefaults(t *testing.T) {
 			Type: v1alpha1.RollingUpdateStatefulSetStrategyType,
 			RollingUpdate: &v1alpha1.RollingUpdateStatefulSetStrategy{
 				Partition: ptr(int32(0)), MaxUnavailable: &maxUnavailable,
-				SelfHealing: v1alpha1.SelfHealingEnabled, OnFailure: v1alpha1.FailureReport,
+				SelfHealing: v1alpha1.SelfHealingEnabled, OnFailure: v1alpha1.FailureReport, PodUpdatePolicy: v1alpha1.PodUpdateRecreate,
 			},
 		},
 		RevisionHistoryLimit: ptr(int32(10)),
