@@ -119,6 +119,7 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 		Last:             lastStatus(s.Status),
 		Reserved:         Reserved(s),
 		ClaimUpdate:      planner.ClaimUpdate(s.Spec.VolumeClaimUpdateStrategy.Type),
+		ResizeTimeout:    secondsOf(DefaultResizeTimeout),
 	}
 	if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		e.Paused = ru.Paused
@@ -145,7 +146,6 @@ const DefaultResizeTimeout = 120
 // inPlace is rollingUpdate's podUpdatePolicy and inPlace for the planner.
 func inPlace(e *planner.Extended, ru *v1alpha1.RollingUpdateStatefulSetStrategy) {
 	e.PodUpdate = planner.PodUpdate(ru.PodUpdatePolicy)
-	e.ResizeTimeout = secondsOf(DefaultResizeTimeout)
 	if ip := ru.InPlace; ip != nil {
 		e.InPlaceGrace = secondsOf(ip.GracePeriodSeconds)
 		if ip.ResizeTimeoutSeconds > 0 {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -113,6 +114,21 @@ func TestPriorityRulesReachThePlanner(t *testing.T) {
 	want := []planner.PriorityRule{{Weight: -100, Selector: &primary}}
 	if diff := cmp.Diff(want, osts.Extended(ext).Priority); diff != "" {
 		t.Errorf("priority (-want +got):\n%s", diff)
+	}
+}
+
+func TestInPlaceSettingsReachThePlanner(t *testing.T) {
+	ext := asExtended(t, []byte(withServiceAccount))
+	ext.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.OnDeleteStatefulSetStrategyType}
+	if e := osts.Extended(ext); e.PodUpdate != "" || e.ResizeTimeout != osts.DefaultResizeTimeout*time.Second || osts.InPlace(ext) {
+		t.Errorf("without a rolling update: policy %q, resize timeout %s (want the default, which a pod changed in place earlier still needs)", e.PodUpdate, e.ResizeTimeout)
+	}
+	ext.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RollingUpdateStatefulSetStrategyType,
+		RollingUpdate: &v1alpha1.RollingUpdateStatefulSetStrategy{PodUpdatePolicy: v1alpha1.PodUpdateInPlaceOnly,
+			InPlace: &v1alpha1.InPlaceUpdate{GracePeriodSeconds: 5, ResizeTimeoutSeconds: 30}}}
+	e := osts.Extended(ext)
+	if e.PodUpdate != planner.PodUpdateInPlaceOnly || e.InPlaceGrace != 5*time.Second || e.ResizeTimeout != 30*time.Second || !osts.InPlace(ext) {
+		t.Errorf("from the spec: policy %q, grace %s, resize timeout %s", e.PodUpdate, e.InPlaceGrace, e.ResizeTimeout)
 	}
 }
 

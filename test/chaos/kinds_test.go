@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
@@ -29,13 +30,18 @@ type chaosSet struct {
 type template struct {
 	image    int
 	behavior string // sim.ordinal.dev/behavior, "" for none
+	cpu      int    // the container's cpu request in millicores, 0 for none
 }
 
 func (t template) String() string {
-	if t.behavior == "" {
-		return image(t.image)
+	s := image(t.image)
+	if t.cpu != 0 {
+		s += fmt.Sprintf(" cpu %dm", t.cpu)
 	}
-	return image(t.image) + " with behavior " + t.behavior
+	if t.behavior == "" {
+		return s
+	}
+	return s + " with behavior " + t.behavior
 }
 
 // specFields are the parts of a set's spec the ops change, the same for both
@@ -113,7 +119,7 @@ func (r *run) createSet(ctx context.Context, i int) error {
 	if i > 0 {
 		extended = !r.sets[0].extended
 	}
-	cs := &chaosSet{name: setNames[i], extended: extended, templates: []template{{image: 8}}}
+	cs := &chaosSet{name: setNames[i], extended: extended, templates: []template{{image: 8, cpu: 100}}}
 	if !extended {
 		set := randomSet(r.rng, r.ns, cs.name)
 		created, err := r.client.AppsV1().StatefulSets(r.ns).Create(ctx, set, metav1.CreateOptions{})
@@ -204,6 +210,16 @@ func (r *run) mutateApps(ctx context.Context, name string, fn func(*appsv1.State
 func setTemplate(pt *corev1.PodTemplateSpec, t template) {
 	c := &pt.Spec.Containers[0]
 	c.Image = image(t.image)
+	delete(c.Resources.Requests, corev1.ResourceCPU)
+	if t.cpu != 0 {
+		if c.Resources.Requests == nil {
+			c.Resources.Requests = corev1.ResourceList{}
+		}
+		c.Resources.Requests[corev1.ResourceCPU] = *resource.NewMilliQuantity(int64(t.cpu), resource.DecimalSI)
+	}
+	if len(c.Resources.Requests) == 0 {
+		c.Resources.Requests = nil
+	}
 	c.Env = slices.DeleteFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == behaviorEnv })
 	if t.behavior == "" {
 		delete(pt.Annotations, behaviorKey)
@@ -225,6 +241,9 @@ const behaviorEnv = "CHAOS_BEHAVIOR"
 // templateOf reads t back from a pod template.
 func templateOf(pt *corev1.PodTemplateSpec) template {
 	t := template{behavior: pt.Annotations[behaviorKey]}
+	if q, ok := pt.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU]; ok {
+		t.cpu = int(q.MilliValue())
+	}
 	_, _ = fmt.Sscanf(pt.Spec.Containers[0].Image, "registry.k8s.io/nginx-slim:0.%d", &t.image)
 	return t
 }

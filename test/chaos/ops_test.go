@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -21,6 +22,7 @@ type op struct {
 var ops = []op{
 	{"scale", 4, false, (*run).scale},
 	{"update", 3, false, (*run).update},
+	{"resize", 2, false, (*run).resize},
 	{"rollback", 2, false, (*run).rollback},
 	{"partition", 2, false, (*run).partition},
 	{"pause-resume", 1, false, (*run).pauseResume},
@@ -108,6 +110,18 @@ func (r *run) update(ctx context.Context) bool {
 	t := cs.templates[len(cs.templates)-1]
 	t.image++
 	r.logf("update %s to %s", cs.name, t)
+	return r.apply(ctx, cs, t)
+}
+
+// resize changes the cpu request of the set's container, keeping the rest
+// of the user's last template: a set updating pods in place resizes them
+// through the resize subresource, any other recreates them.
+func (r *run) resize(ctx context.Context) bool {
+	cs := r.pickSet()
+	t := cs.templates[len(cs.templates)-1]
+	choices := slices.DeleteFunc([]int{50, 100, 150, 200}, func(c int) bool { return c == t.cpu })
+	t.cpu = choices[r.rng.Intn(len(choices))]
+	r.logf("resize %s to %s", cs.name, t)
 	return r.apply(ctx, cs, t)
 }
 

@@ -49,6 +49,7 @@ func randomSet(rng *rand.Rand, ns, name string) *appsv1.StatefulSet {
 					TerminationGracePeriodSeconds: &grace,
 					Containers: []corev1.Container{{
 						Name: "app", Image: image(8),
+						Resources:    corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}},
 						VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}},
 					}},
 				},
