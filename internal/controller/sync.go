@@ -158,7 +158,7 @@ func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selec
 	if err != nil {
 		return planner.Input{}, nil, err
 	}
-	if t.extended != nil && osts.InPlace(t.extended) {
+	if ext != nil {
 		ext.Revisions = revs
 	}
 	return planner.Input{

@@ -154,13 +154,6 @@ func inPlace(e *planner.Extended, ru *v1alpha1.RollingUpdateStatefulSetStrategy)
 	}
 }
 
-// InPlace reports whether the set updates pods in place, so that the
-// planner needs its revisions (planner.Extended.Revisions).
-func InPlace(s *v1alpha1.StatefulSet) bool {
-	ru := s.Spec.UpdateStrategy.RollingUpdate
-	return ru != nil && ru.PodUpdatePolicy != "" && ru.PodUpdatePolicy != v1alpha1.PodUpdateRecreate
-}
-
 // priority is rollingUpdate.priority for the planner, which reads the
 // selectors and reports one it cannot read.
 func priority(rules []v1alpha1.UpdatePriorityRule) []planner.PriorityRule {

@@ -120,14 +120,14 @@ func TestPriorityRulesReachThePlanner(t *testing.T) {
 func TestInPlaceSettingsReachThePlanner(t *testing.T) {
 	ext := asExtended(t, []byte(withServiceAccount))
 	ext.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.OnDeleteStatefulSetStrategyType}
-	if e := osts.Extended(ext); e.PodUpdate != "" || e.ResizeTimeout != osts.DefaultResizeTimeout*time.Second || osts.InPlace(ext) {
+	if e := osts.Extended(ext); e.PodUpdate != "" || e.ResizeTimeout != osts.DefaultResizeTimeout*time.Second {
 		t.Errorf("without a rolling update: policy %q, resize timeout %s (want the default, which a pod changed in place earlier still needs)", e.PodUpdate, e.ResizeTimeout)
 	}
 	ext.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RollingUpdateStatefulSetStrategyType,
 		RollingUpdate: &v1alpha1.RollingUpdateStatefulSetStrategy{PodUpdatePolicy: v1alpha1.PodUpdateInPlaceOnly,
 			InPlace: &v1alpha1.InPlaceUpdate{GracePeriodSeconds: 5, ResizeTimeoutSeconds: 30}}}
 	e := osts.Extended(ext)
-	if e.PodUpdate != planner.PodUpdateInPlaceOnly || e.InPlaceGrace != 5*time.Second || e.ResizeTimeout != 30*time.Second || !osts.InPlace(ext) {
+	if e.PodUpdate != planner.PodUpdateInPlaceOnly || e.InPlaceGrace != 5*time.Second || e.ResizeTimeout != 30*time.Second {
 		t.Errorf("from the spec: policy %q, grace %s, resize timeout %s", e.PodUpdate, e.InPlaceGrace, e.ResizeTimeout)
 	}
 }

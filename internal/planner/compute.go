@@ -54,14 +54,18 @@ type planner struct {
 	// unordered is true when one of them cannot be read.
 	weigher   weigher
 	unordered bool
-	// storageBlocks are the pods whose claims hold the InPlace claim
-	// update up, for status.blockedBy.
-	storageBlocks []PodFailure
+	// blocks are the pods whose claims hold the InPlace claim update up,
+	// or that an in-place pod update cannot get past, for
+	// status.blockedBy.
+	blocks []PodFailure
 	// atPartition is true when an extended set's rolling update has done
 	// all its partition allows (partitionReached).
 	atPartition bool
-	// changed are the ordinals whose pod this plan changes in place.
+	// changed are the ordinals whose pod this plan changes in place, and
+	// changes the change to the update revision from each revision pods
+	// run (changeOf).
 	changed map[int32]bool
+	changes map[string]templateChange
 }
 
 // Compute plans one sync of in.Set. The passes run in upstream's order and

@@ -57,7 +57,8 @@ type Extended struct {
 	InPlaceGrace, ResizeTimeout time.Duration
 	// Revisions are the set's revisions, so that a pod at a revision
 	// other than the current one can be updated in place; read only under
-	// an in-place pod update policy.
+	// an in-place pod update policy. The controller passes the list it
+	// already holds.
 	Revisions []*appsv1.ControllerRevision
 }
 

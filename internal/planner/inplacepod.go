@@ -3,6 +3,7 @@ package planner
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -192,12 +193,24 @@ func (p *planner) templateOf(name string) *corev1.PodTemplateSpec {
 }
 
 // changeOf is what bringing the pod in s to the update revision takes.
+// It depends only on the pod's revision, so each revision's is worked out
+// once per plan, not once per pod.
 func (p *planner) changeOf(s slot) templateChange {
-	from := p.templateOf(podRevision(s.pod))
-	if from == nil {
-		return templateChange{impossible: []string{fmt.Sprintf("its revision %q is not one of the set's", podRevision(s.pod))}}
+	rev := podRevision(s.pod)
+	if c, ok := p.changes[rev]; ok {
+		return c
 	}
-	return diffTemplates(from, &p.updateSet.Spec.Template)
+	var c templateChange
+	if from := p.templateOf(rev); from != nil {
+		c = diffTemplates(from, &p.updateSet.Spec.Template)
+	} else {
+		c = templateChange{impossible: []string{fmt.Sprintf("its revision %q is not one of the set's", rev)}}
+	}
+	if p.changes == nil {
+		p.changes = map[string]templateChange{}
+	}
+	p.changes[rev] = c
+	return c
 }
 
 // inPlaceRolls reports whether the rolling update would change the
@@ -266,7 +279,7 @@ func (p *planner) inPlaceBlock(s slot, f PodFailure) {
 	}
 	f.Since = sinceOrLast(f.Since, p.ext.Last.LastProgress)
 	f.Permanent = true
-	p.storageBlocks = append(p.storageBlocks, f)
+	p.blocks = append(p.blocks, f)
 	p.warn(f.Reason, "Pod/"+s.pod.Name, f.Message)
 	p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, "InPlaceOnly: "+f.Message,
 		"Change the template back to what can be changed in place, or set podUpdatePolicy to InPlaceIfPossible so that such a pod is recreated."))
@@ -327,19 +340,10 @@ func (p *planner) changeInPlace(s slot, c templateChange) []Action {
 	if len(c.resources) > 0 {
 		patch, _ := resizePatch(c)
 		out = append(out, Action{Kind: ResizePod, Ordinal: s.ordinal, Pod: s.pod, Patch: patch, FailEvent: EventFailedUpdate,
-			Reason: fmt.Sprintf("in-place update: resize %s to revision %s (%s)", s.pod.Name, p.update, strings.Join(sortedKeys(c.resources), ", "))})
+			Reason: fmt.Sprintf("in-place update: resize %s to revision %s (%s)", s.pod.Name, p.update, strings.Join(slices.Sorted(maps.Keys(c.resources)), ", "))})
 	}
 	rec, _ := json.Marshal(inPlaceRecord{Revision: p.update, Time: p.in.Now.UTC().Truncate(time.Second)})
 	return append(out, p.patchAction(s, c, string(rec)))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // patchAction moves the pod in s to the update revision in place.
@@ -348,7 +352,7 @@ func (p *planner) patchAction(s slot, c templateChange, record string) Action {
 	what := "labels and annotations"
 	if len(c.images) > 0 {
 		var parts []string
-		for _, name := range sortedKeys(c.images) {
+		for _, name := range slices.Sorted(maps.Keys(c.images)) {
 			parts = append(parts, name+"="+c.images[name])
 		}
 		what = "image " + strings.Join(parts, ", ")

@@ -285,3 +285,21 @@ func TestTrimPodKeepsWhatTheInPlaceUpdateReads(t *testing.T) {
 		}
 	}
 }
+
+// A pod at a revision older than the current one is changed in place from
+// that revision's template, which the planner finds among the set's
+// revisions; a pod at a revision it cannot find is recreated.
+func TestInPlaceFromAThirdRevision(t *testing.T) {
+	f := rollout(testgen.Replicas(3), testgen.Parallel(), testgen.MaxUnavailable(3))
+	older := testgen.RevisionOf(testgen.StatefulSet("web", testgen.Image("app:0"), testgen.Replicas(3), testgen.Parallel(), testgen.MaxUnavailable(3)), 0)
+	pods := []*corev1.Pod{f.pod(0), testgen.Pod(f.set, 1, testgen.At(older)), testgen.Pod(f.set, 2, testgen.Revision("web-gone"))}
+	e := inPlaceExt(planner.PodUpdateInPlaceIfPossible, func(e *planner.Extended) {
+		e.Revisions = []*appsv1.ControllerRevision{older, f.cur, f.upd}
+		e.MaxUnavailable = 3
+	})
+	plan := f.ext(e, pods...)
+	want := []string{"rolling update: DeletePod web-2", "rolling update: PatchPod web-1", "rolling update: PatchPod web-0"}
+	if diff := cmp.Diff(want, f.summary(plan)); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+}

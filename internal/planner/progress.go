@@ -140,7 +140,7 @@ func (p *planner) blockedBy() []PodFailure {
 			out = append(out, *f)
 		}
 	}
-	for _, f := range p.storageBlocks {
+	for _, f := range p.blocks {
 		if f.Permanent || p.in.Now.Sub(f.Since) >= p.ext.ProgressDeadline {
 			out = append(out, f)
 		}

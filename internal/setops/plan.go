@@ -66,9 +66,7 @@ func PlanReport(o Observed, now time.Time) (view.PlanReport, error) {
 	}
 	if o.Extended != nil {
 		in.Extended = osts.Extended(o.Extended)
-		if osts.InPlace(o.Extended) {
-			in.Extended.Revisions = o.Revisions
-		}
+		in.Extended.Revisions = o.Revisions
 		if o.StorageClasses != nil {
 			osts.StorageClasses(in.Extended, o.StorageClasses)
 		}
