@@ -169,6 +169,12 @@ type StatefulSetSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +optional
 	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
+
+	// Lifecycle holds hooks that run before the controller updates or
+	// deletes a running pod, each with a timeout and a failure policy.
+	//
+	// +optional
+	Lifecycle *Lifecycle `json:"lifecycle,omitempty"`
 }
 
 // VolumeClaimUpdateStrategyType is how a change to volumeClaimTemplates

@@ -142,6 +142,10 @@ func (c *apiPodControl) podEvent(set *appsv1.StatefulSet, a planner.Action, reas
 	if a.Pod != nil {
 		pod = a.Pod.Name
 	}
+	if err == nil && a.Kind == planner.StartHook {
+		c.recorder.Eventf(set, corev1.EventTypeNormal, reason, "%s", a.Reason)
+		return
+	}
 	if err == nil {
 		verb := strings.TrimPrefix(reason, "Successful")
 		c.recorder.Eventf(set, corev1.EventTypeNormal, reason, "%s Pod %s in StatefulSet %s successful", verb, pod, set.Name)

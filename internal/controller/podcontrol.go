@@ -26,6 +26,7 @@ type apiPodControl struct {
 	client   kubernetes.Interface
 	recorder record.EventRecorder
 	exp      *expectations
+	hooks    *hookCaller
 }
 
 var _ PodControl = (*apiPodControl)(nil)
@@ -164,8 +165,11 @@ func (c *apiPodControl) do(ctx context.Context, set *appsv1.StatefulSet, setKey 
 		return c.updateClaim(ctx, a)
 	case planner.UpdateClaimStorage:
 		return c.patchClaimStorage(ctx, a)
-	case planner.PatchPod, planner.ResizePod, planner.PatchPodStatus:
+	case planner.PatchPod, planner.ResizePod, planner.PatchPodStatus, planner.StartHook, planner.EndHook:
 		return c.patchInPlace(ctx, a)
+	case planner.CallHook:
+		c.hooks.start(ctx, setKey, a)
+		return nil
 	default:
 		return fmt.Errorf("unknown action %q", a.Kind)
 	}

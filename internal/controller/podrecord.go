@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"maps"
 	"unique"
 
 	corev1 "k8s.io/api/core/v1"
@@ -44,8 +45,10 @@ type podRecord struct {
 // inPlaceMeta is what a pod updated in place adds to its record.
 type inPlaceMeta struct {
 	gated      bool
-	record     *string // the in-place annotation, when the pod has it
-	generation int64
+	// annotations are the in-place record and the lifecycle hooks'
+	// annotations, those of them the pod has; nil for none.
+	annotations map[string]string
+	generation  int64
 }
 
 // newPodRecord records what planner.TrimPod keeps of p.
@@ -69,10 +72,7 @@ func newPodRecord(p *corev1.Pod) *podRecord {
 			ObservedGeneration: st.ObservedGeneration}
 	}
 	if len(t.Spec.ReadinessGates) > 0 || t.Annotations != nil || t.Generation != 0 {
-		r.inPlace = &inPlaceMeta{gated: len(t.Spec.ReadinessGates) > 0, generation: t.Generation}
-		if v, ok := t.Annotations[v1alpha1.InPlaceUpdateAnnotation]; ok {
-			r.inPlace.record = &v
-		}
+		r.inPlace = &inPlaceMeta{gated: len(t.Spec.ReadinessGates) > 0, generation: t.Generation, annotations: t.Annotations}
 	}
 	return r
 }
@@ -99,9 +99,7 @@ func (r *podRecord) pod() *corev1.Pod {
 		if ip.gated {
 			p.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: v1alpha1.InPlaceReadinessGate}}
 		}
-		if ip.record != nil {
-			p.Annotations = map[string]string{v1alpha1.InPlaceUpdateAnnotation: *ip.record}
-		}
+		p.Annotations = ip.annotations
 	}
 	return p
 }
@@ -119,6 +117,7 @@ func (r *podRecord) DeepCopyObject() runtime.Object {
 	out.trouble = r.trouble.DeepCopy()
 	if r.inPlace != nil {
 		ip := *r.inPlace
+		ip.annotations = maps.Clone(ip.annotations)
 		out.inPlace = &ip
 	}
 	return &out
@@ -212,9 +211,7 @@ func (r *podRecord) GetObjectMeta() metav1.Object {
 	if ip := r.inPlace; ip != nil {
 		rm := m.(*recordMeta)
 		rm.Generation = ip.generation
-		if ip.record != nil {
-			rm.Annotations = map[string]string{v1alpha1.InPlaceUpdateAnnotation: *ip.record}
-		}
+		rm.Annotations = maps.Clone(ip.annotations)
 	}
 	return m
 }

@@ -136,7 +136,31 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 		e.Priority = priority(ru.Priority)
 		inPlace(e, ru)
 	}
+	if l := s.Spec.Lifecycle; l != nil {
+		e.PreUpdate = hook("preUpdate", v1alpha1.PreUpdateHookLabel, l.PreUpdate)
+		e.PreDelete = hook("preDelete", v1alpha1.PreDeleteHookLabel, l.PreDelete)
+	}
 	return e
+}
+
+// DefaultHookTimeout applies when a hook's timeoutSeconds is unset, which
+// the schema's default normally prevents.
+const DefaultHookTimeout = 300
+
+// hook is one of spec.lifecycle's hooks for the planner; nil when unset.
+// A hook with neither handler, which the schema refuses, is a handshake.
+func hook(name, label string, h *v1alpha1.LifecycleHook) *planner.Hook {
+	if h == nil {
+		return nil
+	}
+	out := &planner.Hook{Name: name, Label: label, Timeout: secondsOf(DefaultHookTimeout), Proceed: h.FailurePolicy == v1alpha1.HookProceed}
+	if h.TimeoutSeconds > 0 {
+		out.Timeout = secondsOf(h.TimeoutSeconds)
+	}
+	if h.HTTP != nil {
+		out.URL = h.HTTP.URL
+	}
+	return out
 }
 
 // DefaultResizeTimeout applies when rollingUpdate.inPlace.resizeTimeoutSeconds

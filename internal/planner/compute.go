@@ -66,6 +66,10 @@ type planner struct {
 	// run (changeOf).
 	changed map[int32]bool
 	changes map[string]templateChange
+	// hooking are the ordinals whose pod waits on a lifecycle hook in this
+	// plan, and hookBlocks what status.blockedBy says of them (hooks.go).
+	hooking    map[int32]bool
+	hookBlocks []PodFailure
 }
 
 // Compute plans one sync of in.Set. The passes run in upstream's order and
@@ -98,6 +102,9 @@ func Compute(in Input) Plan {
 		p.checkStrategy()
 		p.unordered = !p.compilePriority()
 		p.run()
+		if p.set.DeletionTimestamp == nil {
+			p.hookCleanupPass()
+		}
 	}
 	p.plan.Status = p.status()
 	p.requeueBy(p.requeueAfter())

@@ -37,7 +37,7 @@ func (p *planner) condemnedPass() bool {
 		units := make([][]Action, len(p.condemned))
 		for i, s := range p.condemned {
 			if !isTerminating(s.pod) {
-				units[i] = []Action{p.scaleDown(s)}
+				units[i] = p.scaleDown(s)
 			}
 		}
 		p.addUnits(StepScaleDown, units)
@@ -50,23 +50,25 @@ func (p *planner) condemnedPass() bool {
 			fmt.Sprintf("OrderedReady scale-down removes one pod at a time, highest ordinal first; %s must be gone before the next", s.pod.Name),
 			"A pod held by a finalizer or on an unreachable node stays Terminating; check its finalizers and its node."))
 	case p.ext != nil && isFinished(s.pod):
-		p.addStep(StepScaleDown, []Action{p.scaleDown(s)})
+		p.addStep(StepScaleDown, p.scaleDown(s))
 	case (!IsRunningAndReady(s.pod) || !IsAvailable(s.pod, minReady, now)) && s.pod != p.firstUnavailable():
 		p.plan.Waits = append(p.plan.Waits, *p.waitOn(s,
 			fmt.Sprintf("OrderedReady scale-down deletes %s only once it is Running, Ready and Available, because a lower pod is also unavailable", s.pod.Name),
 			fmt.Sprintf("Fix %s or delete it by hand.", s.pod.Name)))
 	default:
-		p.addStep(StepScaleDown, []Action{p.scaleDown(s)})
+		p.addStep(StepScaleDown, p.scaleDown(s))
 	}
 	return false
 }
 
-func (p *planner) scaleDown(s slot) Action {
-	p.deleted[s.ordinal] = true
-	return Action{
-		Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete, FailEvent: EventFailedDelete,
-		Reason: p.condemnedWhy(s),
-	}
+// scaleDown deletes a condemned pod, once an extended set's preDelete
+// hook is done with it.
+func (p *planner) scaleDown(s slot) []Action {
+	return p.hooked(s, needDelete, func() []Action {
+		p.deleted[s.ordinal] = true
+		return []Action{{Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete, FailEvent: EventFailedDelete,
+			Reason: p.condemnedWhy(s)}}
+	})
 }
 
 // firstUnavailable is the first unavailable pod in ordinal order within the

@@ -41,13 +41,13 @@ func (p *planner) deleteRequestedPass() {
 			continue
 		}
 		if !free {
-			p.requestedDeletes++
+			p.requestedDeletes++ // a pod its preDelete hook holds keeps its slot
 		}
-		p.deleted[s.ordinal] = true
-		actions = append(actions, Action{
-			Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete, FailEvent: EventFailedDelete,
-			Reason: fmt.Sprintf("%s has %s=true: delete it so that it is created again", s.pod.Name, v1alpha1.DeleteRequestedLabel),
-		})
+		actions = append(actions, p.hooked(s, needDelete, func() []Action {
+			p.deleted[s.ordinal] = true
+			return []Action{{Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete, FailEvent: EventFailedDelete,
+				Reason: fmt.Sprintf("%s has %s=true: delete it so that it is created again", s.pod.Name, v1alpha1.DeleteRequestedLabel)}}
+		})...)
 	}
 	p.addStep(StepDeleteRequested, actions)
 }

@@ -60,6 +60,8 @@ type Extended struct {
 	// an in-place pod update policy. The controller passes the list it
 	// already holds.
 	Revisions []*appsv1.ControllerRevision
+	// PreUpdate and PreDelete are spec.lifecycle's hooks, nil when unset.
+	PreUpdate, PreDelete *Hook
 }
 
 // ClaimTemplateStatus is how many of the set's pods have a claim that

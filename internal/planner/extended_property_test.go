@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -31,6 +32,7 @@ func TestExtendedPlanInvariants(t *testing.T) {
 		}
 		requestDeletes(r, g.in.Pods)
 		generatePriority(r, g.in.Extended, g.in.Pods)
+		generateHooks(r, g.in.Extended, g.in.Pods, g.f.upd.Name)
 		plan := planner.Compute(g.in)
 		for _, v := range extendedViolations(g.in, plan) {
 			t.Errorf("seed %d: %s\nsteps: %v", seed, v, g.f.summary(plan))
@@ -91,6 +93,50 @@ func extendedViolations(in planner.Input, plan planner.Plan) []string {
 	}
 	if v := priorityViolation(in, plan); v != "" {
 		out = append(out, v)
+	}
+	out = append(out, hookViolations(in, plan)...)
+	return out
+}
+
+// generateHooks gives one set in three a preDelete handshake that halts,
+// and the pods random states of it.
+func generateHooks(r *rand.Rand, e *planner.Extended, pods []*corev1.Pod, update string) {
+	if r.IntN(3) > 0 {
+		return
+	}
+	e.PreDelete = handshake("preDelete", false)
+	states := []string{"", v1alpha1.HookPending, v1alpha1.HookDone, v1alpha1.HookFailed}
+	for i, p := range pods {
+		if st := states[r.IntN(len(states))]; st != "" {
+			rev := []string{update, "web-older"}[r.IntN(2)]
+			since := now.Add(-time.Duration(r.IntN(10)) * time.Minute)
+			p = p.DeepCopy()
+			hookAt(e.PreDelete, st, since, rev, 0, time.Time{})(p)
+			pods[i] = p
+		}
+	}
+}
+
+// hookViolations checks that a halting preDelete hook is never passed:
+// every running pod the plan deletes is labelled Done for the update
+// revision.
+func hookViolations(in planner.Input, plan planner.Plan) []string {
+	h := in.Extended.PreDelete
+	if h == nil || h.Proceed {
+		return nil
+	}
+	var out []string
+	for _, step := range plan.Steps {
+		for _, a := range step.Actions {
+			if a.Kind != planner.DeletePod || a.Pod.DeletionTimestamp != nil || a.Pod.Status.Phase == corev1.PodFailed || a.Pod.Status.Phase == corev1.PodSucceeded || a.Pod.Status.Phase == "" {
+				continue
+			}
+			var rec v1alpha1.HookRecord
+			_ = json.Unmarshal([]byte(a.Pod.Annotations[h.Label]), &rec)
+			if a.Pod.Labels[h.Label] != v1alpha1.HookDone || rec.Revision != in.Update.Name {
+				out = append(out, fmt.Sprintf("%s: %s deleted with %s=%q for revision %q", step.Name, a.Pod.Name, h.Label, a.Pod.Labels[h.Label], rec.Revision))
+			}
+		}
 	}
 	return out
 }

@@ -193,6 +193,13 @@ func inPlacePatch(pod *corev1.Pod, c templateChange, revision, record string) ([
 	}
 	if record != "" {
 		annotations[v1alpha1.InPlaceUpdateAnnotation] = record
+		// The pod's spec changes: its preUpdate hook has served.
+		if _, ok := pod.Labels[v1alpha1.PreUpdateHookLabel]; ok {
+			labels[v1alpha1.PreUpdateHookLabel] = nil
+		}
+		if _, ok := pod.Annotations[v1alpha1.PreUpdateHookLabel]; ok {
+			annotations[v1alpha1.PreUpdateHookLabel] = nil
+		}
 	}
 	if len(annotations) > 0 {
 		meta["annotations"] = annotations

@@ -242,7 +242,7 @@ func (p *planner) inPlacePass() {
 			c := p.changeOf(s)
 			if len(c.impossible) == 0 {
 				p.touched(s)
-				actions = append(actions, p.changeInPlace(s, c)...)
+				actions = append(actions, p.hooked(s, needUpdate, func() []Action { return p.changeInPlace(s, c) })...)
 				continue
 			}
 		}
@@ -251,9 +251,11 @@ func (p *planner) inPlacePass() {
 		case prog.failure != nil && p.ext.PodUpdate == PodUpdateInPlaceOnly:
 			p.inPlaceBlock(s, *prog.failure)
 		case prog.failure != nil:
-			p.deleted[s.ordinal] = true
-			actions = append(actions, Action{Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete, FailEvent: EventFailedDelete,
-				Reason: fmt.Sprintf("in-place update: %s; InPlaceIfPossible recreates %s at revision %s", prog.failure.Message, s.pod.Name, podRevision(s.pod))})
+			actions = append(actions, p.hooked(s, needDelete, func() []Action {
+				p.deleted[s.ordinal] = true
+				return []Action{{Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete, FailEvent: EventFailedDelete,
+					Reason: fmt.Sprintf("in-place update: %s; InPlaceIfPossible recreates %s at revision %s", prog.failure.Message, s.pod.Name, podRevision(s.pod))}}
+			})...)
 		case prog.busy != "":
 			p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, fmt.Sprintf("in-place update: %s is changed to revision %s; %s", s.pod.Name, podRevision(s.pod), prog.busy), ""))
 		case gated(s.pod) && gate != corev1.ConditionTrue:
@@ -304,7 +306,7 @@ func (p *planner) updateOne(s slot, free bool, budget *int) (actions []Action, s
 		if !free {
 			*budget--
 		}
-		return []Action{p.rollingDelete(s, "not updatable in place ("+strings.Join(c.impossible, "; ")+")")}, false
+		return p.rollingDelete(s, "not updatable in place ("+strings.Join(c.impossible, "; ")+")"), false
 	}
 	if !free && c.spec() {
 		*budget--
@@ -313,7 +315,7 @@ func (p *planner) updateOne(s slot, free bool, budget *int) (actions []Action, s
 	if !c.spec() {
 		return []Action{p.patchAction(s, c, "")}, false
 	}
-	return p.changeInPlace(s, c), false
+	return p.hooked(s, needUpdate, func() []Action { return p.changeInPlace(s, c) }), false
 }
 
 // changeInPlace takes the pod in s through a change of its spec: its gate

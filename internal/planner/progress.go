@@ -145,6 +145,7 @@ func (p *planner) blockedBy() []PodFailure {
 			out = append(out, f)
 		}
 	}
+	out = append(out, p.hookBlocks...)
 	slices.SortStableFunc(out, func(a, b PodFailure) int { return int(a.Ordinal - b.Ordinal) })
 	return out
 }

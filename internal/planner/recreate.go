@@ -29,9 +29,7 @@ func (p *planner) recreatePass() bool {
 				fmt.Sprintf("Recreate: pods are created at revision %s only once every pod of an old revision is gone", p.update), ""))
 			continue
 		}
-		a := p.rollingDelete(s, "")
-		a.Reason = fmt.Sprintf("Recreate: %s runs old revision %s; every old pod goes before revision %s starts", s.pod.Name, podRevision(s.pod), p.update)
-		units = append(units, []Action{a})
+		units = append(units, p.updateDelete(s, fmt.Sprintf("Recreate: %s runs old revision %s; every old pod goes before revision %s starts", s.pod.Name, podRevision(s.pod), p.update)))
 	}
 	p.addUnits(StepRecreate, units)
 	return old

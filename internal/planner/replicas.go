@@ -76,9 +76,7 @@ func (p *planner) processReplica(s slot) outcome {
 	}
 	if p.monotonic && !healthy(s.pod, p.set.Spec.MinReadySeconds, p.in.Now) {
 		out.exit, out.wait = true, p.replicaWait(s)
-		if heal, ok := p.selfHeal(s); ok {
-			out.actions = append(out.actions, heal)
-		}
+		out.actions = append(out.actions, p.selfHeal(s)...)
 		return out
 	}
 	repair := p.repair(s, !retained)

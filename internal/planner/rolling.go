@@ -56,13 +56,13 @@ func (p *planner) rollingUpdate() {
 	counted := p.currentCount()
 	for _, s := range p.outdated() {
 		if !IsAvailable(s.pod, minReady, now) && p.comesBackUpdated(s, counted) {
-			actions = append(actions, p.rollingDelete(s, "already "+stateOf(s.pod, minReady, now)))
+			actions = append(actions, p.rollingDelete(s, "already "+stateOf(s.pod, minReady, now))...)
 		}
 	}
 	budget := maxUnavailable - unavailable
 	for _, s := range p.outdated() {
 		if budget > 0 && IsAvailable(s.pod, minReady, now) {
-			actions = append(actions, p.rollingDelete(s, ""))
+			actions = append(actions, p.rollingDelete(s, "")...)
 			budget--
 		}
 	}
@@ -88,7 +88,7 @@ func (p *planner) legacyRollingUpdate() {
 				p.currentDeletes++
 				return
 			}
-			p.addStep(StepRollingUpdate, []Action{p.rollingDelete(s, "")})
+			p.addStep(StepRollingUpdate, p.rollingDelete(s, ""))
 			return
 		}
 		if isUnavailable(s.pod, minReady, now) {
@@ -147,14 +147,22 @@ func (p *planner) outdated() []slot {
 // upstream counts it: with a pod at a third revision the count is then
 // lower than the pods at the current revision (status never shows it below
 // zero, where upstream's write would be refused).
-func (p *planner) rollingDelete(s slot, why string) Action {
-	p.deleted[s.ordinal] = true
-	p.currentDeletes++
+func (p *planner) rollingDelete(s slot, why string) []Action {
 	reason := fmt.Sprintf("rolling update: %s at %s, update revision %s", s.pod.Name, podRevision(s.pod), p.update)
 	if why != "" {
 		reason = fmt.Sprintf("rolling update: %s at %s is %s; update revision %s", s.pod.Name, podRevision(s.pod), why, p.update)
 	}
-	return Action{Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete, FailEvent: EventFailedDelete, Reason: reason}
+	return p.updateDelete(s, reason)
+}
+
+// updateDelete deletes an outdated pod for the update, once an extended
+// set's preUpdate and preDelete hooks are done with it (hooks.go).
+func (p *planner) updateDelete(s slot, reason string) []Action {
+	return p.hooked(s, needUpdate|needDelete, func() []Action {
+		p.deleted[s.ordinal] = true
+		p.currentDeletes++
+		return []Action{{Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete, FailEvent: EventFailedDelete, Reason: reason}}
+	})
 }
 
 // maxUnavailable is rollingUpdate.maxUnavailable scaled to spec.replicas,

@@ -11,15 +11,13 @@ import "fmt"
 // is not Ready. Only pods the rolling update would replace are touched (at
 // or above the partition, not while paused), never a Ready pod and never
 // one at the update revision.
-func (p *planner) selfHeal(s slot) (Action, bool) {
+func (p *planner) selfHeal(s slot) []Action {
 	if !p.healing() || s.placeholder || !isCreated(s.pod) || isTerminating(s.pod) || p.deleted[s.ordinal] || p.changed[s.ordinal] ||
 		IsRunningAndReady(s.pod) || podRevision(s.pod) == p.update || !p.rollingReplaces(s.ordinal) {
-		return Action{}, false
+		return nil
 	}
-	a := p.rollingDelete(s, "")
-	a.Reason = fmt.Sprintf("self-healing: %s runs old revision %s and is %s; it is replaced at the update revision %s",
-		s.pod.Name, podRevision(s.pod), stateOf(s.pod, p.set.Spec.MinReadySeconds, p.in.Now), p.update)
-	return a, true
+	return p.updateDelete(s, fmt.Sprintf("self-healing: %s runs old revision %s and is %s; it is replaced at the update revision %s",
+		s.pod.Name, podRevision(s.pod), stateOf(s.pod, p.set.Spec.MinReadySeconds, p.in.Now), p.update))
 }
 
 // healing reports whether self-healing applies to this set now.

@@ -211,7 +211,7 @@ func (p *planner) inPlaceStep(st podStorage, budget *int) (actions []Action, sto
 		if !free {
 			*budget--
 		}
-		return []Action{p.rollingDelete(s, "")}, false
+		return p.rollingDelete(s, ""), false
 	}
 	return nil, false
 }

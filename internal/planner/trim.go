@@ -34,7 +34,21 @@ func TrimPod(pod *corev1.Pod) *corev1.Pod {
 	}
 	trimTrouble(pod, out)
 	trimInPlace(pod, out)
+	trimHooks(pod, out)
 	return out
+}
+
+// trimHooks keeps the lifecycle hooks' annotations (hooks.go); their
+// labels are kept with the others.
+func trimHooks(pod, out *corev1.Pod) {
+	for _, key := range []string{v1alpha1.PreUpdateHookLabel, v1alpha1.PreDeleteHookLabel} {
+		if v, ok := pod.Annotations[key]; ok {
+			if out.Annotations == nil {
+				out.Annotations = map[string]string{}
+			}
+			out.Annotations[key] = v
+		}
+	}
 }
 
 // trimInPlace keeps what the in-place update reads (inplacepod.go) of a

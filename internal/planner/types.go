@@ -138,9 +138,11 @@ type Action struct {
 	FailEvent string
 	// Error is what a Fail action reports, in upstream's words.
 	Error string
-	// Patch is the strategic merge patch of a PatchPod, ResizePod or
-	// PatchPodStatus action.
+	// Patch is the strategic merge patch of a PatchPod, ResizePod,
+	// PatchPodStatus, StartHook or EndHook action.
 	Patch []byte
+	// Call is a CallHook's call.
+	Call *HookCall
 }
 
 // Wait explains one thing the rollout is waiting for.

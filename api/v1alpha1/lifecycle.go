@@ -1,0 +1,138 @@
+package v1alpha1
+
+import "time"
+
+// Lifecycle holds the hooks the controller runs before it disturbs a
+// running pod.
+type Lifecycle struct {
+	// PreUpdate runs before the rolling update changes a pod: before its
+	// readiness gate goes False for an update in place, or before it is
+	// deleted to be recreated at a new revision (the Recreate strategy and
+	// self-healing included). A change of labels and annotations alone,
+	// which disturbs nothing, runs no hook.
+	//
+	// +optional
+	PreUpdate *LifecycleHook `json:"preUpdate,omitempty"`
+	// PreDelete runs before the controller deletes a running pod: for
+	// scale-in, a reserved ordinal, a pod labelled
+	// apps.ordinal.dev/delete-requested, and a pod the rolling update
+	// recreates (after preUpdate). A Failed or Succeeded pod, which runs
+	// nothing, is replaced without it.
+	//
+	// +optional
+	PreDelete *LifecycleHook `json:"preDelete,omitempty"`
+}
+
+// LifecycleHook is one hook: a handler, how long it may take, and what
+// happens when it fails or times out.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.handshake) != has(self.http)",message="a lifecycle hook has exactly one handler: handshake or http"
+type LifecycleHook struct {
+	// Handshake labels the pod <hook label>=Pending and waits until
+	// another actor (an operator, a sidecar, a person with kubectl)
+	// relabels it Done, or Failed.
+	//
+	// +optional
+	Handshake *HandshakeHook `json:"handshake,omitempty"`
+	// HTTP POSTs a JSON HookRequest to a URL and counts any 2xx answer as
+	// done; any other answer, or none, is retried with a growing pause
+	// (1 s doubling to 10 s) until the timeout. The call may be made more
+	// than once for one pod (after a controller restart, say), so the
+	// receiver should treat a repeated request as success.
+	//
+	// +optional
+	HTTP *HTTPHook `json:"http,omitempty"`
+	// TimeoutSeconds bounds the hook, counted from when the pod was
+	// labelled Pending. Defaults to 300.
+	//
+	// +kubebuilder:default=300
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=86400
+	// +optional
+	TimeoutSeconds int32 `json:"timeoutSeconds,omitempty"`
+	// FailurePolicy is what a hook that fails (Failed) or times out does:
+	// Halt (the default) leaves the pod alone for good, reports it in
+	// status.blockedBy and a Warning event, and fails the rollout (which
+	// then follows rollingUpdate.onFailure); Proceed records a Warning and
+	// goes on as if the hook had answered Done. A Halt clears when the pod
+	// is labelled Done, or when the label is removed (the hook then runs
+	// again).
+	//
+	// +kubebuilder:default=Halt
+	// +optional
+	FailurePolicy HookFailurePolicy `json:"failurePolicy,omitempty"`
+}
+
+// HandshakeHook waits for another actor to relabel the pod.
+type HandshakeHook struct{}
+
+// HTTPHook calls a URL.
+type HTTPHook struct {
+	// URL is an http or https URL the controller can reach.
+	//
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="isURL(self) && (url(self).getScheme() == 'http' || url(self).getScheme() == 'https') && url(self).getHost() != ''",message="url must be an absolute http:// or https:// URL with a host"
+	URL string `json:"url"`
+}
+
+// HookFailurePolicy is what a failed or timed-out hook does.
+//
+// +kubebuilder:validation:Enum=Halt;Proceed
+type HookFailurePolicy string
+
+// Hook failure policies.
+const (
+	HookHalt    HookFailurePolicy = "Halt"
+	HookProceed HookFailurePolicy = "Proceed"
+)
+
+// Hook labels: the controller labels a pod with one of them, value
+// HookPending, when it starts the hook, and the pod's annotation of the
+// same key holds a HookRecord. A handshake's actor relabels the pod
+// HookDone or HookFailed; an http hook's success is labelled HookDone by
+// the controller.
+const (
+	PreUpdateHookLabel = "apps.ordinal.dev/pre-update"
+	PreDeleteHookLabel = "apps.ordinal.dev/pre-delete"
+)
+
+// Hook label values.
+const (
+	HookPending = "Pending"
+	HookDone    = "Done"
+	HookFailed  = "Failed"
+)
+
+// HookRecord is what a pod's hook annotation holds, as JSON.
+//
+// +kubebuilder:object:generate=false
+type HookRecord struct {
+	// Since is when the hook started.
+	Since time.Time `json:"since"`
+	// Revision is the update revision the hook was started for.
+	Revision string `json:"revision,omitempty"`
+	// Attempts counts the calls of an http hook that have ended;
+	// LastAttempt is when the last ended, and LastError why it failed.
+	Attempts    int32     `json:"attempts,omitempty"`
+	LastAttempt time.Time `json:"lastAttempt,omitzero"`
+	LastError   string    `json:"lastError,omitempty"`
+}
+
+// HookRequest is the JSON body an http hook is POSTed.
+//
+// +kubebuilder:object:generate=false
+type HookRequest struct {
+	// Hook is "preUpdate" or "preDelete".
+	Hook        string `json:"hook"`
+	Namespace   string `json:"namespace"`
+	StatefulSet string `json:"statefulSet"`
+	Pod         string `json:"pod"`
+	PodUID      string `json:"podUID"`
+	Ordinal     int32  `json:"ordinal"`
+	// Revision is the revision the pod runs; UpdateRevision the one the
+	// set is updating to.
+	Revision       string `json:"revision"`
+	UpdateRevision string `json:"updateRevision"`
+	// Attempt counts from 1.
+	Attempt int32 `json:"attempt"`
+}

@@ -1,0 +1,145 @@
+package controller
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/planner"
+)
+
+// hookCaller makes the calls of http lifecycle hooks, in the background:
+// a sync never waits on a user's endpoint. Each call's outcome is written
+// to the pod — its hook label Done on a 2xx answer, the attempt count,
+// time and error in the hook's annotation either way — so the next plan
+// (of this controller or one started after it) knows where the hook
+// stands; the pod's update is the event that syncs the set again.
+type hookCaller struct {
+	client kubernetes.Interface
+	http   *http.Client
+	now    func() time.Time
+
+	mu sync.Mutex
+	// inFlight are the calls under way, by pod UID and hook; ended the
+	// last attempt number made of each, so that a plan made before that
+	// attempt's outcome reached the cache does not repeat it.
+	inFlight map[string]bool
+	ended    map[string]endedCall
+}
+
+type endedCall struct {
+	attempt int32
+	at      time.Time
+}
+
+// hookMemory is how long an ended call is remembered: far longer than the
+// cache takes to show its outcome.
+const hookMemory = 10 * time.Minute
+
+func newHookCaller(client kubernetes.Interface) *hookCaller {
+	return &hookCaller{client: client, now: time.Now, inFlight: map[string]bool{}, ended: map[string]endedCall{},
+		http: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// start makes the call a CallHook action asks for, unless it is under way
+// or was made already.
+func (h *hookCaller) start(ctx context.Context, setKey string, a planner.Action) {
+	call := a.Call
+	key := string(a.Pod.UID) + "|" + call.Hook.Label
+	h.mu.Lock()
+	now := h.now()
+	for k, e := range h.ended {
+		if now.Sub(e.at) > hookMemory {
+			delete(h.ended, k)
+		}
+	}
+	if h.inFlight[key] || h.ended[key].attempt >= call.Request.Attempt {
+		h.mu.Unlock()
+		return
+	}
+	h.inFlight[key] = true
+	h.mu.Unlock()
+	go func() {
+		recorded := h.record(ctx, setKey, a, h.call(ctx, call))
+		h.mu.Lock()
+		delete(h.inFlight, key)
+		if recorded {
+			h.ended[key] = endedCall{attempt: call.Request.Attempt, at: h.now()}
+		}
+		h.mu.Unlock()
+	}()
+}
+
+// call POSTs the request and returns nil on a 2xx answer.
+func (h *hookCaller) call(ctx context.Context, call *planner.HookCall) error {
+	body, err := json.Marshal(call.Request)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), call.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, call.Hook.URL, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "ordinal-statefulset-controller")
+	resp, err := h.http.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("no answer within %s", call.Timeout)
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	text, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		msg := fmt.Sprintf("HTTP %d", resp.StatusCode)
+		if t := strings.TrimSpace(string(text)); t != "" {
+			msg += ": " + strings.ToValidUTF8(t, "?")
+		}
+		return fmt.Errorf("%s", msg)
+	}
+	return nil
+}
+
+// record writes the attempt's outcome to the pod: the pod of that UID only
+// (the patch names it), and nothing when it is gone. It reports whether
+// the outcome is settled; when the write failed, the next plan asks for
+// the call again.
+func (h *hookCaller) record(ctx context.Context, setKey string, a planner.Action, callErr error) bool {
+	call := a.Call
+	rec := call.Record
+	rec.Attempts, rec.LastAttempt, rec.LastError = call.Request.Attempt, h.now().UTC().Truncate(time.Second), ""
+	meta := map[string]any{"uid": a.Pod.UID}
+	if callErr != nil {
+		rec.LastError = callErr.Error()
+	} else {
+		meta["labels"] = map[string]any{call.Hook.Label: v1alpha1.HookDone}
+	}
+	text, err := json.Marshal(rec)
+	if err != nil {
+		return true
+	}
+	meta["annotations"] = map[string]any{call.Hook.Label: string(text)}
+	patch, _ := json.Marshal(map[string]any{"metadata": meta})
+	_, err = h.client.CoreV1().Pods(a.Pod.Namespace).Patch(context.WithoutCancel(ctx), a.Pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		klog.FromContext(ctx).Error(err, "Recording a lifecycle hook call", "statefulset", setKey, "pod", a.Pod.Name, "hook", call.Hook.Name)
+		return false
+	}
+	return true
+}

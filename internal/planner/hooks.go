@@ -1,0 +1,264 @@
+package planner
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+)
+
+// Hook is one lifecycle hook of an extended set (spec.lifecycle).
+type Hook struct {
+	// Name is "preUpdate" or "preDelete"; Label is its pod label (and
+	// annotation) key.
+	Name, Label string
+	// URL is the http hook's; empty for a handshake.
+	URL     string
+	Timeout time.Duration
+	// Proceed goes on after a failure or timeout; otherwise the hook
+	// halts.
+	Proceed bool
+}
+
+// Action kinds of lifecycle hooks. Each carries the observed pod.
+const (
+	// StartHook labels the pod Pending and records when (Patch, a
+	// strategic merge patch naming the pod's UID).
+	StartHook Kind = "StartHook"
+	// CallHook makes one call of an http hook (Call), without waiting for
+	// it: the executor labels the pod Done when it succeeds, or records
+	// the failure in the hook's annotation.
+	CallHook Kind = "CallHook"
+	// EndHook removes a hook's label and annotation from a pod the hook
+	// is no longer needed for (Patch).
+	EndHook Kind = "EndHook"
+)
+
+// HookCall is one call of an http hook.
+type HookCall struct {
+	Hook    Hook
+	Request v1alpha1.HookRequest
+	// Record is the hook's annotation as the plan saw it; the executor
+	// writes it back with the attempt's outcome.
+	Record v1alpha1.HookRecord
+	// Timeout bounds the call: at most MaxHookCall, and never past the
+	// hook's own timeout.
+	Timeout time.Duration
+}
+
+// Hook event reasons and blockedBy reasons (prefixed by the hook,
+// e.g. PreUpdateHookPending).
+const (
+	EventHookStarted = "HookStarted"
+	ReasonHookFailed = "HookFailed"
+	hookPending      = "HookPending"
+	hookTimedOut     = "HookTimedOut"
+	hookFailed       = "HookFailed"
+	// MaxHookCall bounds one call of an http hook.
+	MaxHookCall = 10 * time.Second
+)
+
+// hookNeed says which hooks a disturbance of a pod runs.
+type hookNeed uint8
+
+const (
+	needUpdate hookNeed = 1 << iota
+	needDelete
+)
+
+// hooksFor lists the hooks the set has for need, preUpdate first. A pod
+// not yet started, on its way out, or Failed or Succeeded gets none: there
+// is nothing running for a hook to prepare.
+func (p *planner) hooksFor(s slot, need hookNeed) []*Hook {
+	if p.ext == nil || s.placeholder || !isCreated(s.pod) || isTerminating(s.pod) || isFinished(s.pod) {
+		return nil
+	}
+	var out []*Hook
+	if need&needUpdate != 0 && p.ext.PreUpdate != nil {
+		out = append(out, p.ext.PreUpdate)
+	}
+	if need&needDelete != 0 && p.ext.PreDelete != nil {
+		out = append(out, p.ext.PreDelete)
+	}
+	return out
+}
+
+// hooked returns act's actions once the hooks need runs for the pod in s
+// are done, and otherwise what carries them on (start a hook, call an
+// http hook) while the pod is left alone. act runs only when the pod is
+// disturbed, so whatever it counts (deletes, the rolling budget's
+// callers aside) stays true.
+func (p *planner) hooked(s slot, need hookNeed, act func() []Action) []Action {
+	for _, h := range p.hooksFor(s, need) {
+		if actions, done := p.runHook(s, h); !done {
+			return actions
+		}
+	}
+	return act()
+}
+
+// hookRecordOf reads the hook's annotation on pod; the zero record when
+// there is none or it cannot be read.
+func hookRecordOf(pod *corev1.Pod, label string) v1alpha1.HookRecord {
+	var r v1alpha1.HookRecord
+	if v, ok := pod.Annotations[label]; ok {
+		_ = json.Unmarshal([]byte(v), &r)
+	}
+	return r
+}
+
+// runHook judges one hook of the pod in s: done (Done, or failed under
+// Proceed), or what to do and to wait for.
+func (p *planner) runHook(s slot, h *Hook) ([]Action, bool) {
+	if p.hooking == nil {
+		p.hooking = map[int32]bool{}
+	}
+	p.hooking[s.ordinal] = true
+	state, labelled := s.pod.Labels[h.Label]
+	rec := hookRecordOf(s.pod, h.Label)
+	if !labelled || rec.Since.IsZero() || rec.Revision != p.update {
+		// Not started, or started for another update revision: what it
+		// answered then says nothing about this one.
+		return []Action{p.startHook(s, h)}, false
+	}
+	switch state {
+	case v1alpha1.HookDone:
+		return nil, true
+	case v1alpha1.HookFailed:
+		return nil, p.hookFails(s, h, rec, hookFailed, fmt.Sprintf("%s hook of %s failed: it is labelled %s=%s", h.Name, s.pod.Name, h.Label, state))
+	}
+	left := rec.Since.Add(h.Timeout).Sub(p.in.Now)
+	if left <= 0 {
+		msg := fmt.Sprintf("%s hook of %s timed out after %s", h.Name, s.pod.Name, h.Timeout)
+		if rec.LastError != "" {
+			msg += fmt.Sprintf(" (%d calls; last: %s)", rec.Attempts, rec.LastError)
+		}
+		return nil, p.hookFails(s, h, rec, hookTimedOut, msg)
+	}
+	p.requeueBy(left)
+	var actions []Action
+	what := fmt.Sprintf("a handshake: it waits until %s is labelled %s=%s", s.pod.Name, h.Label, v1alpha1.HookDone)
+	hint := fmt.Sprintf("Whatever prepares the pod labels it when done: kubectl label pod %s %s=%s --overwrite (or %s to fail the hook).", s.pod.Name, h.Label, v1alpha1.HookDone, v1alpha1.HookFailed)
+	if h.URL != "" {
+		what = fmt.Sprintf("an http call of %s", h.URL)
+		if rec.Attempts > 0 {
+			what += fmt.Sprintf(", %d failed so far (last: %s)", rec.Attempts, rec.LastError)
+		}
+		hint = "The hook is done when the URL answers 2xx."
+		if due := rec.LastAttempt.Add(hookBackoff(rec.Attempts)); rec.Attempts > 0 && due.After(p.in.Now) {
+			p.requeueBy(due.Sub(p.in.Now))
+		} else {
+			actions = append(actions, p.callHook(s, h, rec, left))
+		}
+	}
+	policy := "Halt: after that the pod is left alone and the rollout fails"
+	if h.Proceed {
+		policy = "Proceed: after that the controller goes on without it"
+	}
+	msg := fmt.Sprintf("%s hook of %s is %s; it times out in %s (failurePolicy %s)", h.Name, s.pod.Name, what, left.Round(time.Second), policy)
+	p.hookBlock(s, h, rec, hookPending, msg, false)
+	p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, msg, hint))
+	return actions, false
+}
+
+// hookBackoff is the pause after the n-th failed call of an http hook:
+// 1 s, doubling, at most 10 s.
+func hookBackoff(n int32) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	return min(time.Second<<min(n-1, 4), 10*time.Second)
+}
+
+// hookFails applies a failed or timed-out hook's failure policy and
+// reports whether the pod may be disturbed anyway.
+func (p *planner) hookFails(s slot, h *Hook, rec v1alpha1.HookRecord, what, msg string) bool {
+	if h.Proceed {
+		p.warn(ReasonHookFailed, "Pod/"+s.pod.Name, msg+"; failurePolicy Proceed goes on")
+		return true
+	}
+	msg += "; failurePolicy Halt leaves the pod alone"
+	p.warn(ReasonHookFailed, "Pod/"+s.pod.Name, msg)
+	p.hookBlock(s, h, rec, what, msg, true)
+	p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, msg,
+		fmt.Sprintf("Label the pod %s=%s to let it go on, or remove the label to run the hook again: kubectl label pod %s %s-", h.Label, v1alpha1.HookDone, s.pod.Name, h.Label)))
+	return false
+}
+
+// hookBlock lists the pod in status.blockedBy while its hook holds it.
+func (p *planner) hookBlock(s slot, h *Hook, rec v1alpha1.HookRecord, what, msg string, permanent bool) {
+	p.hookBlocks = append(p.hookBlocks, PodFailure{Pod: s.pod.Name, Ordinal: s.ordinal, Revision: p.update,
+		Reason: hookReason(h, what), Message: msg, Permanent: permanent, Since: rec.Since})
+}
+
+// hookReason is e.g. PreUpdateHookPending.
+func hookReason(h *Hook, what string) string {
+	return strings.ToUpper(h.Name[:1]) + h.Name[1:] + what
+}
+
+// startHook labels the pod Pending and records the start.
+func (p *planner) startHook(s slot, h *Hook) Action {
+	rec, _ := json.Marshal(v1alpha1.HookRecord{Since: p.in.Now.UTC().Truncate(time.Second), Revision: p.update})
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"uid": s.pod.UID,
+		"labels": map[string]any{h.Label: v1alpha1.HookPending}, "annotations": map[string]any{h.Label: string(rec)}}})
+	how := fmt.Sprintf("handshake: waits for %s=%s", h.Label, v1alpha1.HookDone)
+	if h.URL != "" {
+		how = "http: calls " + h.URL
+	}
+	return Action{Kind: StartHook, Ordinal: s.ordinal, Pod: s.pod, Patch: patch, EventReason: EventHookStarted, FailEvent: EventFailedUpdate,
+		Reason: fmt.Sprintf("%s hook of %s started (%s; timeout %s) before revision %s", h.Name, s.pod.Name, how, h.Timeout, p.update)}
+}
+
+// callHook makes the next call of an http hook.
+func (p *planner) callHook(s slot, h *Hook, rec v1alpha1.HookRecord, left time.Duration) Action {
+	call := &HookCall{Hook: *h, Record: rec, Timeout: max(min(MaxHookCall, left), time.Second),
+		Request: v1alpha1.HookRequest{Hook: h.Name, Namespace: p.set.Namespace, StatefulSet: p.set.Name, Pod: s.pod.Name, PodUID: string(s.pod.UID),
+			Ordinal: s.ordinal, Revision: podRevision(s.pod), UpdateRevision: p.update, Attempt: rec.Attempts + 1}}
+	p.requeueBy(call.Timeout + time.Second)
+	return Action{Kind: CallHook, Ordinal: s.ordinal, Pod: s.pod, Call: call,
+		Reason: fmt.Sprintf("%s hook of %s: call %d of %s", h.Name, s.pod.Name, call.Request.Attempt, h.URL)}
+}
+
+// hookCleanupPass ends the hooks of pods that no longer need them: a pod
+// at the update revision, inside the set's range and not asked to be
+// deleted, is neither updated nor deleted, so a hook label it carries (from
+// an update that was rolled back, or a scale-in that was undone) is
+// removed, and a later update or scale-in runs the hook afresh.
+func (p *planner) hookCleanupPass() {
+	if p.ext == nil {
+		return
+	}
+	var actions []Action
+	for _, s := range p.replicas {
+		if s.placeholder || isTerminating(s.pod) || p.deleted[s.ordinal] || p.changed[s.ordinal] || p.hooking[s.ordinal] || podRevision(s.pod) != p.update ||
+			s.pod.Labels[v1alpha1.DeleteRequestedLabel] == "true" {
+			continue
+		}
+		var stale []string
+		for _, label := range []string{v1alpha1.PreUpdateHookLabel, v1alpha1.PreDeleteHookLabel} {
+			_, l := s.pod.Labels[label]
+			_, a := s.pod.Annotations[label]
+			if l || a {
+				stale = append(stale, label)
+			}
+		}
+		if len(stale) == 0 {
+			continue
+		}
+		drop := map[string]any{}
+		for _, label := range stale {
+			drop[label] = nil
+		}
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"uid": s.pod.UID, "labels": drop, "annotations": drop}})
+		actions = append(actions, Action{Kind: EndHook, Ordinal: s.ordinal, Pod: s.pod, Patch: patch, FailEvent: EventFailedUpdate,
+			Reason: fmt.Sprintf("%s runs the update revision %s and stays: its hook labels %s are no longer needed", s.pod.Name, p.update, strings.Join(stale, ", "))})
+	}
+	p.addStep(StepHooks, actions)
+}
+
+// StepHooks is the step that removes hook labels no longer needed.
+const StepHooks = "hooks"
