@@ -44,7 +44,7 @@ type podRecord struct {
 
 // inPlaceMeta is what a pod updated in place adds to its record.
 type inPlaceMeta struct {
-	gated      bool
+	gated bool
 	// annotations are the in-place record and the lifecycle hooks'
 	// annotations, those of them the pod has; nil for none.
 	annotations map[string]string
