@@ -53,6 +53,11 @@ func recordTestPods() map[string]*corev1.Pod {
 		corev1.PodCondition{Type: corev1.PodResizePending, Status: corev1.ConditionTrue, Reason: corev1.PodReasonDeferred, Message: "m"})
 	gatedOnly := testgen.Pod(set, 0)
 	gatedOnly.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: v1alpha1.InPlaceReadinessGate}}
+	hooked := testgen.Pod(set, 2, testgen.Ready(now), testgen.PodLabel(v1alpha1.PreUpdateHookLabel, v1alpha1.HookDone),
+		testgen.PodLabel(v1alpha1.PreDeleteHookLabel, v1alpha1.HookPending))
+	hooked.Annotations = map[string]string{"a": "b", v1alpha1.PreUpdateHookLabel: `{"since":"2026-11-25T10:00:00Z"}`, v1alpha1.PreDeleteHookLabel: `{"since":"2026-11-25T10:01:00Z"}`}
+	hookedInPlace := inPlace.DeepCopy()
+	hookedInPlace.Annotations[v1alpha1.PreUpdateHookLabel] = `{"since":"2026-11-25T10:00:00Z"}`
 	nameless := testgen.Pod(set, 0)
 	nameless.Labels, nameless.OwnerReferences, nameless.Spec.Hostname = nil, nil, ""
 	return map[string]*corev1.Pod{
@@ -67,6 +72,8 @@ func recordTestPods() map[string]*corev1.Pod {
 		"extra volumes and statuses":                          withExtras,
 		"updated in place, resize pending":                    inPlace,
 		"gated, no condition yet":                             gatedOnly,
+		"waiting on lifecycle hooks":                          hooked,
+		"updated in place, with a hook":                       hookedInPlace,
 		"failed, foreign-named":                               testgen.Pod(set, 0, testgen.Failed(), testgen.Named("web-x")),
 	}
 }

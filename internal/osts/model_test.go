@@ -132,6 +132,26 @@ func TestInPlaceSettingsReachThePlanner(t *testing.T) {
 	}
 }
 
+func TestLifecycleHooksReachThePlanner(t *testing.T) {
+	ext := asExtended(t, []byte(withServiceAccount))
+	if e := osts.Extended(ext); e.PreUpdate != nil || e.PreDelete != nil {
+		t.Errorf("without spec.lifecycle: hooks %+v, %+v", e.PreUpdate, e.PreDelete)
+	}
+	ext.Spec.Lifecycle = &v1alpha1.Lifecycle{
+		PreUpdate: &v1alpha1.LifecycleHook{HTTP: &v1alpha1.HTTPHook{URL: "http://db-admin:8080/switchover"}, TimeoutSeconds: 60, FailurePolicy: v1alpha1.HookProceed},
+		PreDelete: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}},
+	}
+	e := osts.Extended(ext)
+	wantUpdate := &planner.Hook{Name: "preUpdate", Label: v1alpha1.PreUpdateHookLabel, URL: "http://db-admin:8080/switchover", Timeout: time.Minute, Proceed: true}
+	wantDelete := &planner.Hook{Name: "preDelete", Label: v1alpha1.PreDeleteHookLabel, Timeout: osts.DefaultHookTimeout * time.Second}
+	if diff := cmp.Diff(wantUpdate, e.PreUpdate); diff != "" {
+		t.Errorf("preUpdate (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantDelete, e.PreDelete); diff != "" {
+		t.Errorf("preDelete (-want +got):\n%s", diff)
+	}
+}
+
 func asExtended(t *testing.T, doc []byte) *v1alpha1.StatefulSet {
 	t.Helper()
 	data, err := yaml.YAMLToJSON(doc)

@@ -1,0 +1,122 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/planner"
+)
+
+// hookTest is a pod and a caller whose calls go to handler.
+func hookTest(t *testing.T, handler http.HandlerFunc) (*hookCaller, *fake.Clientset, planner.Action) {
+	t.Helper()
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-2", Namespace: "ns", UID: "uid-2",
+		Labels: map[string]string{v1alpha1.PreUpdateHookLabel: v1alpha1.HookPending}}}
+	client := fake.NewClientset(pod)
+	since := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	a := planner.Action{Kind: planner.CallHook, Ordinal: 2, Pod: pod, Call: &planner.HookCall{
+		Hook:    planner.Hook{Name: "preUpdate", Label: v1alpha1.PreUpdateHookLabel, URL: srv.URL + "/switchover", Timeout: time.Minute},
+		Request: v1alpha1.HookRequest{Hook: "preUpdate", Namespace: "ns", StatefulSet: "web", Pod: "web-2", PodUID: "uid-2", Ordinal: 2, Revision: "web-1", UpdateRevision: "web-2", Attempt: 1},
+		Record:  v1alpha1.HookRecord{Since: since, Revision: "web-2"}, Timeout: 200 * time.Millisecond}}
+	return newHookCaller(client), client, a
+}
+
+// settled waits until the caller has nothing in flight.
+func settled(t *testing.T, h *hookCaller) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		h.mu.Lock()
+		n := len(h.inFlight)
+		h.mu.Unlock()
+		if n == 0 {
+			return
+		}
+	}
+	t.Fatal("the call never ended")
+}
+
+func hookState(t *testing.T, client *fake.Clientset) (string, v1alpha1.HookRecord) {
+	t.Helper()
+	pod, err := client.CoreV1().Pods("ns").Get(context.Background(), "web-2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec v1alpha1.HookRecord
+	if err := json.Unmarshal([]byte(pod.Annotations[v1alpha1.PreUpdateHookLabel]), &rec); err != nil {
+		t.Fatalf("annotation %q: %v", pod.Annotations[v1alpha1.PreUpdateHookLabel], err)
+	}
+	return pod.Labels[v1alpha1.PreUpdateHookLabel], rec
+}
+
+func TestAnHTTPHookThatAnswers2xxIsDone(t *testing.T) {
+	var got v1alpha1.HookRequest
+	var calls atomic.Int32
+	h, client, a := hookTest(t, func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s with Content-Type %q, want a POST of JSON", r.Method, r.Header.Get("Content-Type"))
+		}
+		_ = json.NewDecoder(r.Body).Decode(&got)
+		w.WriteHeader(http.StatusNoContent)
+	})
+	h.start(context.Background(), "ns/web", a)
+	h.start(context.Background(), "ns/web", a) // under way: not repeated
+	settled(t, h)
+	h.start(context.Background(), "ns/web", a) // made: not repeated from a stale plan
+	settled(t, h)
+	if calls.Load() != 1 {
+		t.Errorf("%d calls, want 1", calls.Load())
+	}
+	if got != a.Call.Request {
+		t.Errorf("request %+v, want %+v", got, a.Call.Request)
+	}
+	state, rec := hookState(t, client)
+	if state != v1alpha1.HookDone || rec.Attempts != 1 || rec.LastError != "" || !rec.Since.Equal(a.Call.Record.Since) || rec.Revision != "web-2" {
+		t.Errorf("pod labelled %q with record %+v, want Done after 1 attempt, the start kept", state, rec)
+	}
+}
+
+func TestAnHTTPHookThatFailsIsRecorded(t *testing.T) {
+	for name, handler := range map[string]http.HandlerFunc{
+		"HTTP 503: switchover refused": func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "switchover refused", http.StatusServiceUnavailable)
+		},
+		"no answer within 200ms": func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(time.Second):
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h, client, a := hookTest(t, handler)
+			h.start(context.Background(), "ns/web", a)
+			settled(t, h)
+			state, rec := hookState(t, client)
+			if state != v1alpha1.HookPending || rec.Attempts != 1 || rec.LastError != name || rec.LastAttempt.IsZero() {
+				t.Errorf("pod labelled %q with record %+v, want still Pending, 1 attempt, error %q", state, rec, name)
+			}
+			next := a
+			call := *a.Call
+			call.Request.Attempt = 2
+			next.Call = &call
+			h.start(context.Background(), "ns/web", next)
+			settled(t, h)
+			if _, rec := hookState(t, client); rec.Attempts != 2 {
+				t.Errorf("after the second call: %d attempts recorded, want 2", rec.Attempts)
+			}
+		})
+	}
+}
