@@ -104,6 +104,31 @@ func priorityCases() []invalidCase {
 	}
 }
 
+func hookCases() []invalidCase {
+	const (
+		oneHandler = "a lifecycle hook has exactly one handler: handshake or http"
+		badURL     = "url must be an absolute http:// or https:// URL with a host"
+	)
+	hook := func(h v1alpha1.LifecycleHook) func(*v1alpha1.StatefulSet) {
+		return func(s *v1alpha1.StatefulSet) { s.Spec.Lifecycle = &v1alpha1.Lifecycle{PreUpdate: &h} }
+	}
+	web := &v1alpha1.HTTPHook{URL: "http://db-admin:8080/switchover"}
+	return []invalidCase{
+		{"a hook with two handlers", hook(v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}, HTTP: web}),
+			ruleError("spec.lifecycle.preUpdate", oneHandler)},
+		{"a hook without a handler", hook(v1alpha1.LifecycleHook{TimeoutSeconds: 5}),
+			ruleError("spec.lifecycle.preUpdate", oneHandler)},
+		{"a hook URL without a scheme", hook(v1alpha1.LifecycleHook{HTTP: &v1alpha1.HTTPHook{URL: "db-admin:8080/switchover"}}),
+			ruleError("spec.lifecycle.preUpdate.http.url", `"db-admin:8080/switchover": `+badURL)},
+		{"a hook URL of another scheme", hook(v1alpha1.LifecycleHook{HTTP: &v1alpha1.HTTPHook{URL: "ftp://db-admin/switchover"}}),
+			ruleError("spec.lifecycle.preUpdate.http.url", `"ftp://db-admin/switchover": `+badURL)},
+		{"a hook failure policy it does not know", hook(v1alpha1.LifecycleHook{HTTP: web, FailurePolicy: "Ignore"}),
+			schemaErrors(`spec.lifecycle.preUpdate.failurePolicy: Unsupported value: "Ignore": supported values: "Halt", "Proceed"`, notChecked)},
+		{"a hook timeout over a day", hook(v1alpha1.LifecycleHook{HTTP: web, TimeoutSeconds: 86401}),
+			schemaErrors(`spec.lifecycle.preUpdate.timeoutSeconds: Invalid value: 86401: spec.lifecycle.preUpdate.timeoutSeconds in body should be less than or equal to 86400`)},
+	}
+}
+
 func createCases() []invalidCase {
 	const (
 		dnsLabel       = "metadata.name must be a DNS label: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit"
@@ -197,7 +222,7 @@ func TestInvalidExtendedSetsGetTheRulesMessage(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	sets := extendedSets(t, ns)
-	for _, c := range append(createCases(), priorityCases()...) {
+	for _, c := range append(append(createCases(), priorityCases()...), hookCases()...) {
 		t.Run(c.name, func(t *testing.T) {
 			set := extended(t, webSet(ns))
 			c.mutate(set)
