@@ -23,7 +23,12 @@ type history struct {
 	rv     uint64
 	events []Event
 	users  []metav1.Object // what UserWrite is told
+	// externals are what ExternalDelete is told.
+	externals []types.UID
 }
+
+// external records that the object with uid is deleted by someone else.
+func (h *history) external(uid types.UID) { h.externals = append(h.externals, uid) }
 
 func (h *history) add(sec float64, typ watch.EventType, obj runtime.Object) *history {
 	h.rv++
@@ -51,7 +56,7 @@ func (h *history) checker(external ...types.UID) *Checker {
 	for _, u := range h.users {
 		c.UserWrite(u)
 	}
-	for _, uid := range external {
+	for _, uid := range append(external, h.externals...) {
 		c.ExternalDelete(uid)
 	}
 	for _, ev := range h.events {

@@ -194,7 +194,7 @@ var extendedCases = []struct {
 }}
 
 func TestExtendedRules(t *testing.T) {
-	for _, tc := range append(append(append(slices.Clone(extendedCases), priorityCases...), storageCases...), inPlaceCases...) {
+	for _, tc := range append(append(append(append(slices.Clone(extendedCases), priorityCases...), storageCases...), inPlaceCases...), hookCases...) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []Rule
 			for _, v := range tc.history().check() {
@@ -210,7 +210,7 @@ func TestExtendedRules(t *testing.T) {
 
 func TestExtendedVerdictsDoNotDependOnArrivalOrder(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
-	for _, tc := range append(append(append(slices.Clone(extendedCases), priorityCases...), storageCases...), inPlaceCases...) {
+	for _, tc := range append(append(append(append(slices.Clone(extendedCases), priorityCases...), storageCases...), inPlaceCases...), hookCases...) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := tc.history()
 			want := h.check()
@@ -218,6 +218,9 @@ func TestExtendedVerdictsDoNotDependOnArrivalOrder(t *testing.T) {
 				c := h.checker()
 				shuffled := New(Options{})
 				shuffled.userWrites = c.userWrites
+				for _, uid := range h.externals {
+					shuffled.ExternalDelete(uid)
+				}
 				for _, j := range rng.Perm(len(h.events)) {
 					shuffled.Observe(h.events[j])
 				}

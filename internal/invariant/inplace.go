@@ -75,6 +75,7 @@ func (r *replay) judgeInPlace(ev Event, st *setTrack, ord int32, prev, pod *core
 	}
 	if st != nil && st.ext != nil && gateFalse(pod) && !gateFalse(prev) {
 		r.judgeGateOff(ev, st, ord)
+		r.judgeHookGate(ev, st, ord, pod)
 	}
 }
 

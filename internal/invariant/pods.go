@@ -134,6 +134,7 @@ func (r *replay) judgeDeletion(ev Event, st *setTrack, ord int32, before, pod *c
 	if len(specs) == 0 || st.gone {
 		return
 	}
+	r.judgeHookDelete(ev, st, specs, ord, before, pod)
 	condemned := anySpec(specs, func(s *appsv1.StatefulSet) bool { return !r.inRange(s, ord) })
 	if condemned {
 		r.judgeScaleDown(ev, st, specs, ord, pod)

@@ -127,6 +127,14 @@ const (
 	// window. A pod whose gate is False is never healthy (see healthy
 	// above), so every budget rule counts it as unavailable.
 	RuleInPlaceBudget Rule = "in-place-budget"
+	// RuleHookHalt (extended kind, a lifecycle hook with failurePolicy
+	// Halt in every version of the window): a pod the controller deletes
+	// (started, not finished, not deleted by someone else) was labelled
+	// Done for preDelete at some point, and, when it is deleted in range at
+	// an old revision (not labelled for deletion) or taken out of service
+	// for an update in place, Done for preUpdate: a hook that never answers
+	// never lets its pod go.
+	RuleHookHalt Rule = "hook-halt"
 	// RuleCollisionCount: status.collisionCount of one set object never
 	// decreases.
 	RuleCollisionCount Rule = "collision-count"
