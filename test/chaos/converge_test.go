@@ -31,6 +31,7 @@ func (r *run) converge(ctx context.Context) (bool, string) {
 	why := ""
 	for time.Now().Before(deadline) {
 		r.replaceStuckPods(ctx)
+		r.answerAllHooks(ctx)
 		if why = r.notConverged(ctx); why == "" {
 			r.logf("converged %s after the faults stopped", time.Since(stopped).Round(100*time.Millisecond))
 			return true, ""

@@ -70,6 +70,7 @@ func randomExtended(rng *rand.Rand, ns, name string) *v1alpha1.StatefulSet {
 	}
 	deadline := []int32{15, 30, 600}[rng.Intn(3)]
 	set.Spec.ProgressDeadlineSeconds = &deadline
+	randomHooks(rng, set)
 	if rng.Intn(4) == 0 {
 		set.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RecreateStatefulSetStrategyType}
 		return set
@@ -108,8 +109,9 @@ func describeExtended(set *v1alpha1.StatefulSet) string {
 			strategy += ", " + string(ru.PodUpdatePolicy)
 		}
 	}
-	return fmt.Sprintf("%s(extended, %s, replicas %d, minReady %d, %s, progressDeadline %ds, whenScaled %s, whenDeleted %s)", set.Name,
-		set.Spec.PodManagementPolicy, *set.Spec.Replicas, set.Spec.MinReadySeconds, strategy, *set.Spec.ProgressDeadlineSeconds, p.WhenScaled, p.WhenDeleted)
+	return fmt.Sprintf("%s(extended, %s, replicas %d, minReady %d, %s, progressDeadline %ds, whenScaled %s, whenDeleted %s%s)", set.Name,
+		set.Spec.PodManagementPolicy, *set.Spec.Replicas, set.Spec.MinReadySeconds, strategy, *set.Spec.ProgressDeadlineSeconds, p.WhenScaled, p.WhenDeleted,
+		describeHooks(set.Spec.Lifecycle))
 }
 
 // createSet creates set number i of the run: the first of a random kind,

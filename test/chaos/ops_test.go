@@ -34,6 +34,7 @@ var ops = []op{
 	{"crash-pod", 2, true, (*run).crashPod},
 	{"delete-pod", 2, true, (*run).deletePod},
 	{"relabel-primary", 3, false, (*run).relabelPrimary},
+	{"answer-hook", 4, false, (*run).answerHook},
 	{"kill-controller", 2, true, (*run).killController},
 	{"restart-plane", 1, true, (*run).restartPlane},
 	handOverOp,

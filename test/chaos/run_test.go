@@ -42,6 +42,7 @@ type run struct {
 }
 
 func newRun(ctx context.Context, t *testing.T, seed int64) (*run, error) {
+	hookEndpoint.calm.Store(false)
 	cfg, err := restConfig()
 	if err != nil {
 		return nil, err
