@@ -160,7 +160,9 @@ func (p *planner) runHook(s slot, h *Hook) ([]Action, bool) {
 		policy = "Proceed: after that the controller goes on without it"
 	}
 	msg := fmt.Sprintf("%s hook of %s is %s; it times out in %s (failurePolicy %s)", h.Name, s.pod.Name, what, left.Round(time.Second), policy)
-	p.hookBlock(s, h, rec, hookPending, msg, false)
+	// The status says when, not how long: it must not change by itself.
+	p.hookBlock(s, h, rec, hookPending, fmt.Sprintf("%s hook of %s is %s; it times out at %s (failurePolicy %s)", h.Name, s.pod.Name, what,
+		rec.Since.Add(h.Timeout).UTC().Format(time.RFC3339), policy), false)
 	p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, msg, hint))
 	return actions, false
 }

@@ -132,7 +132,14 @@ func TestAHookSaysWhatItWaitsFor(t *testing.T) {
 	}
 	blocked := plan.Extended.Status.BlockedBy
 	if len(blocked) != 1 || blocked[0].Reason != "PreUpdateHookPending" || blocked[0].Permanent || blocked[0].Pod != "web-2" {
-		t.Errorf("blockedBy = %+v, want web-2 PreUpdateHookPending, not permanent", blocked)
+		t.Fatalf("blockedBy = %+v, want web-2 PreUpdateHookPending, not permanent", blocked)
+	}
+	// The status says when the hook times out, so that it does not change
+	// while nothing happens.
+	later := f.input(with(f.pods(0, 1), f.pod(2, hookAt(halt, v1alpha1.HookPending, now.Add(-time.Minute), upd, 0, time.Time{}))))
+	later.Extended, later.Now = extended(hooks(halt, nil)), now.Add(10*time.Second)
+	if again := planner.Compute(later).Extended.Status.BlockedBy; len(again) != 1 || again[0].Message != blocked[0].Message {
+		t.Errorf("blockedBy 10s later = %+v, want the same message %q", again, blocked[0].Message)
 	}
 
 	plan = f.ext(extended(hooks(halt, nil)), with(f.pods(0, 1), f.pod(2, hookAt(halt, v1alpha1.HookPending, now.Add(-6*time.Minute), upd, 0, time.Time{})))...)
