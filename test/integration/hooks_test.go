@@ -33,6 +33,24 @@ func httpLifecycleHook(url string, timeout int32, policy v1alpha1.HookFailurePol
 	return &v1alpha1.LifecycleHook{HTTP: &v1alpha1.HTTPHook{URL: url}, TimeoutSeconds: timeout, FailurePolicy: policy}
 }
 
+// hookNamespace is a new namespace with Ordinal running in it; its
+// events are logged if the test fails.
+func hookNamespace(t *testing.T) string {
+	t.Helper()
+	ns := newNamespace(t)
+	logEvents(t, ns)
+	startOrdinal(t, ns)
+	return ns
+}
+
+// readySet creates the web set with n replicas as the extended kind,
+// changed by opts, and waits until it is ready.
+func readySet(t *testing.T, ns string, n int32, opts ...func(*v1alpha1.StatefulSet)) {
+	t.Helper()
+	createExtended(t, asExtended(t, webSet(ns, replicas(n)), opts...))
+	waitExtended(t, ns, time.Minute, "the set ready", extendedSettled)
+}
+
 // labelHook sets a pod's hook label, as a handshake's actor does.
 func labelHook(t *testing.T, ns, pod, label, value string) {
 	t.Helper()
@@ -67,11 +85,8 @@ func blocked(pod, reason string, permanent bool) func(*v1alpha1.StatefulSet) err
 // an event say so, nothing is deleted meanwhile, and Done lets it go.
 func TestAPreUpdateHandshakeHoldsEachPod(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
-	logEvents(t, ns)
-	startOrdinal(t, ns)
-	createExtended(t, asExtended(t, webSet(ns, replicas(3)), withHooks(handshakeHook(300, v1alpha1.HookHalt), nil)))
-	waitExtended(t, ns, time.Minute, "the set ready", extendedSettled)
+	ns := hookNamespace(t)
+	readySet(t, ns, 3, withHooks(handshakeHook(300, v1alpha1.HookHalt), nil))
 	old := rollTo(t, ns, imageNew)
 	var order []string
 	for range 3 {
@@ -164,9 +179,7 @@ func (s *hookServer) calls() []v1alpha1.HookRequest {
 // gets the pod and both revisions, and no pod is recreated.
 func TestAPrimaryLastInPlaceRolloutWithASwitchoverHook(t *testing.T) {
 	t.Parallel()
-	ns := newNamespace(t)
-	logEvents(t, ns)
-	startOrdinal(t, ns)
+	ns := hookNamespace(t)
 	var updateRev string
 	var mu sync.Mutex
 	var updatedAtSwitchover []string
@@ -194,9 +207,7 @@ func TestAPrimaryLastInPlaceRolloutWithASwitchoverHook(t *testing.T) {
 		}
 		return http.StatusConflict // no follower is ready to take over yet
 	})
-	createExtended(t, asExtended(t, webSet(ns, replicas(3)), podUpdate(v1alpha1.PodUpdateInPlaceIfPossible), primaryLast,
-		withHooks(httpLifecycleHook(srv.URL+"/switchover", 60, v1alpha1.HookHalt), nil)))
-	waitExtended(t, ns, time.Minute, "the set ready", extendedSettled)
+	readySet(t, ns, 3, podUpdate(v1alpha1.PodUpdateInPlaceIfPossible), primaryLast, withHooks(httpLifecycleHook(srv.URL+"/switchover", 60, v1alpha1.HookHalt), nil))
 	setRole(t, ns, "web-1", "primary")
 	before := identities(t, ns)
 	old := getExtended(t, ns).Status.UpdateRevision
@@ -240,11 +251,8 @@ func TestHookFailurePolicies(t *testing.T) {
 	t.Parallel()
 	t.Run("a handshake that times out under Halt", func(t *testing.T) {
 		t.Parallel()
-		ns := newNamespace(t)
-		logEvents(t, ns)
-		startOrdinal(t, ns)
-		createExtended(t, asExtended(t, webSet(ns, replicas(2)), withHooks(handshakeHook(3, v1alpha1.HookHalt), nil)))
-		waitExtended(t, ns, time.Minute, "the set ready", extendedSettled)
+		ns := hookNamespace(t)
+		readySet(t, ns, 2, withHooks(handshakeHook(3, v1alpha1.HookHalt), nil))
 		before := identities(t, ns)
 		rollTo(t, ns, imageNew)
 		waitExtended(t, ns, time.Minute, "web-1 halted", func(s *v1alpha1.StatefulSet) error {
@@ -273,12 +281,9 @@ func TestHookFailurePolicies(t *testing.T) {
 	})
 	t.Run("an http hook that keeps failing times out under Proceed", func(t *testing.T) {
 		t.Parallel()
-		ns := newNamespace(t)
-		logEvents(t, ns)
-		startOrdinal(t, ns)
+		ns := hookNamespace(t)
 		srv := newHookServer(t, func(v1alpha1.HookRequest) int { return http.StatusInternalServerError })
-		createExtended(t, asExtended(t, webSet(ns, replicas(2)), withHooks(httpLifecycleHook(srv.URL, 3, v1alpha1.HookProceed), nil)))
-		waitExtended(t, ns, time.Minute, "the set ready", extendedSettled)
+		readySet(t, ns, 2, withHooks(httpLifecycleHook(srv.URL, 3, v1alpha1.HookProceed), nil))
 		rollTo(t, ns, imageNew)
 		waitExtended(t, ns, 2*time.Minute, "the rollout complete", extendedSettled)
 		waitForEvent(t, ns, "HookFailed")
@@ -288,12 +293,9 @@ func TestHookFailurePolicies(t *testing.T) {
 	})
 	t.Run("an http hook that keeps failing times out under Halt", func(t *testing.T) {
 		t.Parallel()
-		ns := newNamespace(t)
-		logEvents(t, ns)
-		startOrdinal(t, ns)
+		ns := hookNamespace(t)
 		srv := newHookServer(t, func(v1alpha1.HookRequest) int { return http.StatusInternalServerError })
-		createExtended(t, asExtended(t, webSet(ns, replicas(2)), withHooks(httpLifecycleHook(srv.URL, 3, v1alpha1.HookHalt), nil)))
-		waitExtended(t, ns, time.Minute, "the set ready", extendedSettled)
+		readySet(t, ns, 2, withHooks(httpLifecycleHook(srv.URL, 3, v1alpha1.HookHalt), nil))
 		before := identities(t, ns)
 		rollTo(t, ns, imageNew)
 		set := waitExtended(t, ns, time.Minute, "web-1 halted", blocked("web-1", "PreUpdateHookTimedOut", true))
@@ -306,11 +308,8 @@ func TestHookFailurePolicies(t *testing.T) {
 	})
 	t.Run("a preDelete handshake that fails holds scale-in under Halt, and Proceed lets it go", func(t *testing.T) {
 		t.Parallel()
-		ns := newNamespace(t)
-		logEvents(t, ns)
-		startOrdinal(t, ns)
-		createExtended(t, asExtended(t, webSet(ns, replicas(3)), withHooks(nil, handshakeHook(300, v1alpha1.HookHalt))))
-		waitExtended(t, ns, time.Minute, "the set ready", extendedSettled)
+		ns := hookNamespace(t)
+		readySet(t, ns, 3, withHooks(nil, handshakeHook(300, v1alpha1.HookHalt)))
 		before := identities(t, ns)
 		patchExtended(t, ns, `{"spec":{"replicas":2}}`)
 		waitFor(t, time.Minute, "web-2 labelled Pending", func() (bool, error) {
