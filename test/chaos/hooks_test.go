@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"net/http"
@@ -123,13 +124,52 @@ func (r *run) answerHook(ctx context.Context) bool {
 
 // answerAllHooks ends the hooks' part of the chaos as a user would: the
 // http endpoint answers 200 from now on, and every pod whose hook is not
-// Done (waiting, failed or halted) is labelled Done.
+// Done (a handshake waiting, a hook failed or halted) is labelled Done. A
+// pending http hook that has not timed out is left to the endpoint.
 func (r *run) answerAllHooks(ctx context.Context) {
 	hookEndpoint.calm.Store(true)
+	live := r.liveHTTPHooks(ctx)
 	for _, p := range r.hookedPods(ctx, func(v string) bool { return v != v1alpha1.HookDone }) {
+		if live[p.pod+"|"+p.label] {
+			continue
+		}
 		err := r.labelHook(ctx, p.pod, p.label, v1alpha1.HookDone)
 		r.logf("answer %s %s=Done at the end (%s)", p.pod, p.label, errWord(err))
 	}
+}
+
+// liveHTTPHooks lists, as "pod|label", the pods labelled Pending for an
+// http hook of their set that has not yet timed out.
+func (r *run) liveHTTPHooks(ctx context.Context) map[string]bool {
+	out := map[string]bool{}
+	sets, err := r.ext.StatefulSets(r.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return out
+	}
+	pods, err := r.client.CoreV1().Pods(r.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return out
+	}
+	for _, set := range sets.Items {
+		l := set.Spec.Lifecycle
+		if l == nil {
+			continue
+		}
+		for label, h := range map[string]*v1alpha1.LifecycleHook{v1alpha1.PreUpdateHookLabel: l.PreUpdate, v1alpha1.PreDeleteHookLabel: l.PreDelete} {
+			if h == nil || h.HTTP == nil {
+				continue
+			}
+			for _, p := range pods.Items {
+				var rec v1alpha1.HookRecord
+				_ = json.Unmarshal([]byte(p.Annotations[label]), &rec)
+				if metav1.IsControlledBy(&p, &set) && p.Labels[label] == v1alpha1.HookPending &&
+					time.Since(rec.Since) < time.Duration(h.TimeoutSeconds)*time.Second {
+					out[p.Name+"|"+label] = true
+				}
+			}
+		}
+	}
+	return out
 }
 
 type hookedPod struct{ pod, label string }

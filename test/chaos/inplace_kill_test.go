@@ -76,6 +76,9 @@ func TestInPlaceUpdateSurvivesControllerKills(t *testing.T) {
 	if after := r.podUIDs(ctx); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Errorf("pods %v after the rollout, want the same as before %v: every change was possible in place", after, before)
 	}
+	for _, line := range r.log {
+		t.Log(line)
+	}
 	if !ok || len(violations) > 0 {
 		r.failed = true
 		r.saveHistory()
