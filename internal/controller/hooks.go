@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,28 +28,26 @@ import (
 // stands; the pod's update is the event that syncs the set again.
 type hookCaller struct {
 	client kubernetes.Interface
+	states *setStates
 	http   *http.Client
 	now    func() time.Time
-
-	mu sync.Mutex
-	// inFlight are the calls under way, by pod UID and hook; ended the
-	// last attempt number made of each, so that a plan made before that
-	// attempt's outcome reached the cache does not repeat it.
-	inFlight map[string]bool
-	ended    map[string]endedCall
 }
 
-type endedCall struct {
-	attempt int32
-	at      time.Time
+// hookCall is what the caller remembers of one pod's hook, in its set's
+// state: a call under way, and the last attempt made, so that a plan made
+// before that attempt's outcome reached the cache does not repeat it.
+type hookCall struct {
+	inFlight bool
+	attempt  int32
+	at       time.Time
 }
 
 // hookMemory is how long an ended call is remembered: far longer than the
 // cache takes to show its outcome.
 const hookMemory = 10 * time.Minute
 
-func newHookCaller(client kubernetes.Interface) *hookCaller {
-	return &hookCaller{client: client, now: time.Now, inFlight: map[string]bool{}, ended: map[string]endedCall{},
+func newHookCaller(client kubernetes.Interface, states *setStates) *hookCaller {
+	return &hookCaller{client: client, states: states, now: time.Now,
 		http: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
@@ -59,27 +56,36 @@ func newHookCaller(client kubernetes.Interface) *hookCaller {
 func (h *hookCaller) start(ctx context.Context, setKey string, a planner.Action) {
 	call := a.Call
 	key := string(a.Pod.UID) + "|" + call.Hook.Label
-	h.mu.Lock()
-	now := h.now()
-	for k, e := range h.ended {
-		if now.Sub(e.at) > hookMemory {
-			delete(h.ended, k)
+	now, begin := h.now(), false
+	h.states.update(setKey, func(st *setState) {
+		if st.hookCalls == nil {
+			st.hookCalls = map[string]hookCall{}
 		}
-	}
-	if h.inFlight[key] || h.ended[key].attempt >= call.Request.Attempt {
-		h.mu.Unlock()
+		for k, c := range st.hookCalls {
+			if !c.inFlight && now.Sub(c.at) > hookMemory {
+				delete(st.hookCalls, k)
+			}
+		}
+		c := st.hookCalls[key]
+		if c.inFlight || c.attempt >= call.Request.Attempt {
+			return
+		}
+		c.inFlight, begin = true, true
+		st.hookCalls[key] = c
+	})
+	if !begin {
 		return
 	}
-	h.inFlight[key] = true
-	h.mu.Unlock()
 	go func() {
 		recorded := h.record(ctx, setKey, a, h.call(ctx, call))
-		h.mu.Lock()
-		delete(h.inFlight, key)
-		if recorded {
-			h.ended[key] = endedCall{attempt: call.Request.Attempt, at: h.now()}
-		}
-		h.mu.Unlock()
+		h.states.read(setKey, func(st *setState) {
+			c := st.hookCalls[key]
+			c.inFlight = false
+			if recorded {
+				c.attempt, c.at = call.Request.Attempt, h.now()
+			}
+			st.hookCalls[key] = c
+		})
 	}()
 }
 

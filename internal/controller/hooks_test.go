@@ -30,17 +30,20 @@ func hookTest(t *testing.T, handler http.HandlerFunc) (*hookCaller, *fake.Client
 		Hook:    planner.Hook{Name: "preUpdate", Label: v1alpha1.PreUpdateHookLabel, URL: srv.URL + "/switchover", Timeout: time.Minute},
 		Request: v1alpha1.HookRequest{Hook: "preUpdate", Namespace: "ns", StatefulSet: "web", Pod: "web-2", PodUID: "uid-2", Ordinal: 2, Revision: "web-1", UpdateRevision: "web-2", Attempt: 1},
 		Record:  v1alpha1.HookRecord{Since: since, Revision: "web-2"}, Timeout: 200 * time.Millisecond}}
-	return newHookCaller(client), client, a
+	return newHookCaller(client, newSetStates()), client, a
 }
 
 // settled waits until the caller has nothing in flight.
 func settled(t *testing.T, h *hookCaller) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		h.mu.Lock()
-		n := len(h.inFlight)
-		h.mu.Unlock()
-		if n == 0 {
+		busy := false
+		h.states.read("ns/web", func(st *setState) {
+			for _, c := range st.hookCalls {
+				busy = busy || c.inFlight
+			}
+		})
+		if !busy {
 			return
 		}
 	}
