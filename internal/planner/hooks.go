@@ -229,23 +229,27 @@ func (p *planner) callHook(s slot, h *Hook, rec v1alpha1.HookRecord, left time.D
 // at the update revision, inside the set's range and not asked to be
 // deleted, is neither updated nor deleted, so a hook label it carries (from
 // an update that was rolled back, or a scale-in that was undone) is
-// removed, and a later update or scale-in runs the hook afresh.
+// removed, and a later update or scale-in runs the hook afresh; and a hook
+// the set no longer has leaves no label on any of its pods.
 func (p *planner) hookCleanupPass() {
 	if p.ext == nil {
 		return
 	}
 	var actions []Action
 	for _, s := range p.replicas {
-		if s.placeholder || isTerminating(s.pod) || p.deleted[s.ordinal] || p.changed[s.ordinal] || p.hooking[s.ordinal] || podRevision(s.pod) != p.update ||
-			s.pod.Labels[v1alpha1.DeleteRequestedLabel] == "true" {
+		if s.placeholder || isTerminating(s.pod) || p.deleted[s.ordinal] || p.changed[s.ordinal] || p.hooking[s.ordinal] {
 			continue
 		}
+		settled := podRevision(s.pod) == p.update && s.pod.Labels[v1alpha1.DeleteRequestedLabel] != "true"
 		var stale []string
-		for _, label := range []string{v1alpha1.PreUpdateHookLabel, v1alpha1.PreDeleteHookLabel} {
-			_, l := s.pod.Labels[label]
-			_, a := s.pod.Annotations[label]
-			if l || a {
-				stale = append(stale, label)
+		for _, h := range []struct {
+			label string
+			hook  *Hook
+		}{{v1alpha1.PreUpdateHookLabel, p.ext.PreUpdate}, {v1alpha1.PreDeleteHookLabel, p.ext.PreDelete}} {
+			_, l := s.pod.Labels[h.label]
+			_, a := s.pod.Annotations[h.label]
+			if (l || a) && (settled || h.hook == nil) {
+				stale = append(stale, h.label)
 			}
 		}
 		if len(stale) == 0 {
@@ -257,7 +261,7 @@ func (p *planner) hookCleanupPass() {
 		}
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"uid": s.pod.UID, "labels": drop, "annotations": drop}})
 		actions = append(actions, Action{Kind: EndHook, Ordinal: s.ordinal, Pod: s.pod, Patch: patch, FailEvent: EventFailedUpdate,
-			Reason: fmt.Sprintf("%s runs the update revision %s and stays: its hook labels %s are no longer needed", s.pod.Name, p.update, strings.Join(stale, ", "))})
+			Reason: fmt.Sprintf("%s: hook labels %s are no longer needed (the pod runs the update revision %s and stays, or the set has no such hook)", s.pod.Name, strings.Join(stale, ", "), p.update)})
 	}
 	p.addStep(StepHooks, actions)
 }

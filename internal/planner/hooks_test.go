@@ -236,6 +236,12 @@ func TestPreDeleteHoldsScaleIn(t *testing.T) {
 		pods:  with(ordered.pods(0), ordered.pod(1, testgen.PodLabel(v1alpha1.DeleteRequestedLabel, "true"))),
 		steps: []string{"delete requested: StartHook web-1"},
 	}, {
+		name:  "a hook the set no longer has leaves no label, at any revision",
+		f:     ordered,
+		e:     extended(func(e *planner.Extended) { e.Paused = true }),
+		pods:  with(ordered.pods(0), ordered.pod(1, testgen.Revision("web-older"), hookAt(h, v1alpha1.HookPending, now.Add(-time.Minute), rev, 0, time.Time{}))),
+		steps: []string{"hooks: EndHook web-1"},
+	}, {
 		name:  "scale-in undone: a pod back in range loses its preDelete label",
 		f:     ordered,
 		e:     extended(hooks(nil, h)),
