@@ -39,6 +39,9 @@ type setState struct {
 	// built is what the last sync made from the cache's records, kept
 	// while a large set changes (built.go); nil otherwise.
 	built *built
+	// revs is what the set's revisions cost to work out, kept between
+	// syncs (revcache.go); nil before the first.
+	revs *revCache
 	// hookCalls are the set's http hook calls under way and made, by pod
 	// UID and hook (hooks.go); nil before the first.
 	hookCalls map[string]hookCall

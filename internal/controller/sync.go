@@ -62,12 +62,15 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		applyStatus(&view.Status, held)
 	}
 	began, b := c.now(), newBuilder(c.states.lastBuilt(key))
-	in, revs, err := c.observe(ctx, view, selector, t, b)
+	rc := c.revCacheOf(key)
+	in, revs, err := c.observe(ctx, view, selector, t, b, rc)
 	if err != nil {
 		return 0, err
 	}
 	c.states.paced(key, began, len(in.Pods))
+	in.Apply = rc.apply
 	plan := planner.Compute(in)
+	rc.synced()
 	c.states.keepBuilt(key, b, in, plan)
 	applyErr := c.podControl.Apply(ctx, set, key, plan.Steps)
 	c.reportWarnings(key, set, plan.Warnings)
@@ -138,13 +141,13 @@ func (c *Controller) writeStatus(ctx context.Context, t *target, stored appsv1.S
 // the set's pods use. t.inputs is an extended set's extra inputs, nil for
 // apps/v1, and t.revisions what its revisions hold. b makes the pods and
 // claims from the cache's records.
-func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector, t *target, b *builder) (planner.Input, []*appsv1.ControllerRevision, error) {
+func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector, t *target, b *builder, rc *revCache) (planner.Input, []*appsv1.ControllerRevision, error) {
 	ext := t.inputs
 	revs, err := c.ownedRevisions(ctx, set, selector)
 	if err != nil {
 		return planner.Input{}, nil, err
 	}
-	res, err := revision.ResolveWith(set, revs, t.revisions)
+	res, err := rc.resolve(set, revs, t.revisions)
 	if err != nil {
 		return planner.Input{}, nil, err
 	}

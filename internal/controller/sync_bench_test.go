@@ -22,6 +22,7 @@ func restingSet(b testing.TB, n int32) (*Controller, string) {
 	set := testgen.StatefulSet("web", testgen.Replicas(n), testgen.Parallel(), testgen.ClaimTemplates("data"))
 	set.ResourceVersion = "1"
 	rev := testgen.RevisionOf(set, 1)
+	rev.UID, rev.ResourceVersion = "rev-uid", "1" // as the API server gives it
 	rev.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(set, setKind)}
 	objs := []runtime.Object{set, rev}
 	for i := range n {
@@ -69,7 +70,17 @@ func cpuTime() time.Duration {
 // is synced. Here one pod of a thousand stays unready, so the set never
 // comes to rest, and each event is a new version of it.
 func BenchmarkAPodEventOfAThousandPodSetThatIsChanging(b *testing.B) {
-	c, key := restingSet(b, 1000)
+	podEventOfAChangingSet(b, 1000)
+}
+
+// The same of a 50-pod set, the size of the ordered roll-out scenario,
+// where the set's own work (its revisions) weighs more against its pods.
+func BenchmarkAPodEventOfAFiftyPodSetThatIsChanging(b *testing.B) {
+	podEventOfAChangingSet(b, 50)
+}
+
+func podEventOfAChangingSet(b *testing.B, size int32) {
+	c, key := restingSet(b, size)
 	set, err := c.sets.StatefulSets("default").Get("web")
 	if err != nil {
 		b.Fatal(err)

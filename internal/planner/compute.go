@@ -177,11 +177,11 @@ func (p *planner) resolveRevisions() bool {
 	}
 	p.current, p.update = cur.Name, upd.Name
 	var err error
-	if p.updateSet, err = revision.Apply(p.set, upd); err == nil {
+	if p.updateSet, err = p.apply(upd); err == nil {
 		// In steady state both revisions are one: apply it once.
 		p.currentSet = p.updateSet
 		if cur.Name != upd.Name {
-			p.currentSet, err = revision.Apply(p.set, cur)
+			p.currentSet, err = p.apply(cur)
 		}
 	}
 	if err != nil {
@@ -189,6 +189,15 @@ func (p *planner) resolveRevisions() bool {
 		return false
 	}
 	return true
+}
+
+// apply is the set with rev's template: Input.Apply's, or
+// revision.Apply's.
+func (p *planner) apply(rev *appsv1.ControllerRevision) (*appsv1.StatefulSet, error) {
+	if p.in.Apply != nil {
+		return p.in.Apply(p.set, rev)
+	}
+	return revision.Apply(p.set, rev)
 }
 
 // sortPods places observed pods in the ordinal range or among the

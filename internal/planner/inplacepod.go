@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
-	"github.com/ordinal-sh/ordinal/internal/revision"
 )
 
 // PodUpdate is how the rolling update of an extended set brings a pod to
@@ -184,7 +183,7 @@ func (p *planner) templateOf(name string) *corev1.PodTemplateSpec {
 	}
 	for _, r := range p.ext.Revisions {
 		if r.Name == name {
-			if set, err := revision.Apply(p.set, r); err == nil {
+			if set, err := p.apply(r); err == nil {
 				return &set.Spec.Template
 			}
 		}

@@ -27,6 +27,11 @@ type Input struct {
 	Now time.Time
 	// Extended holds the extended kind's fields; nil for apps/v1 sets.
 	Extended *Extended
+	// Apply, when set, stands in for revision.Apply (a cache of it that a
+	// controller keeps between syncs): it must return what revision.Apply
+	// would in name, namespace, UID and spec, which is all the planner
+	// reads of the result, and the planner never writes what it returns.
+	Apply func(set *appsv1.StatefulSet, rev *appsv1.ControllerRevision) (*appsv1.StatefulSet, error)
 }
 
 // Plan is what one sync should do, in order, and why.
