@@ -36,9 +36,11 @@ func resolutionKey(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, o
 	b.WriteByte('/')
 	b.WriteString(strconv.FormatInt(set.Generation, 10))
 	b.WriteByte('/')
+	collisions := int32(0) // nil and 0 resolve alike
 	if set.Status.CollisionCount != nil {
-		b.WriteString(strconv.Itoa(int(*set.Status.CollisionCount)))
+		collisions = *set.Status.CollisionCount
 	}
+	b.WriteString(strconv.Itoa(int(collisions)))
 	b.WriteByte('/')
 	b.WriteString(set.Status.CurrentRevision)
 	b.WriteByte('/')
