@@ -33,6 +33,13 @@ func TestBrokenRolloutRehearsal(t *testing.T) {
 
 	patchSet(t, ns, fmt.Sprintf(`{"metadata":{"annotations":{"kubernetes.io/change-cause":"never-ready template"}},"spec":{"template":{"metadata":{"annotations":{%q:"never-ready"}}}}}`, behaviorKey))
 	fmt.Fprintf(&transcript, "$ kubectl patch statefulset web -p '{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"%s\":\"never-ready\"}}}}}'\n", behaviorKey)
+	// A count-only status change may be held back while the controller's
+	// client waits for rate-limiter tokens (controller.DefaultStatusHold),
+	// so wait until the status counts web-2 before asking how it stands.
+	waitFor(t, "the status to count web-2 at the new revision", func(ctx context.Context) (bool, error) {
+		s, err := client.AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
+		return err == nil && s.Status.ObservedGeneration == s.Generation && s.Status.UpdatedReplicas == 1, err
+	})
 	stalled := run("rollout", "status", "web", "--timeout", "4s")
 	if stalled.code != 6 {
 		t.Fatalf("status of the stalled rollout exited %d, want 6", stalled.code)
