@@ -133,7 +133,8 @@ func (c *apiPodControl) claimEvent(set *appsv1.StatefulSet, a planner.Action, er
 // podEvent records upstream's event about the action's pod: reason is a
 // Successful<Verb> (err nil) or Failed<Verb> reason, and the message is
 // "<Verb> Pod <pod> in StatefulSet <set> successful" or "… failed error:
-// <err>". An empty reason records nothing.
+// <err>", or the action's EventMessage on success when it has one. An
+// empty reason records nothing.
 func (c *apiPodControl) podEvent(set *appsv1.StatefulSet, a planner.Action, reason string, err error) {
 	if reason == "" {
 		return
@@ -142,8 +143,8 @@ func (c *apiPodControl) podEvent(set *appsv1.StatefulSet, a planner.Action, reas
 	if a.Pod != nil {
 		pod = a.Pod.Name
 	}
-	if err == nil && a.Kind == planner.StartHook {
-		c.recorder.Eventf(set, corev1.EventTypeNormal, reason, "%s", a.Reason)
+	if err == nil && a.EventMessage != "" {
+		c.recorder.Eventf(set, corev1.EventTypeNormal, reason, "%s", a.EventMessage)
 		return
 	}
 	if err == nil {

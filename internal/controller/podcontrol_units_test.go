@@ -19,6 +19,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
@@ -200,5 +201,32 @@ func TestAPodWhoseVolumesDoNotMatchIsNeverWritten(t *testing.T) {
 	}
 	if got := h.events(); len(got) != 0 {
 		t.Errorf("events %v; a write that changed nothing must not be reported", got)
+	}
+}
+
+// A hook's start labels the pod Pending through a patch naming its UID and
+// records an event in the hook's own words.
+func TestAStartedHookLabelsThePodAndSaysSo(t *testing.T) {
+	old := testgen.StatefulSet("web", testgen.Replicas(1), testgen.Image("app:1"))
+	set := testgen.StatefulSet("web", testgen.Replicas(1), testgen.Image("app:2"))
+	cur, upd := testgen.RevisionOf(old, 1), testgen.RevisionOf(set, 2)
+	pod := testgen.Pod(set, 0, testgen.At(cur), testgen.Ready(testgen.Epoch))
+	h := newUnitHarness(t, pod)
+	hook := &planner.Hook{Name: "preUpdate", Label: v1alpha1.PreUpdateHookLabel, Timeout: time.Minute}
+	plan := planner.Compute(planner.Input{Set: set, Pods: []*corev1.Pod{pod}, Current: cur, Update: upd, Now: testgen.Epoch.Add(time.Hour),
+		Extended: &planner.Extended{SelfHealing: true, OnFailure: planner.FailureReport, ProgressDeadline: time.Hour, MaxUnavailable: 1, PreUpdate: hook}})
+	if err := h.apply(set, plan); err != nil {
+		t.Fatal(err)
+	}
+	got, err := h.client.CoreV1().Pods(pod.Namespace).Get(context.Background(), pod.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Labels[v1alpha1.PreUpdateHookLabel] != v1alpha1.HookPending || got.Annotations[v1alpha1.PreUpdateHookLabel] == "" {
+		t.Errorf("pod labels %v, annotations %v; want the hook Pending and its record", got.Labels, got.Annotations)
+	}
+	want := []string{"Normal HookStarted preUpdate hook of web-0 started (handshake: waits for apps.ordinal.dev/pre-update=Done; timeout 1m0s) before revision " + upd.Name}
+	if diff := cmp.Diff(want, h.events()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }

@@ -55,9 +55,9 @@ type planner struct {
 	weigher   weigher
 	unordered bool
 	// blocks are the pods whose claims hold the InPlace claim update up,
-	// or that an in-place pod update cannot get past, for
-	// status.blockedBy.
-	blocks []PodFailure
+	// that an in-place pod update cannot get past, or that wait on a
+	// lifecycle hook, for status.blockedBy.
+	blocks []block
 	// atPartition is true when an extended set's rolling update has done
 	// all its partition allows (partitionReached).
 	atPartition bool
@@ -67,9 +67,17 @@ type planner struct {
 	changed map[int32]bool
 	changes map[string]templateChange
 	// hooking are the ordinals whose pod waits on a lifecycle hook in this
-	// plan, and hookBlocks what status.blockedBy says of them (hooks.go).
-	hooking    map[int32]bool
-	hookBlocks []PodFailure
+	// plan (hooks.go).
+	hooking map[int32]bool
+}
+
+// block is a pod a pass holds up. status.blockedBy lists it when it is
+// permanent, once it has lasted the progress deadline, or at once when
+// listed is set (a wait the user is expected to act on, such as a
+// lifecycle hook).
+type block struct {
+	PodFailure
+	listed bool
 }
 
 // Compute plans one sync of in.Set. The passes run in upstream's order and

@@ -55,9 +55,12 @@ type HookCall struct {
 const (
 	EventHookStarted = "HookStarted"
 	ReasonHookFailed = "HookFailed"
-	hookPending      = "HookPending"
-	hookTimedOut     = "HookTimedOut"
-	hookFailed       = "HookFailed"
+	// ReasonInvalidHookLabel warns of a hook label whose value the
+	// controller does not know (a typo such as "done").
+	ReasonInvalidHookLabel = "InvalidHookLabel"
+	hookPending            = "HookPending"
+	hookTimedOut           = "HookTimedOut"
+	hookFailed             = "HookFailed"
 	// MaxHookCall bounds one call of an http hook.
 	MaxHookCall = 10 * time.Second
 )
@@ -130,6 +133,10 @@ func (p *planner) runHook(s slot, h *Hook) ([]Action, bool) {
 		return nil, true
 	case v1alpha1.HookFailed:
 		return nil, p.hookFails(s, h, rec, hookFailed, fmt.Sprintf("%s hook of %s failed: it is labelled %s=%s", h.Name, s.pod.Name, h.Label, state))
+	case v1alpha1.HookPending:
+	default:
+		p.warn(ReasonInvalidHookLabel, "Pod/"+s.pod.Name, fmt.Sprintf("label %s=%q is not %s, %s or %s; the hook still waits", h.Label, state,
+			v1alpha1.HookPending, v1alpha1.HookDone, v1alpha1.HookFailed))
 	}
 	left := rec.Since.Add(h.Timeout).Sub(p.in.Now)
 	if left <= 0 {
@@ -193,8 +200,8 @@ func (p *planner) hookFails(s slot, h *Hook, rec v1alpha1.HookRecord, what, msg 
 
 // hookBlock lists the pod in status.blockedBy while its hook holds it.
 func (p *planner) hookBlock(s slot, h *Hook, rec v1alpha1.HookRecord, what, msg string, permanent bool) {
-	p.hookBlocks = append(p.hookBlocks, PodFailure{Pod: s.pod.Name, Ordinal: s.ordinal, Revision: p.update,
-		Reason: hookReason(h, what), Message: msg, Permanent: permanent, Since: rec.Since})
+	p.blocks = append(p.blocks, block{listed: true, PodFailure: PodFailure{Pod: s.pod.Name, Ordinal: s.ordinal, Revision: p.update,
+		Reason: hookReason(h, what), Message: msg, Permanent: permanent, Since: rec.Since}})
 }
 
 // hookReason is e.g. PreUpdateHookPending.
@@ -211,8 +218,9 @@ func (p *planner) startHook(s slot, h *Hook) Action {
 	if h.URL != "" {
 		how = "http: calls " + h.URL
 	}
-	return Action{Kind: StartHook, Ordinal: s.ordinal, Pod: s.pod, Patch: patch, EventReason: EventHookStarted, FailEvent: EventFailedUpdate,
-		Reason: fmt.Sprintf("%s hook of %s started (%s; timeout %s) before revision %s", h.Name, s.pod.Name, how, h.Timeout, p.update)}
+	why := fmt.Sprintf("%s hook of %s started (%s; timeout %s) before revision %s", h.Name, s.pod.Name, how, h.Timeout, p.update)
+	return Action{Kind: StartHook, Ordinal: s.ordinal, Pod: s.pod, Patch: patch, EventReason: EventHookStarted, EventMessage: why,
+		FailEvent: EventFailedUpdate, Reason: why}
 }
 
 // callHook makes the next call of an http hook.

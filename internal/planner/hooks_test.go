@@ -142,6 +142,12 @@ func TestAHookSaysWhatItWaitsFor(t *testing.T) {
 		t.Errorf("blockedBy 10s later = %+v, want the same message %q", again, blocked[0].Message)
 	}
 
+	// A value the controller does not know is reported, and waits.
+	plan = f.ext(extended(hooks(halt, nil)), with(f.pods(0, 1), f.pod(2, hookAt(halt, "done", now.Add(-time.Minute), upd, 0, time.Time{})))...)
+	if !hasWarning(plan, planner.ReasonInvalidHookLabel) || len(plan.Steps) != 0 {
+		t.Errorf("a hook labelled \"done\": warnings %+v, steps %v; want %s and nothing done", plan.Warnings, f.summary(plan), planner.ReasonInvalidHookLabel)
+	}
+
 	plan = f.ext(extended(hooks(halt, nil)), with(f.pods(0, 1), f.pod(2, hookAt(halt, v1alpha1.HookPending, now.Add(-6*time.Minute), upd, 0, time.Time{})))...)
 	blocked = plan.Extended.Status.BlockedBy
 	if len(blocked) != 1 || blocked[0].Reason != "PreUpdateHookTimedOut" || !blocked[0].Permanent {

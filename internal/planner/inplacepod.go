@@ -280,7 +280,7 @@ func (p *planner) inPlaceBlock(s slot, f PodFailure) {
 	}
 	f.Since = sinceOrLast(f.Since, p.ext.Last.LastProgress)
 	f.Permanent = true
-	p.blocks = append(p.blocks, f)
+	p.blocks = append(p.blocks, block{PodFailure: f})
 	p.warn(f.Reason, "Pod/"+s.pod.Name, f.Message)
 	p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, "InPlaceOnly: "+f.Message,
 		"Change the template back to what can be changed in place, or set podUpdatePolicy to InPlaceIfPossible so that such a pod is recreated."))

@@ -140,12 +140,11 @@ func (p *planner) blockedBy() []PodFailure {
 			out = append(out, *f)
 		}
 	}
-	for _, f := range p.blocks {
-		if f.Permanent || p.in.Now.Sub(f.Since) >= p.ext.ProgressDeadline {
-			out = append(out, f)
+	for _, b := range p.blocks {
+		if b.listed || b.Permanent || p.in.Now.Sub(b.Since) >= p.ext.ProgressDeadline {
+			out = append(out, b.PodFailure)
 		}
 	}
-	out = append(out, p.hookBlocks...)
 	slices.SortStableFunc(out, func(a, b PodFailure) int { return int(a.Ordinal - b.Ordinal) })
 	return out
 }

@@ -296,7 +296,7 @@ func (p *planner) storageWait(s slot, why string) {
 func (p *planner) storageBlock(s slot, f PodFailure) {
 	f.Pod, f.Ordinal, f.Revision = s.pod.Name, s.ordinal, p.update
 	f.Since = sinceOrLast(f.Since, p.ext.Last.LastProgress)
-	p.blocks = append(p.blocks, f)
+	p.blocks = append(p.blocks, block{PodFailure: f})
 }
 
 // expansionRefused stops the update before any claim is patched when a

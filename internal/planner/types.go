@@ -136,6 +136,9 @@ type Action struct {
 	// running pod's claims is "Update Pod …". A CreateClaim also records
 	// upstream's claim event of its own, on success and on failure.
 	EventReason string
+	// EventMessage, when set, is the message of that event, in place of
+	// upstream's "<Verb> Pod <pod> in StatefulSet <set> successful".
+	EventMessage string
 	// FailEvent is the reason of the Warning to record about the pod when
 	// the action fails, or for a Fail action; empty means none. A unit's
 	// claim creates all run, and their errors, joined, fail the unit at
