@@ -30,6 +30,7 @@ type observer struct {
 	added     int64       // pods created while recording
 	marks     int64       // pods marked for deletion while recording
 	gone      int64       // pods that finished terminating while recording
+	events    int64       // pod watch events (add, update, delete) while recording
 }
 
 // startObserver runs a pod informer on namespace and waits for its sync.
@@ -40,7 +41,7 @@ func startObserver(ctx context.Context, c kubernetes.Interface, namespace string
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { o.noteWrite(time.Now(), true) },
 		UpdateFunc: o.onUpdate,
-		DeleteFunc: func(any) { o.note(func() { o.gone++ }) },
+		DeleteFunc: func(any) { o.note(func() { o.gone++; o.events++ }) },
 	}); err != nil {
 		return nil, fmt.Errorf("watching pods: %w", err)
 	}
@@ -58,6 +59,7 @@ func (o *observer) onUpdate(oldObj, newObj any) {
 		return
 	}
 	now := time.Now()
+	o.note(func() { o.events++ })
 	if !podReady(oldPod) && podReady(newPod) && newPod.DeletionTimestamp == nil {
 		o.note(func() { o.readyAt = append(o.readyAt, now) })
 	}
@@ -76,6 +78,7 @@ func (o *observer) noteWrite(t time.Time, created bool) {
 	}
 	o.writeAt = append(o.writeAt, t)
 	if created {
+		o.events++ // a mark is an update, counted by onUpdate
 		o.added++
 	} else {
 		o.marks++
@@ -114,6 +117,27 @@ func (o *observer) counts() (added, marks, gone int64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.added, o.marks, o.gone
+}
+
+// podEvents returns how many pod watch events the observer saw while
+// recording: what a controller watching the namespace's pods handles.
+func (o *observer) podEvents() int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.events
+}
+
+// firstWriteAfter returns the first pod creation or deletion mark seen,
+// while recording, after t.
+func (o *observer) firstWriteAfter(t time.Time) (time.Time, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, w := range o.writeAt {
+		if w.After(t) {
+			return w, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // reactions pairs every Ready transition with the next pod write after it.

@@ -57,3 +57,51 @@ func TestConvergedNeedsExactlyTheDesiredReadyPods(t *testing.T) {
 		})
 	}
 }
+
+func TestTheObserverCountsEveryPodEventWhileRecordingAndFindsTheFirstWriteAfterATime(t *testing.T) {
+	o := &observer{}
+	old, marked := benchPod("web-0", "web", imageV1, true), benchPod("web-0", "web", imageV1, true)
+	marked.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+	o.noteWrite(time.Now(), true) // not recording: not counted
+	o.onUpdate(old, old)
+	o.record(true)
+	before := time.Now()
+	o.noteWrite(before.Add(time.Millisecond), true) // an add
+	o.onUpdate(old, old)                            // a status update
+	o.onUpdate(old, marked)                         // a deletion mark: one update, not two events
+	o.note(func() { o.gone++; o.events++ })         // what DeleteFunc does
+	if got := o.podEvents(); got != 4 {
+		t.Errorf("pod events = %d, want 4 (add, update, mark, delete)", got)
+	}
+	if added, marks, gone := o.counts(); added != 1 || marks != 1 || gone != 1 {
+		t.Errorf("counts = %d, %d, %d; want 1, 1, 1", added, marks, gone)
+	}
+	first, ok := o.firstWriteAfter(before)
+	if !ok || !first.Equal(before.Add(time.Millisecond)) {
+		t.Errorf("first write after = %v, %v; want the add at %v", first, ok, before.Add(time.Millisecond))
+	}
+	if _, ok := o.firstWriteAfter(time.Now().Add(time.Hour)); ok {
+		t.Error("a write was found after the last one")
+	}
+}
+
+func TestTheScalingScenariosRestartTheContenderAfterCreatingAndRolling(t *testing.T) {
+	for _, c := range []struct {
+		name, size string
+		sizes      Sizes
+	}{
+		{ScenarioScaling, "1×1000", Sizes{}},
+		{ScenarioScaling, "1×20000", Sizes{Replicas: 20000}},
+		{ScenarioScalingSets, "1000×2", Sizes{}},
+		{ScenarioScalingSets, "5000×3", Sizes{Sets: 5000, SetReplicas: 3}},
+	} {
+		sc, err := buildScenario(c.name, c.sizes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.size != c.size || !sc.restart || len(sc.setup) != 0 || len(sc.measured) != 2 ||
+			sc.measured[0].name != "create" || sc.measured[1].name != "rollout" {
+			t.Errorf("%s %+v: size %s, restart %v, setup %d, measured %d", c.name, c.sizes, sc.size, sc.restart, len(sc.setup), len(sc.measured))
+		}
+	}
+}

@@ -57,10 +57,35 @@ type Result struct {
 	// the contender to come to rest (no counted write or event for one
 	// poll) before the measured window began.
 	QuietWaitSeconds float64 `json:"quiet_wait_seconds,omitempty"`
+	// PodEvents is how many pod watch events (adds, updates, deletes) the
+	// harness saw in the window; CPUPerPodEventMs is CPUSeconds over them.
+	PodEvents        int64   `json:"pod_events,omitempty"`
+	CPUPerPodEventMs float64 `json:"cpu_per_pod_event_ms,omitempty"`
+	// Restart is what the restart after the window measured, for the
+	// scenarios that restart the contender.
+	Restart *Restart `json:"restart,omitempty"`
 	// SelfCountedWrites is the floor's own count of its writes, a check on
 	// the API-server count.
 	SelfCountedWrites *int64 `json:"self_counted_writes,omitempty"`
 	Error             string `json:"error,omitempty"`
+}
+
+// Restart is one restart of the contender: it was killed (SIGKILL) at
+// rest, every set was scaled up by one while it was down, and it was
+// started again. Times are from its start.
+type Restart struct {
+	// FirstActionSeconds is the time to its first pod write (the first new
+	// pod, the only write the change calls for).
+	FirstActionSeconds float64 `json:"first_action_seconds"`
+	// ConvergedSeconds is the time until the harness saw the end state;
+	// RestSeconds until the contender's counted writes and events stopped
+	// (read every RestPollSeconds, so up to one poll late).
+	ConvergedSeconds float64 `json:"converged_seconds"`
+	RestSeconds      float64 `json:"rest_seconds"`
+	RestPollSeconds  float64 `json:"rest_poll_seconds"`
+	// CPUSeconds and PeakRSSBytes are the restarted process's, up to rest.
+	CPUSeconds   float64 `json:"cpu_seconds"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes"`
 }
 
 // Phase is the wall time of one measured step.

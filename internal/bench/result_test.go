@@ -130,11 +130,25 @@ func sampleResults() []Result {
 	}
 }
 
+func scalingResults() []Result {
+	return []Result{
+		{Scenario: ScenarioScaling, Contender: ContenderBuiltinGateOn, Size: "1×1000", Seconds: 40, PodEvents: 11000,
+			CPUSeconds: 8.8, CPUPerPodEventMs: 0.8, PeakRSSBytes: 60 << 20,
+			Restart: &Restart{FirstActionSeconds: 0.41, ConvergedSeconds: 2.2, RestSeconds: 3.1, RestPollSeconds: 2, CPUSeconds: 0.5, PeakRSSBytes: 50 << 20}},
+		{Scenario: ScenarioScaling, Contender: ContenderOrdinal, Size: "1×1000", Seconds: 38, PodEvents: 11020,
+			CPUSeconds: 5.5, CPUPerPodEventMs: 0.499, PeakRSSBytes: 45 << 20,
+			Restart: &Restart{FirstActionSeconds: 0.2, ConvergedSeconds: 2, RestSeconds: 3, RestPollSeconds: 2, CPUSeconds: 0.3, PeakRSSBytes: 40 << 20}},
+		{Scenario: ScenarioScalingSets, Contender: ContenderOrdinal, Size: "5000×2", Error: "restart: no pod written 30m0s after the restart"},
+		{Scenario: ScenarioOrderedRollout, Contender: ContenderOrdinal, Size: "1×50", Seconds: 50},
+	}
+}
+
 func TestRenderingMatchesGoldenFiles(t *testing.T) {
 	renders := map[string]func(*bytes.Buffer) error{
 		"table.md":     func(b *bytes.Buffer) error { return WriteTable(b, sampleResults()) },
 		"results.json": func(b *bytes.Buffer) error { return WriteJSON(b, sampleResults()) },
 		"chart.svg":    func(b *bytes.Buffer) error { return WriteSVG(b, sampleResults()) },
+		"scaling.md":   func(b *bytes.Buffer) error { return WriteScalingTable(b, scalingResults()) },
 	}
 	for name, render := range renders {
 		t.Run(name, func(t *testing.T) {

@@ -110,13 +110,16 @@ func runOnPlane(ctx context.Context, cfg Config, sc scenario, contender string, 
 	}
 	statsFile := filepath.Join(dir, "floor-writes")
 	command := cfg.Commands[contender]
-	proc, err := startProcess(contender, command.Binary,
-		append(slices.Clone(command.Args), contenderArgs(contender, kubeconfig, statsFile, l, cfg.Workers)...),
-		cfg.Env, filepath.Join(dir, contender+".log"), nil)
+	launch := func(logName string) (*process, error) {
+		return startProcess(contender, command.Binary,
+			append(slices.Clone(command.Args), contenderArgs(contender, kubeconfig, statsFile, l, cfg.Workers)...),
+			cfg.Env, filepath.Join(dir, logName), nil)
+	}
+	proc, err := launch(contender + ".log")
 	if err != nil {
 		return err
 	}
-	defer proc.stop(syscall.SIGTERM, 15*time.Second)
+	defer func() { proc.stop(syscall.SIGTERM, 15*time.Second) }() // the restarted one, if any
 	peak, stopSampling := &anonPeak{}, make(chan struct{})
 	defer close(stopSampling)
 	go peak.sample(proc.cmd.Process.Pid, 200*time.Millisecond, stopSampling)
@@ -139,19 +142,30 @@ func runOnPlane(ctx context.Context, cfg Config, sc scenario, contender string, 
 		return err
 	}
 	r.PeakAnonBytes = peak.get()
+	if !sc.restart {
+		return nil
+	}
+	cfg.progress("%s %s %s: measuring restart", sc.name, QPSLabel(l.QPS, l.Burst), contender)
+	res, err := measureRestart(ctx, cfg, h, &proc, func() (*process, error) { return launch(contender + "-restart.log") },
+		restPoll(sc, l.QPS, l.Burst))
+	if err != nil {
+		return fmt.Errorf("restart: %w", err)
+	}
+	r.Restart = res
 	return nil
 }
 
 // window holds the counters read at one edge of the measured window.
 type window struct {
-	writes map[writeKey]int64
-	proc   procSample
-	plane  procSample
-	events map[string]int64
-	floor  int64
-	added  int64
-	marks  int64
-	gone   int64
+	writes    map[writeKey]int64
+	proc      procSample
+	plane     procSample
+	events    map[string]int64
+	floor     int64
+	added     int64
+	marks     int64
+	gone      int64
+	podEvents int64
 }
 
 func readWindow(ctx context.Context, h *harness, proc, plane *process, statsFile string) (window, error) {
@@ -172,6 +186,7 @@ func readWindow(ctx context.Context, h *harness, proc, plane *process, statsFile
 	}
 	w.floor = readCount(statsFile)
 	w.added, w.marks, w.gone = h.obs.counts()
+	w.podEvents = h.obs.podEvents()
 	return w, nil
 }
 
@@ -244,6 +259,9 @@ func fill(r *Result, sc scenario, start, writesEnd, end window, reactions []time
 	}
 	r.CPUSeconds = end.proc.CPUSeconds - start.proc.CPUSeconds
 	r.PlaneCPUSeconds = end.plane.CPUSeconds - start.plane.CPUSeconds
+	if r.PodEvents = end.podEvents - start.podEvents; r.PodEvents > 0 {
+		r.CPUPerPodEventMs = r.CPUSeconds * 1000 / float64(r.PodEvents)
+	}
 	if sc.idle > 0 {
 		r.CPUPerMinute = r.CPUSeconds / sc.idle.Minutes()
 	}
@@ -348,24 +366,32 @@ func restPoll(sc scenario, qps float32, burst int) time.Duration {
 // spent on the setup, and an idle window would measure that backlog
 // instead of the controller at rest.
 func waitForRest(ctx context.Context, h *harness, poll time.Duration) error {
-	last := int64(-1)
+	_, err := restAt(ctx, h, poll)
+	return err
+}
+
+// restAt waits as waitForRest does and returns when the counted writes
+// and events were first seen at their final sum: at most one poll after
+// the contender's last write.
+func restAt(ctx context.Context, h *harness, poll time.Duration) (time.Time, error) {
+	last, lastAt := int64(-1), time.Time{}
 	deadline := time.Now().Add(quietLimit)
 	for {
 		n, err := restCounter(ctx, h)
 		if err != nil {
-			return err
+			return time.Time{}, err
 		}
 		if n == last {
-			return nil
+			return lastAt, nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the contender still writes after %s (%d writes and events so far)", quietLimit, n)
+			return time.Time{}, fmt.Errorf("the contender still writes after %s (%d writes and events so far)", quietLimit, n)
 		}
-		last = n
+		last, lastAt = n, time.Now()
 		select {
 		case <-time.After(poll):
 		case <-ctx.Done():
-			return ctx.Err()
+			return time.Time{}, ctx.Err()
 		}
 	}
 }

@@ -21,11 +21,15 @@ const (
 	ScenarioMaxUnavailable    = "maxunavailable-rollout"
 	ScenarioManySets          = "many-sets"
 	ScenarioSteady            = "steady-10k"
+	// ScenarioScaling and ScenarioScalingSets make the scaling curve: sets
+	// created and rolled, then the contender killed and restarted.
+	ScenarioScaling     = "scaling"
+	ScenarioScalingSets = "scaling-sets"
 )
 
 // ScenarioNames lists every scenario in report order.
 var ScenarioNames = []string{ScenarioParallelScaleUp, ScenarioParallelScaleDown, ScenarioOrderedRollout,
-	ScenarioMaxUnavailable, ScenarioManySets, ScenarioSteady}
+	ScenarioMaxUnavailable, ScenarioManySets, ScenarioSteady, ScenarioScaling, ScenarioScalingSets}
 
 // Images the scenarios roll between; the simulated nodes never pull them.
 const (
@@ -36,8 +40,8 @@ const (
 // Sizes adjusts the scenarios; zero fields keep each scenario's default.
 type Sizes struct {
 	Replicas    int32         // the single set of the one-set scenarios
-	Sets        int           // many-sets and steady-10k
-	SetReplicas int32         // replicas per set in many-sets and steady-10k
+	Sets        int           // many-sets, steady-10k and scaling-sets
+	SetReplicas int32         // replicas per set in many-sets, steady-10k and scaling-sets
 	Idle        time.Duration // steady-10k's idle window
 	ReadyDelay  time.Duration // ordered-rollout's pod readiness delay
 }
@@ -61,6 +65,9 @@ type scenario struct {
 	// reactions reports the Ready-to-next-write latency; it means something
 	// only where each write waits for a pod to turn Ready (OrderedReady).
 	reactions bool
+	// restart, after the measured window, kills the contender, scales every
+	// set up by one while it is down and times its restart (restart.go).
+	restart bool
 }
 
 // setSpec shapes one benchmark StatefulSet.
@@ -115,6 +122,18 @@ func buildScenario(name string, s Sizes) (scenario, error) {
 		specs := manySpecs(sets, setSpec{replicas: r})
 		return scenario{name: name, size: fmt.Sprintf("%d×%d", sets, r), idle: orDefault(s.Idle, 2*time.Minute),
 			setup: []step{{"create", createSets(specs...)}}}, nil
+	case ScenarioScaling, ScenarioScalingSets:
+		// Parallel, a quarter of the pods rolled at a time, no claims: the
+		// controller's cost as a set grows, not the plane's volume binding.
+		proto := setSpec{name: "web", replicas: orDefault(s.Replicas, 1000), maxUnavailable: "25%"}
+		specs, size := []setSpec{proto}, fmt.Sprintf("1×%d", proto.replicas)
+		if name == ScenarioScalingSets {
+			sets := orDefault(s.Sets, 1000)
+			proto.replicas = orDefault(s.SetReplicas, 2)
+			specs, size = manySpecs(sets, proto), fmt.Sprintf("%d×%d", sets, proto.replicas)
+		}
+		return scenario{name: name, size: size, restart: true,
+			measured: []step{{"create", createSets(specs...)}, {"rollout", updateImageAll(imageV2)}}}, nil
 	}
 	return scenario{}, fmt.Errorf("unknown scenario %q (known: %v)", name, ScenarioNames)
 }

@@ -46,9 +46,9 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.Float32SliceVar(&o.qps, "qps", o.qps, "client QPS settings to run, 0 meaning unthrottled")
 	fs.IntVar(&o.burst, "burst", o.burst, "client burst of every throttled setting")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "contender workers (StatefulSets synced concurrently)")
-	fs.Int32Var(&c.Sizes.Replicas, "replicas", 0, "replicas of the one-set scenarios (0: 1000 scale-up/down, 50 ordered, 200 maxunavailable)")
-	fs.IntVar(&c.Sizes.Sets, "sets", 0, "sets in many-sets and steady-10k (0: 500 and 1000)")
-	fs.Int32Var(&c.Sizes.SetReplicas, "set-replicas", 0, "replicas per set in many-sets and steady-10k (0: 5 and 10)")
+	fs.Int32Var(&c.Sizes.Replicas, "replicas", 0, "replicas of the one-set scenarios (0: 1000 scale-up/down and scaling, 50 ordered, 200 maxunavailable)")
+	fs.IntVar(&c.Sizes.Sets, "sets", 0, "sets in many-sets, steady-10k and scaling-sets (0: 500, 1000 and 1000)")
+	fs.Int32Var(&c.Sizes.SetReplicas, "set-replicas", 0, "replicas per set in many-sets, steady-10k and scaling-sets (0: 5, 10 and 2)")
 	fs.DurationVar(&c.Sizes.Idle, "idle", 0, "steady-10k's measured idle time (0: 2m)")
 	fs.DurationVar(&c.Sizes.ReadyDelay, "ordered-ready-delay", 0, "ordered-rollout's pod readiness delay (0: 1s)")
 	fs.DurationVar(&c.PlaneReadyDelay, "ready-delay", c.PlaneReadyDelay, "every other pod's readiness delay")
@@ -105,6 +105,9 @@ func (o *options) run(ctx context.Context, cmd *cobra.Command) error {
 	m.LoadEnd, m.Finished = bench.LoadAverage(), time.Now()
 	if !o.json {
 		if err := bench.WriteTable(stdout, results); err != nil {
+			return err
+		}
+		if err := bench.WriteScalingTable(stdout, results); err != nil {
 			return err
 		}
 	}
