@@ -156,18 +156,19 @@ func WriteScalingTable(w io.Writer, results []Result) error {
 	}
 	sortResults(rows)
 	var b strings.Builder
-	b.WriteString("\n| scenario | size | qps/burst | contender | create + roll s | pod events | CPU s | CPU ms / pod event | peak RSS MiB | restart: first action s | converged s | rest s | CPU s | peak RSS MiB | note |\n")
-	b.WriteString("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	b.WriteString("\n| scenario | size | qps/burst | contender | create + roll s | pod events | CPU s | CPU ms / pod event | peak RSS MiB | restart: pod list s | first action s | converged s | rest s | CPU s | peak RSS MiB | note |\n")
+	b.WriteString("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
 	for _, r := range rows {
-		first, conv, rest, cpu, rss := "–", "–", "–", "–", "–"
+		list, first, conv, rest, cpu, rss := "–", "–", "–", "–", "–", "–"
 		if x := r.Restart; x != nil {
+			list = fmtOpt(x.PodListSeconds, "%.2f")
 			first, conv = fmt.Sprintf("%.2f", x.FirstActionSeconds), fmt.Sprintf("%.1f", x.ConvergedSeconds)
 			rest, cpu = fmt.Sprintf("%.1f", x.RestSeconds), fmt.Sprintf("%.2f", x.CPUSeconds)
 			rss = fmt.Sprintf("%.1f", float64(x.PeakRSSBytes)/(1<<20))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %.2f | %s | %.1f | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %.2f | %s | %.1f | %s | %s | %s | %s | %s | %s | %s |\n",
 			r.Scenario, r.Size, QPSLabel(r.QPS, r.Burst), r.Contender, fmtSeconds(r), r.PodEvents, r.CPUSeconds,
-			fmtOpt(r.CPUPerPodEventMs, "%.3f"), float64(r.PeakRSSBytes)/(1<<20), first, conv, rest, cpu, rss, note(r))
+			fmtOpt(r.CPUPerPodEventMs, "%.3f"), float64(r.PeakRSSBytes)/(1<<20), list, first, conv, rest, cpu, rss, note(r))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -83,6 +83,10 @@ type Restart struct {
 	ConvergedSeconds float64 `json:"converged_seconds"`
 	RestSeconds      float64 `json:"rest_seconds"`
 	RestPollSeconds  float64 `json:"rest_poll_seconds"`
+	// PodListSeconds is how long one list of the namespace's pods took the
+	// harness while the contender was down (timePodList): the floor under
+	// FirstActionSeconds.
+	PodListSeconds float64 `json:"pod_list_seconds,omitempty"`
 	// CPUSeconds and PeakRSSBytes are the restarted process's, up to rest.
 	CPUSeconds   float64 `json:"cpu_seconds"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`

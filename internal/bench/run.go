@@ -131,7 +131,7 @@ func runOnPlane(ctx context.Context, cfg Config, sc scenario, contender string, 
 	if err != nil {
 		return err
 	}
-	h := &harness{client: client, sets: writerFor(contender, client, extended), namespace: benchNamespace, obs: obs, alive: alive, want: map[string]desiredSet{}}
+	h := &harness{client: client, kubeconfig: kubeconfig, sets: writerFor(contender, client, extended), namespace: benchNamespace, obs: obs, alive: alive, want: map[string]desiredSet{}}
 	for _, st := range sc.setup {
 		cfg.progress("%s %s %s: setup %s", sc.name, QPSLabel(l.QPS, l.Burst), contender, st.name)
 		if _, _, err := runStep(ctx, cfg, h, st); err != nil {

@@ -14,11 +14,12 @@ const harnessParallelism = 16
 
 // harness is the benchmark driver's view of one run.
 type harness struct {
-	client    kubernetes.Interface
-	sets      setWriter // the contender's kind
-	namespace string
-	obs       *observer
-	alive     func() error // non-nil error once a process under test died
+	client     kubernetes.Interface
+	kubeconfig string
+	sets       setWriter // the contender's kind
+	namespace  string
+	obs        *observer
+	alive      func() error // non-nil error once a process under test died
 
 	mu   sync.Mutex
 	want map[string]desiredSet
