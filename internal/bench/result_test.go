@@ -138,6 +138,9 @@ func scalingResults() []Result {
 		{Scenario: ScenarioScaling, Contender: ContenderOrdinal, Size: "1×1000", Seconds: 38, PodEvents: 11020,
 			CPUSeconds: 5.5, CPUPerPodEventMs: 0.499, PeakRSSBytes: 45 << 20,
 			Restart: &Restart{PodListSeconds: 0.15, FirstActionSeconds: 0.2, ConvergedSeconds: 2, RestSeconds: 3, RestPollSeconds: 2, CPUSeconds: 0.3, PeakRSSBytes: 40 << 20}},
+		{Scenario: ScenarioScaling, Contender: ContenderOrdinal, Size: "1×5000", Seconds: 200, PodEvents: 56000,
+			CPUSeconds: 30, CPUPerPodEventMs: 0.536, PeakRSSBytes: 80 << 20,
+			Restart: &Restart{PodListSeconds: 0.6, FirstActionSeconds: 0.9, ConvergedSeconds: 2, RestSeconds: 3, RestPollSeconds: 2, CPUSeconds: 0.8, PeakRSSBytes: 60 << 20}},
 		{Scenario: ScenarioScalingSets, Contender: ContenderOrdinal, Size: "5000×2", Error: "restart: no pod written 30m0s after the restart"},
 		{Scenario: ScenarioOrderedRollout, Contender: ContenderOrdinal, Size: "1×50", Seconds: 50},
 	}
@@ -149,6 +152,7 @@ func TestRenderingMatchesGoldenFiles(t *testing.T) {
 		"results.json": func(b *bytes.Buffer) error { return WriteJSON(b, sampleResults()) },
 		"chart.svg":    func(b *bytes.Buffer) error { return WriteSVG(b, sampleResults()) },
 		"scaling.md":   func(b *bytes.Buffer) error { return WriteScalingTable(b, scalingResults()) },
+		"scaling.svg":  func(b *bytes.Buffer) error { return WriteScalingSVG(b, scalingResults()) },
 	}
 	for name, render := range renders {
 		t.Run(name, func(t *testing.T) {

@@ -19,13 +19,14 @@ import (
 
 // options are `ordinal bench`'s flags beyond bench.Config.
 type options struct {
-	cfg      bench.Config
-	qps      []float32
-	burst    int
-	json     bool
-	svg      string
-	report   string
-	fromJSON string
+	cfg        bench.Config
+	qps        []float32
+	burst      int
+	json       bool
+	svg        string
+	scalingSVG string
+	report     string
+	fromJSON   string
 	// contenderDir holds the contenders' binaries.
 	contenderDir string
 }
@@ -61,6 +62,7 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.Keep, "keep", false, "keep plane data in --work-dir")
 	fs.BoolVar(&o.json, "json", false, "print one JSON object per line per run instead of a Markdown table")
 	fs.StringVar(&o.svg, "svg", "", "also write the ratio-to-floor chart to this SVG file")
+	fs.StringVar(&o.scalingSVG, "scaling-svg", "", "also write the scaling scenarios' chart (CPU per pod event, peak RSS, restart to first action against pods) to this SVG file")
 	fs.StringVar(&o.report, "report", "", "also write a Markdown report (machine, command, table) to this file")
 	fs.StringVar(&o.fromJSON, "from-json", "", "render results saved with --json instead of running")
 }
@@ -147,6 +149,11 @@ func (o *options) bench(ctx context.Context, progress, stdout io.Writer) ([]benc
 func (o *options) writeFiles(m bench.Machine, results []bench.Result) error {
 	if o.svg != "" {
 		if err := writeFile(o.svg, func(w io.Writer) error { return bench.WriteSVG(w, results) }); err != nil {
+			return err
+		}
+	}
+	if o.scalingSVG != "" {
+		if err := writeFile(o.scalingSVG, func(w io.Writer) error { return bench.WriteScalingSVG(w, results) }); err != nil {
 			return err
 		}
 	}
