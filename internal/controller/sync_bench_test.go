@@ -105,3 +105,9 @@ func podEventOfAChangingSet(b *testing.B, size int32) {
 		}
 	}
 }
+
+// The same of a 10 000-pod set, beside the thousand: how a sync's cost
+// grows with the set (the scaling curve in docs/benchmarks.md).
+func BenchmarkAPodEventOfATenThousandPodSetThatIsChanging(b *testing.B) {
+	podEventOfAChangingSet(b, 10000)
+}
