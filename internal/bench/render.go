@@ -155,6 +155,21 @@ func WriteScalingTable(w io.Writer, results []Result) error {
 		return nil
 	}
 	sortResults(rows)
+	groupOf := map[group]int{} // sortResults' order of (scenario, limit)
+	for _, r := range rows {
+		if _, ok := groupOf[group{r.Scenario, r.QPS}]; !ok {
+			groupOf[group{r.Scenario, r.QPS}] = len(groupOf)
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { // a curve: by size within each group
+		ga, gb := groupOf[group{rows[i].Scenario, rows[i].QPS}], groupOf[group{rows[j].Scenario, rows[j].QPS}]
+		if ga != gb {
+			return ga < gb
+		}
+		pa, _ := podsOf(rows[i].Size)
+		pb, _ := podsOf(rows[j].Size)
+		return pa < pb
+	})
 	var b strings.Builder
 	b.WriteString("\n| scenario | size | qps/burst | contender | create + roll s | pod events | CPU s | CPU ms / pod event | peak RSS MiB | restart: pod list s | first action s | converged s | rest s | CPU s | peak RSS MiB | note |\n")
 	b.WriteString("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
