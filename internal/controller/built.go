@@ -67,13 +67,22 @@ func (b *builder) pods(records []*podRecord) []*corev1.Pod {
 }
 
 // keepBuilt keeps what b made for key's next sync when the set is large
-// and its plan is not at rest, and forgets it otherwise.
+// and its plan is not at rest, and forgets it otherwise. A set at rest
+// also forgets its revision cache (revcache.go): its next sync may be
+// minutes away, and a thousand idle sets would each hold their applied
+// revisions for nothing.
 func (s *setStates) keepBuilt(key string, b *builder, in planner.Input, plan planner.Plan) {
+	rest := atRest(in, plan)
 	var keep *built
-	if len(in.Pods) >= builtMinPods && !atRest(in, plan) {
+	if len(in.Pods) >= builtMinPods && !rest {
 		keep = &b.next
 	}
-	s.update(key, func(st *setState) { st.built = keep })
+	s.update(key, func(st *setState) {
+		st.built = keep
+		if rest {
+			st.revs = nil
+		}
+	})
 }
 
 // lastBuilt returns what the last sync of key kept, or nil.

@@ -75,6 +75,12 @@ func TestAChangingLargeSetReusesWhatItsLastSyncBuilt(t *testing.T) {
 	}
 }
 
+func (c *Controller) holdsRevisionCache(key string) bool {
+	var held bool
+	c.states.read(key, func(st *setState) { held = st.revs != nil })
+	return held
+}
+
 // A set that comes to rest, and a small set, keep nothing between syncs.
 func TestASetAtRestOrSmallKeepsNothing(t *testing.T) {
 	c, key := restingSet(t, builtMinPods)
@@ -87,9 +93,15 @@ func TestASetAtRestOrSmallKeepsNothing(t *testing.T) {
 	if err := c.podIdx.Update(newPodRecord(ready)); err != nil {
 		t.Fatal(err)
 	}
+	if !c.holdsRevisionCache(key) {
+		t.Error("a changing set keeps no revision cache")
+	}
 	syncOK(t, c, key)
 	if got := c.states.lastBuilt(key); got != nil {
 		t.Errorf("a set back at rest keeps %d pods", len(got.pods))
+	}
+	if c.holdsRevisionCache(key) {
+		t.Error("a set back at rest keeps its revision cache")
 	}
 
 	small, smallKey := restingSet(t, builtMinPods-1)
