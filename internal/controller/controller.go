@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
@@ -32,6 +33,11 @@ const ownerIndex = "controllerUID"
 // belongs to (<set>-<ordinal>): the only orphans a set may adopt. With the
 // owner index, a sync reads its own pods without scanning the namespace.
 const orphanIndex = "orphanOf"
+
+// orphanRevisionIndex indexes revisions without a controller by their
+// namespace: the only ones a set may adopt, so a sync never scans the
+// namespace's revisions (a thousand sets have thousands).
+const orphanRevisionIndex = "orphanRevisionIn"
 
 // Controller reconciles apps/v1 StatefulSets and, when the cluster serves
 // it, the extended kind (apps.ordinal.dev/v1alpha1).
@@ -93,7 +99,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	if err := podInf.Informer().AddIndexers(cache.Indexers{ownerIndex: indexByOwner, orphanIndex: indexOrphanByParent}); err != nil {
 		return nil, fmt.Errorf("adding pod indexes: %w", err)
 	}
-	if err := revInf.Informer().AddIndexers(cache.Indexers{ownerIndex: indexByOwner}); err != nil {
+	if err := revInf.Informer().AddIndexers(cache.Indexers{ownerIndex: indexByOwner, orphanRevisionIndex: indexOrphanRevision}); err != nil {
 		return nil, fmt.Errorf("adding revision index: %w", err)
 	}
 	events := record.NewBroadcaster(record.WithContext(context.Background()))
@@ -211,6 +217,14 @@ func indexOrphanByParent(obj any) ([]string, error) {
 		return nil, nil
 	}
 	return []string{r.Namespace() + "/" + parent}, nil
+}
+
+func indexOrphanRevision(obj any) ([]string, error) {
+	rev, ok := obj.(*appsv1.ControllerRevision)
+	if !ok || metav1.GetControllerOfNoCopy(rev) != nil {
+		return nil, nil
+	}
+	return []string{rev.Namespace}, nil
 }
 
 func indexByOwner(obj any) ([]string, error) {

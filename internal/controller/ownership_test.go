@@ -6,9 +6,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -79,5 +83,41 @@ func TestASetBeingDeletedReleasesAndAdoptsNothing(t *testing.T) {
 	}
 	if got := writes(client); len(got) != 0 {
 		t.Errorf("writes %q for a set being deleted, want none", got)
+	}
+}
+
+// A sync adopts the namespace's orphan revisions its selector matches, and
+// no other: not one with another controller, not one whose labels differ,
+// not one in another namespace.
+func TestASyncAdoptsOnlyTheOrphanRevisionsItsSelectorMatches(t *testing.T) {
+	set := testgen.StatefulSet("web", testgen.Replicas(1))
+	set.ResourceVersion = "1"
+	revision := func(name, uid string, change func(*appsv1.ControllerRevision)) *appsv1.ControllerRevision {
+		rev := testgen.RevisionOf(set, 1)
+		rev.Name, rev.UID, rev.ResourceVersion, rev.OwnerReferences = name, types.UID(uid), "1", nil
+		change(rev)
+		return rev
+	}
+	objs := []runtime.Object{set,
+		revision("web-orphan", "orphan-uid", func(*appsv1.ControllerRevision) {}),
+		revision("web-owned-elsewhere", "other-uid", func(r *appsv1.ControllerRevision) {
+			r.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", UID: "db-uid", Controller: ptr.To(true)}}
+		}),
+		revision("web-unmatched", "unmatched-uid", func(r *appsv1.ControllerRevision) { r.Labels = map[string]string{"app": "other"} }),
+		revision("web-elsewhere", "elsewhere-uid", func(r *appsv1.ControllerRevision) { r.Namespace = "elsewhere" }),
+	}
+	c, client := newTestController(t, objs...)
+	client.ClearActions()
+	if _, err := c.sync(context.Background(), set.Namespace+"/"+set.Name); err != nil {
+		t.Fatal(err)
+	}
+	var adopted []string
+	for _, a := range client.Actions() {
+		if p, ok := a.(k8stesting.PatchAction); ok && a.GetResource().Resource == "controllerrevisions" {
+			adopted = append(adopted, a.GetNamespace()+"/"+p.GetName())
+		}
+	}
+	if want := []string{set.Namespace + "/web-orphan"}; !cmp.Equal(adopted, want) {
+		t.Errorf("adopted %v, want %v", adopted, want)
 	}
 }

@@ -172,11 +172,15 @@ func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selec
 }
 
 func (c *Controller) ownedRevisions(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector) ([]*appsv1.ControllerRevision, error) {
-	matching, err := c.revs.ControllerRevisions(set.Namespace).List(selector)
-	if err != nil {
-		return nil, err
+	// Candidates are the set's own revisions and the namespace's orphans
+	// its selector matches, the only ones claimRevisions may keep or adopt.
+	var orphans []*appsv1.ControllerRevision
+	for _, rev := range byIndex[*appsv1.ControllerRevision](c.revIdx, orphanRevisionIndex, set.Namespace) {
+		if selector.Matches(labels.Set(rev.Labels)) {
+			orphans = append(orphans, rev)
+		}
 	}
-	candidates := unionByUID(matching, byOwner[*appsv1.ControllerRevision](c.revIdx, set))
+	candidates := unionByUID(orphans, byOwner[*appsv1.ControllerRevision](c.revIdx, set))
 	return claimRevisions(ctx, c.client, c.fresh, set, selector, candidates)
 }
 

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
@@ -110,4 +111,48 @@ func podEventOfAChangingSet(b *testing.B, size int32) {
 // grows with the set (the scaling curve in docs/benchmarks.md).
 func BenchmarkAPodEventOfATenThousandPodSetThatIsChanging(b *testing.B) {
 	podEventOfAChangingSet(b, 10000)
+}
+
+// manySets is a controller whose caches hold n sets of two Ready pods
+// each (one revision each, no claims), every one synced once; it returns
+// the key of the first.
+func manySets(b testing.TB, n int) (*Controller, string) {
+	var objs []runtime.Object
+	for s := range n {
+		set := testgen.StatefulSet("s"+strconv.Itoa(s), testgen.Replicas(2), testgen.Parallel())
+		set.UID = types.UID("set-uid-" + strconv.Itoa(s))
+		set.Spec.Selector.MatchLabels = map[string]string{"set": set.Name}
+		set.Spec.Template.Labels = map[string]string{"set": set.Name}
+		set.ResourceVersion = "1"
+		rev := testgen.RevisionOf(set, 1)
+		rev.UID, rev.ResourceVersion = types.UID("rev-uid-"+strconv.Itoa(s)), "1"
+		rev.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(set, setKind)}
+		objs = append(objs, set, rev)
+		for i := range int32(2) {
+			objs = append(objs, testgen.Pod(set, i, testgen.At(rev)))
+		}
+	}
+	c, _ := newTestController(b, objs...)
+	for s := range n {
+		if _, err := c.sync(context.Background(), testgen.Namespace+"/s"+strconv.Itoa(s)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return c, testgen.Namespace + "/s0"
+}
+
+// A sync of one small set at rest among 100 and among 5000 such sets in
+// its namespace: what a set's neighbours add to its sync.
+func BenchmarkASyncOfASmallSetAmongAHundred(b *testing.B)     { syncAmong(b, 100) }
+func BenchmarkASyncOfASmallSetAmongFiveThousand(b *testing.B) { syncAmong(b, 5000) }
+
+func syncAmong(b *testing.B, n int) {
+	c, key := manySets(b, n)
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	for b.Loop() {
+		if _, err := c.sync(context.Background(), key); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
