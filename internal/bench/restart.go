@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/ordinal-sh/ordinal/internal/controller"
 )
 
 // measureRestart kills the contender (SIGKILL, as a crash or a lost node
@@ -83,8 +85,7 @@ func timePodList(ctx context.Context, h *harness) (time.Duration, error) {
 	if err != nil {
 		return 0, fmt.Errorf("loading kubeconfig %s: %w", h.kubeconfig, err)
 	}
-	cfg.ContentType = "application/vnd.kubernetes.protobuf"
-	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	controller.UseProtobuf(cfg)
 	c, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return 0, fmt.Errorf("building client: %w", err)
