@@ -152,7 +152,7 @@ func WriteScalingSVG(w io.Writer, results []Result) error {
 			x, legendY, x+24, legendY, colour(contender), dash, x+30, legendY+4, html.EscapeString(k))
 	}
 	_, err := fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">
-<text x="10" y="18" font-size="13" font-weight="bold">Scaling: one set of N pods (solid) and N/2 sets of 2 pods (dashed), unthrottled</text>
+<text x="10" y="18" font-size="13" font-weight="bold">Scaling: one set of N pods (solid) and sets of a few pods, N in all (dashed)</text>
 %s%s</svg>
 `, width, legendY+20, body.String(), legend.String())
 	return err
