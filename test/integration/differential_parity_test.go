@@ -385,6 +385,7 @@ func TestDifferentialUndefaultedRevisionIsReused(t *testing.T) {
 		if _, err := client.AppsV1().ControllerRevisions(ns).Create(context.Background(), imported, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		controllerHoldsRevisions(t, ns)
 		createSet(t, set)
 		got := waitSet(t, ns, time.Minute, "2 ready replicas", settled)
 		if got.Status.UpdateRevision != "web-imported" {
@@ -394,5 +395,68 @@ func TestDifferentialUndefaultedRevisionIsReused(t *testing.T) {
 	})
 	if ok {
 		compareOutcomes(t, builtin, ordinal)
+	}
+}
+
+// controllerHoldsRevisions returns once the controller of namespace ns has
+// in its cache every revision created before the call. A controller acts
+// on a set as soon as its own cache holds it, and its cache of revisions
+// may lag: a set created right after a revision could be synced without it.
+// A probe set with no replicas is made to adopt an orphan revision created
+// last; a controller adopts only what its cache holds, and its cache sees
+// revisions in the order they were written.
+func controllerHoldsRevisions(t *testing.T, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	probe := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: ns},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas: ptr(int32(0)),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"probe": "revisions"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"probe": "revisions"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "probe", Image: imageOld}}},
+			},
+		},
+	}
+	createSet(t, probe)
+	// The probe's own revision first, and an orphan unlike it, newer than
+	// it: the controller then bumps its own above the orphan, whichever
+	// sync sees it, and the namespace ends the same under any controller.
+	waitFor(t, time.Minute, "the probe's first revision", func() (bool, error) {
+		got, err := client.AppsV1().StatefulSets(ns).Get(ctx, probe.Name, metav1.GetOptions{})
+		return err == nil && got.Status.UpdateRevision != "", err
+	})
+	other := probe.DeepCopy()
+	other.Spec.Template.Spec.Containers[0].Image = imageNew
+	data, err := revision.Patch(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{Name: "probe-last", Namespace: ns, Labels: probe.Spec.Selector.MatchLabels},
+		Data:       runtime.RawExtension{Raw: data},
+		Revision:   100,
+	}
+	if _, err := client.AppsV1().ControllerRevisions(ns).Create(ctx, last, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Any change to the probe makes the controller sync it.
+	for i := 0; ; i++ {
+		got, err := client.AppsV1().ControllerRevisions(ns).Get(ctx, last.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if metav1.GetControllerOf(got) != nil {
+			return
+		}
+		if i == 600 {
+			t.Fatal("the controller never adopted the probe's orphan revision")
+		}
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{"test.ordinal.dev/nudge":"%d"}}}`, i)
+		if _, err := client.AppsV1().StatefulSets(ns).Patch(ctx, probe.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
