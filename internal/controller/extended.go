@@ -101,14 +101,21 @@ func (c *Controller) extendedMatching(namespace string, podLabels map[string]str
 }
 
 // storedExtended returns the controller's last stored copy of set when the
-// cache has not caught up with it yet, else set.
+// cache has not caught up with it yet, else set; a copy the cache has
+// caught up with is dropped (see apiStatus.freshest).
 func (c *Controller) storedExtended(key string, set *v1alpha1.StatefulSet) *v1alpha1.StatefulSet {
-	var last *v1alpha1.StatefulSet
-	c.states.read(key, func(st *setState) { last = st.extended })
-	if last == nil || last.UID != set.UID || last.Generation != set.Generation || !newerRV(last.ResourceVersion, set.ResourceVersion) {
-		return set
-	}
-	return last
+	out := set
+	c.states.read(key, func(st *setState) {
+		last := st.extended
+		switch {
+		case last == nil:
+		case last.UID != set.UID || !newerRV(last.ResourceVersion, set.ResourceVersion):
+			st.extended = nil
+		case last.Generation == set.Generation:
+			out = last
+		}
+	})
+	return out
 }
 
 // writeExtendedStatus stores the extended set's status from the plan
@@ -142,6 +149,7 @@ func (c *Controller) writeExtendedStatus(ctx context.Context, t *target, plan pl
 	if err != nil {
 		return fmt.Errorf("updating status of %s: %w", t.extended.Name, err)
 	}
+	stored.ManagedFields = nil
 	c.states.update(t.key, func(st *setState) { st.extended = stored })
 	return nil
 }

@@ -71,17 +71,28 @@ func (s *apiStatus) Write(ctx context.Context, set *appsv1.StatefulSet, want app
 }
 
 // freshest returns the last stored copy of set when it is newer than the
-// cached one and describes the same spec generation; otherwise set.
+// cached one and describes the same spec generation; otherwise set. A
+// copy the cache has caught up with is dropped: a thousand sets at rest
+// would otherwise each hold one for good.
 func (s *apiStatus) freshest(set *appsv1.StatefulSet) *appsv1.StatefulSet {
-	var last *appsv1.StatefulSet
-	s.states.read(set.Namespace+"/"+set.Name, func(st *setState) { last = st.stored })
-	if last == nil || last.UID != set.UID || last.Generation != set.Generation || !newerRV(last.ResourceVersion, set.ResourceVersion) {
-		return set
-	}
-	return last
+	out := set
+	s.states.read(set.Namespace+"/"+set.Name, func(st *setState) {
+		last := st.stored
+		switch {
+		case last == nil:
+		case last.UID != set.UID || !newerRV(last.ResourceVersion, set.ResourceVersion):
+			st.stored = nil
+		case last.Generation == set.Generation:
+			out = last
+		}
+	})
+	return out
 }
 
+// remember keeps stored, without its managed fields (nothing here reads
+// them, and the cache's copies have none), until the cache catches up.
 func (s *apiStatus) remember(stored *appsv1.StatefulSet) {
+	stored.ManagedFields = nil
 	s.states.update(stored.Namespace+"/"+stored.Name, func(st *setState) { st.stored = stored })
 }
 

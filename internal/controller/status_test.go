@@ -45,4 +45,27 @@ func TestStatusWritesStartFromTheFreshestCopy(t *testing.T) {
 			t.Errorf("base at %s, want 10", got)
 		}
 	})
+	t.Run("a copy the cache caught up with is dropped, one still ahead is kept", func(t *testing.T) {
+		states := newSetStates()
+		s := newAPIStatus(nil, states)
+		held := func() *appsv1.StatefulSet {
+			var got *appsv1.StatefulSet
+			states.read("ns/web", func(st *setState) { got = st.stored })
+			return got
+		}
+		last := setAt("20", 1, 3)
+		last.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "ordinal", Operation: metav1.ManagedFieldsOperationUpdate}}
+		s.remember(last)
+		if got := held(); got == nil || got.ManagedFields != nil {
+			t.Fatalf("held %v, want the write without its managed fields", got)
+		}
+		s.freshest(setAt("10", 2, 2)) // a newer spec, but the cache is still behind the write
+		if held() == nil {
+			t.Fatal("dropped a copy the cache has not caught up with")
+		}
+		s.freshest(setAt("20", 1, 3))
+		if got := held(); got != nil {
+			t.Errorf("still holds the copy at %s after the cache reached it", got.ResourceVersion)
+		}
+	})
 }
