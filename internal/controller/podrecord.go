@@ -153,7 +153,9 @@ func newClaimRecord(c *corev1.PersistentVolumeClaim) *claimRecord {
 	r := &claimRecord{compactMeta: newCompactMeta(&t.ObjectMeta), phase: intern(string(t.Status.Phase))}
 	storage := &corev1.PersistentVolumeClaim{Spec: t.Spec, Status: t.Status}
 	storage.Annotations, storage.Status.Phase = t.Annotations, ""
-	if !apiequality.Semantic.DeepEqual(storage, &corev1.PersistentVolumeClaim{}) {
+	// A storage request, which every claim a set makes has, settles it
+	// without a reflective walk of the whole claim.
+	if len(storage.Spec.Resources.Requests) > 0 || !apiequality.Semantic.DeepEqual(storage, &corev1.PersistentVolumeClaim{}) {
 		r.storage = storage.DeepCopy()
 	}
 	return r

@@ -285,6 +285,20 @@ func BenchmarkPodsOfAThousandRecords(b *testing.B) {
 	}
 }
 
+// What the claim informer does with each event of a bound claim.
+func BenchmarkAClaimEvent(b *testing.B) {
+	set := testgen.StatefulSet("web", testgen.Replicas(3), testgen.ClaimTemplates("data"))
+	bound := testgen.Claim(set, "data", 0)
+	bound.Status.Phase = corev1.ClaimBound
+	bound.Annotations = map[string]string{"pv.kubernetes.io/bind-completed": "yes", "pv.kubernetes.io/bound-by-controller": "yes"}
+	bound.Spec.VolumeName = "pv-1"
+	bound.Status.Capacity = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}
+	b.ReportAllocs()
+	for b.Loop() {
+		newClaimRecord(bound)
+	}
+}
+
 // The planner must see the same claim through the cache as TrimClaim gives.
 func TestClaimRecordRoundTripsTrimClaim(t *testing.T) {
 	set := testgen.StatefulSet("web", testgen.Replicas(3), testgen.ClaimTemplates("data"))
