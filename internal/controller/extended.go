@@ -101,20 +101,10 @@ func (c *Controller) extendedMatching(namespace string, podLabels map[string]str
 }
 
 // storedExtended returns the controller's last stored copy of set when the
-// cache has not caught up with it yet, else set; a copy the cache has
-// caught up with is dropped (see apiStatus.freshest).
+// cache has not caught up with it yet, else set (see fresher).
 func (c *Controller) storedExtended(key string, set *v1alpha1.StatefulSet) *v1alpha1.StatefulSet {
 	out := set
-	c.states.read(key, func(st *setState) {
-		last := st.extended
-		switch {
-		case last == nil:
-		case last.UID != set.UID || !newerRV(last.ResourceVersion, set.ResourceVersion):
-			st.extended = nil
-		case last.Generation == set.Generation:
-			out = last
-		}
-	})
+	c.states.read(key, func(st *setState) { out = fresher(&st.extended, set) })
 	return out
 }
 

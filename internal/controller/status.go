@@ -71,22 +71,30 @@ func (s *apiStatus) Write(ctx context.Context, set *appsv1.StatefulSet, want app
 }
 
 // freshest returns the last stored copy of set when it is newer than the
-// cached one and describes the same spec generation; otherwise set. A
-// copy the cache has caught up with is dropped: a thousand sets at rest
-// would otherwise each hold one for good.
+// cached one and describes the same spec generation; otherwise set.
 func (s *apiStatus) freshest(set *appsv1.StatefulSet) *appsv1.StatefulSet {
 	out := set
-	s.states.read(set.Namespace+"/"+set.Name, func(st *setState) {
-		last := st.stored
-		switch {
-		case last == nil:
-		case last.UID != set.UID || !newerRV(last.ResourceVersion, set.ResourceVersion):
-			st.stored = nil
-		case last.Generation == set.Generation:
-			out = last
-		}
-	})
+	s.states.read(set.Namespace+"/"+set.Name, func(st *setState) { out = fresher(&st.stored, set) })
 	return out
+}
+
+// fresher returns *held when the cache's copy, cached, has not caught up
+// with it and both describe the same spec generation; otherwise cached.
+// *held is cleared once the cache has caught up with it (or the set was
+// replaced): a thousand sets at rest would otherwise each hold one for good.
+func fresher[S any, P interface {
+	*S
+	metav1.Object
+}](held *P, cached P) P {
+	last := *held
+	switch {
+	case last == nil:
+	case last.GetUID() != cached.GetUID() || !newerRV(last.GetResourceVersion(), cached.GetResourceVersion()):
+		*held = nil
+	case last.GetGeneration() == cached.GetGeneration():
+		return last
+	}
+	return cached
 }
 
 // remember keeps stored, without its managed fields (nothing here reads
