@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/osts"
@@ -118,7 +117,7 @@ func (c *Controller) writeExtendedStatus(ctx context.Context, t *target, plan pl
 	sets := c.ext.client.StatefulSets(t.extended.Namespace)
 	cur := t.extended.DeepCopy()
 	var stored *v1alpha1.StatefulSet
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retryOnConflict(func() error {
 		collisions := cur.Status.CollisionCount
 		cur.Status = want
 		if collisions != nil && (want.CollisionCount == nil || *want.CollisionCount < *collisions) {

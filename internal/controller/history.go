@@ -8,7 +8,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/ordinal-sh/ordinal/internal/revision"
 )
@@ -80,7 +79,7 @@ func (h *apiHistory) create(ctx context.Context, set *appsv1.StatefulSet, res re
 func (h *apiHistory) bump(ctx context.Context, want *appsv1.ControllerRevision) (*appsv1.ControllerRevision, error) {
 	revs := h.client.AppsV1().ControllerRevisions(want.Namespace)
 	var stored *appsv1.ControllerRevision
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retryOnConflict(func() error {
 		cur, err := revs.Get(context.WithoutCancel(ctx), want.Name, metav1.GetOptions{})
 		if err != nil {
 			return err

@@ -48,7 +48,7 @@ func (s *apiStatus) Write(ctx context.Context, set *appsv1.StatefulSet, want app
 	sets := s.client.AppsV1().StatefulSets(set.Namespace)
 	cur := base.DeepCopy()
 	var stored *appsv1.StatefulSet
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retryOnConflict(func() error {
 		applyStatus(&cur.Status, want)
 		var err error
 		stored, err = sets.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
@@ -102,6 +102,22 @@ func fresher[S any, P interface {
 func (s *apiStatus) remember(stored *appsv1.StatefulSet) {
 	stored.ManagedFields = nil
 	s.states.update(stored.Namespace+"/"+stored.Name, func(st *setState) { st.stored = stored })
+}
+
+// retryOnConflict is retry.RetryOnConflict returning the last try's error.
+// RetryOnConflict counts a cancelled context as the end of its retries and
+// returns the last conflict before it, which is nil when the first try was
+// the one cut short: a write that never happened would pass for done.
+func retryOnConflict(fn func() error) error {
+	var last error
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		last = fn()
+		return last
+	})
+	if last != nil {
+		return last
+	}
+	return err
 }
 
 // newerRV reports whether resource version a is newer than b. Resource
