@@ -38,6 +38,7 @@ var rooms = []struct {
 	{"internal/defaults", 1},
 	{"internal/invariant", 3},
 	{"internal/faults", 1},
+	{"internal/conflict", 1},
 	{"internal/golden", 1},
 	{"internal/image", 1},
 	{"api/", 1},

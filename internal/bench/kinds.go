@@ -8,9 +8,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/conflict"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 )
 
@@ -45,7 +45,7 @@ func (w appsWriter) create(ctx context.Context, namespace string, set *appsv1.St
 
 func (w appsWriter) change(ctx context.Context, namespace, name string, change func(*appsv1.StatefulSet)) error {
 	sets := w.client.AppsV1().StatefulSets(namespace)
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	return conflict.Retry(func() error {
 		set, err := sets.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -89,7 +89,7 @@ func (w extendedWriter) create(ctx context.Context, namespace string, set *appsv
 // extended kind's own fields stay as they are.
 func (w extendedWriter) change(ctx context.Context, namespace, name string, change func(*appsv1.StatefulSet)) error {
 	sets := w.client.StatefulSets(namespace)
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	return conflict.Retry(func() error {
 		ext, err := sets.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err

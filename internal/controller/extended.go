@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/conflict"
 	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/planner"
@@ -117,7 +118,7 @@ func (c *Controller) writeExtendedStatus(ctx context.Context, t *target, plan pl
 	sets := c.ext.client.StatefulSets(t.extended.Namespace)
 	cur := t.extended.DeepCopy()
 	var stored *v1alpha1.StatefulSet
-	err := retryOnConflict(func() error {
+	err := conflict.Retry(func() error {
 		collisions := cur.Status.CollisionCount
 		cur.Status = want
 		if collisions != nil && (want.CollisionCount == nil || *want.CollisionCount < *collisions) {

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/ordinal-sh/ordinal/internal/conflict"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 )
 
@@ -79,7 +80,7 @@ func (h *apiHistory) create(ctx context.Context, set *appsv1.StatefulSet, res re
 func (h *apiHistory) bump(ctx context.Context, want *appsv1.ControllerRevision) (*appsv1.ControllerRevision, error) {
 	revs := h.client.AppsV1().ControllerRevisions(want.Namespace)
 	var stored *appsv1.ControllerRevision
-	err := retryOnConflict(func() error {
+	err := conflict.Retry(func() error {
 		cur, err := revs.Get(context.WithoutCancel(ctx), want.Name, metav1.GetOptions{})
 		if err != nil {
 			return err

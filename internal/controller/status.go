@@ -8,7 +8,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/util/retry"
+
+	"github.com/ordinal-sh/ordinal/internal/conflict"
 )
 
 // StatusWriter writes a set's status.
@@ -48,7 +49,7 @@ func (s *apiStatus) Write(ctx context.Context, set *appsv1.StatefulSet, want app
 	sets := s.client.AppsV1().StatefulSets(set.Namespace)
 	cur := base.DeepCopy()
 	var stored *appsv1.StatefulSet
-	err := retryOnConflict(func() error {
+	err := conflict.Retry(func() error {
 		applyStatus(&cur.Status, want)
 		var err error
 		stored, err = sets.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
@@ -102,22 +103,6 @@ func fresher[S any, P interface {
 func (s *apiStatus) remember(stored *appsv1.StatefulSet) {
 	stored.ManagedFields = nil
 	s.states.update(stored.Namespace+"/"+stored.Name, func(st *setState) { st.stored = stored })
-}
-
-// retryOnConflict is retry.RetryOnConflict returning the last try's error.
-// RetryOnConflict counts a cancelled context as the end of its retries and
-// returns the last conflict before it, which is nil when the first try was
-// the one cut short: a write that never happened would pass for done.
-func retryOnConflict(fn func() error) error {
-	var last error
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		last = fn()
-		return last
-	})
-	if last != nil {
-		return last
-	}
-	return err
 }
 
 // newerRV reports whether resource version a is newer than b. Resource

@@ -1,15 +1,10 @@
 package controller
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 func setAt(rv string, gen int64, ready int32) *appsv1.StatefulSet {
@@ -73,37 +68,4 @@ func TestStatusWritesStartFromTheFreshestCopy(t *testing.T) {
 			t.Errorf("still holds the copy at %s after the cache reached it", got.ResourceVersion)
 		}
 	})
-}
-
-// A status write cut short by the controller's shutdown is not a write:
-// retry.RetryOnConflict alone returns nil for it, and the caller would
-// keep a stored copy it never got.
-func TestACancelledWriteIsNotDone(t *testing.T) {
-	cancelled := fmt.Errorf("updating: %w", context.Canceled)
-	conflict := apierrors.NewConflict(schema.GroupResource{Group: "apps", Resource: "statefulsets"}, "web", errors.New("changed"))
-	cases := []struct {
-		name  string
-		tries []error
-		want  error
-	}{
-		{"cancelled at once", []error{cancelled}, context.Canceled},
-		{"cancelled after a conflict", []error{conflict, cancelled}, context.Canceled},
-		{"written after a conflict", []error{conflict, nil}, nil},
-		{"written", []error{nil}, nil},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			calls := 0
-			err := retryOnConflict(func() error {
-				calls++
-				return c.tries[calls-1]
-			})
-			if !errors.Is(err, c.want) || (c.want == nil && err != nil) {
-				t.Errorf("got %v, want %v", err, c.want)
-			}
-			if calls != len(c.tries) {
-				t.Errorf("%d tries, want %d", calls, len(c.tries))
-			}
-		})
-	}
 }

@@ -7,9 +7,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/conflict"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 )
 
@@ -79,7 +79,7 @@ func (a appsSets) orphanDelete(ctx context.Context, name string, uid types.UID, 
 
 func (a appsSets) carryStatus(ctx context.Context, name, current string, collisions *int32) error {
 	api := a.client.AppsV1().StatefulSets(a.namespace)
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	return conflict.Retry(func() error {
 		s, err := api.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -116,7 +116,7 @@ func (e extSets) orphanDelete(ctx context.Context, name string, uid types.UID, r
 }
 
 func (e extSets) carryStatus(ctx context.Context, name, current string, collisions *int32) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	return conflict.Retry(func() error {
 		s, err := e.client.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err

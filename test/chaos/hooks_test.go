@@ -12,9 +12,9 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/conflict"
 )
 
 // hookEndpoint is the http hook every chaos run's sets call: while calm is
@@ -193,7 +193,7 @@ func (r *run) hookedPods(ctx context.Context, want func(string) bool) []hookedPo
 }
 
 func (r *run) labelHook(ctx context.Context, name, label, value string) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	return conflict.Retry(func() error {
 		pod, err := r.client.CoreV1().Pods(r.ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err

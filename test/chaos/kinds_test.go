@@ -11,9 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/conflict"
 )
 
 // chaosSet is one set of a run, of either kind.
@@ -176,7 +176,7 @@ func (r *run) mutate(ctx context.Context, cs *chaosSet, fn func(specFields)) err
 // conflicts, and tells the invariant checker the write was the user's.
 func (r *run) mutateExtended(ctx context.Context, cs *chaosSet, fn func(*v1alpha1.StatefulSet)) error {
 	sets := r.ext.StatefulSets(r.ns)
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	return conflict.Retry(func() error {
 		s, err := sets.Get(ctx, cs.name, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -193,7 +193,7 @@ func (r *run) mutateExtended(ctx context.Context, cs *chaosSet, fn func(*v1alpha
 // mutateApps applies fn to the live apps/v1 set name, retrying on
 // conflicts.
 func (r *run) mutateApps(ctx context.Context, name string, fn func(*appsv1.StatefulSet)) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	return conflict.Retry(func() error {
 		set, err := r.client.AppsV1().StatefulSets(r.ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err

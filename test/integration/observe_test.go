@@ -16,7 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/retry"
+
+	"github.com/ordinal-sh/ordinal/internal/conflict"
 )
 
 // Event types the recorder keeps. ADDED and DELETED are what a watch
@@ -212,7 +213,7 @@ func getSet(t *testing.T, ns string) *appsv1.StatefulSet {
 func updateSet(t *testing.T, ns string, mutate func(*appsv1.StatefulSet)) *appsv1.StatefulSet {
 	t.Helper()
 	var stored *appsv1.StatefulSet
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := conflict.Retry(func() error {
 		set, err := client.AppsV1().StatefulSets(ns).Get(context.Background(), setName, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -277,7 +278,7 @@ func deletePod(t *testing.T, ns, name string) {
 func updatePod(t *testing.T, ns, name string, status bool, mutate func(*corev1.Pod)) {
 	t.Helper()
 	pods := client.CoreV1().Pods(ns)
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := conflict.Retry(func() error {
 		pod, err := pods.Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
 			return err

@@ -10,9 +10,9 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/conflict"
 )
 
 // The embedded plane's provisioner, which also resizes and modifies.
@@ -52,7 +52,7 @@ func rollTemplates(t *testing.T, ns string, before *v1alpha1.StatefulSet,
 // changeSet is update, retried on conflict.
 func changeSet(t *testing.T, ns string, mutate func(*v1alpha1.StatefulSet)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error { return update(t, extendedSets(t, ns), mutate) })
+	err := conflict.Retry(func() error { return update(t, extendedSets(t, ns), mutate) })
 	if err != nil {
 		t.Fatalf("changing the set: %v", err)
 	}

@@ -10,7 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/util/retry"
+
+	"github.com/ordinal-sh/ordinal/internal/conflict"
 )
 
 // Ensure creates want, or updates the CRD of its name to want, then
@@ -60,7 +61,7 @@ func waitEstablished(ctx context.Context, client apiextensionsclient.Interface, 
 // applyCRD creates want or replaces the spec of the existing CRD with it.
 func applyCRD(ctx context.Context, client apiextensionsclient.Interface, want *apiextensionsv1.CustomResourceDefinition) error {
 	crds := client.ApiextensionsV1().CustomResourceDefinitions()
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	return conflict.Retry(func() error {
 		existing, err := crds.Get(ctx, want.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			_, err = crds.Create(ctx, want, metav1.CreateOptions{FieldManager: fieldManager})
