@@ -13,7 +13,8 @@ import (
 
 // A write cut short by a cancelled or expired context is not a write, a
 // conflict is tried again, and anything else ends the retries with its
-// error. The first two cases return nil with retry.RetryOnConflict alone.
+// error. The first three cases fail with retry.RetryOnConflict alone: it
+// returns nil for the first two and the earlier conflict for the third.
 func TestACutShortWriteIsNotDone(t *testing.T) {
 	cancelled := fmt.Errorf("updating: %w", context.Canceled)
 	expired := fmt.Errorf("reading: %w", context.DeadlineExceeded)
