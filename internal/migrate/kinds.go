@@ -35,6 +35,9 @@ type setState struct {
 	UID                             types.UID
 	Generation, ObservedGeneration  int64
 	CurrentRevision, UpdateRevision string
+	// Deleting says the set has a deletion timestamp: deleted, waiting
+	// for the garbage collector.
+	Deleting bool
 }
 
 // orphan is the delete that leaves pods, claims and revisions running,
@@ -62,7 +65,7 @@ func (a appsSets) state(ctx context.Context, name string) (setState, error) {
 	if err != nil {
 		return setState{}, err
 	}
-	return setState{s.UID, s.Generation, s.Status.ObservedGeneration, s.Status.CurrentRevision, s.Status.UpdateRevision}, nil
+	return setState{s.UID, s.Generation, s.Status.ObservedGeneration, s.Status.CurrentRevision, s.Status.UpdateRevision, s.DeletionTimestamp != nil}, nil
 }
 
 func (a appsSets) create(ctx context.Context, obj any, dryRun bool) (types.UID, error) {
@@ -100,7 +103,7 @@ func (e extSets) state(ctx context.Context, name string) (setState, error) {
 	if err != nil {
 		return setState{}, err
 	}
-	return setState{s.UID, s.Generation, s.Status.ObservedGeneration, s.Status.CurrentRevision, s.Status.UpdateRevision}, nil
+	return setState{s.UID, s.Generation, s.Status.ObservedGeneration, s.Status.CurrentRevision, s.Status.UpdateRevision, s.DeletionTimestamp != nil}, nil
 }
 
 func (e extSets) create(ctx context.Context, obj any, dryRun bool) (types.UID, error) {
