@@ -3,8 +3,10 @@ package plane
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -40,6 +42,9 @@ type Config struct {
 	ReadyDelay time.Duration
 	// StatefulSetController picks who reconciles StatefulSets.
 	StatefulSetController string
+	// DNSAddress is where the cluster DNS answers (UDP and TCP) on the
+	// loopback address; port 0 picks a free one; empty runs none.
+	DNSAddress string
 	// Controller configures Ordinal's controller when StatefulSetController
 	// is ControllerOrdinal: its client limits, workers and status hold
 	// (the kubeconfig and namespace fields are not used; the plane gives
@@ -86,6 +91,7 @@ func NewConfig() Config {
 		Nodes:                 3,
 		ReadyDelay:            time.Second,
 		StatefulSetController: ControllerOrdinal,
+		DNSAddress:            "127.0.0.1:0",
 		Controller:            controller.NewConfig(),
 	}
 }
@@ -97,6 +103,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.Nodes, "nodes", c.Nodes, "number of simulated (kwok) nodes")
 	fs.DurationVar(&c.ReadyDelay, "ready-delay", c.ReadyDelay, "default time a simulated pod takes to turn Ready (per pod: annotation sim.ordinal.dev/ready-delay)")
 	fs.StringVar(&c.StatefulSetController, "statefulset-controller", c.StatefulSetController, "who reconciles StatefulSets: ordinal, builtin (upstream, for comparison) or none")
+	fs.StringVar(&c.DNSAddress, "dns-address", c.DNSAddress, "cluster DNS (cluster.local from Services, EndpointSlices and pods) on this loopback address, UDP and TCP; port 0 picks a free one; empty runs none")
 	fs.IntVar(&c.Verbosity, "v", c.Verbosity, "log level of the embedded components (0 logs only errors)")
 	c.Controller.AddLimitFlags(fs)
 }
@@ -119,6 +126,9 @@ func (c *Config) Validate() error {
 	if c.ReadyDelay < 0 {
 		errs = append(errs, fmt.Errorf("--ready-delay %s must not be negative", c.ReadyDelay))
 	}
+	if err := validLoopback(c.DNSAddress); err != nil {
+		errs = append(errs, fmt.Errorf("--dns-address: %w", err))
+	}
 	switch c.StatefulSetController {
 	case ControllerOrdinal, ControllerBuiltin, ControllerNone:
 	default:
@@ -131,4 +141,22 @@ func (c *Config) logf(format string, args ...any) {
 	if c.Log != nil {
 		c.Log(format, args...)
 	}
+}
+
+// validLoopback accepts "" and host:port with a loopback IP host.
+func validLoopback(address string) error {
+	if address == "" {
+		return nil
+	}
+	host, port, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%s is not a loopback address (such as 127.0.0.1:1053)", address)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q is out of range 0-65535", port)
+	}
+	return nil
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/config/crd"
 	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/plane/dns"
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 	"github.com/ordinal-sh/ordinal/internal/plane/provisioner"
 )
@@ -53,6 +54,7 @@ type Plane struct {
 	stopClients context.CancelFunc
 	clientsDone sync.WaitGroup
 
+	dns       *dns.Server
 	logFiles  []*os.File
 	closeOnce sync.Once
 	closeErr  error
@@ -61,8 +63,8 @@ type Plane struct {
 // Start brings the plane up stage by stage, each gated on the previous being
 // ready: data directory and credentials, etcd, kube-apiserver, the
 // extended StatefulSet's CRD (Established), the controller-manager's
-// controllers, the scheduler, the simulated nodes, the storage provisioner
-// and the StatefulSet controller. It returns once every
+// controllers, the scheduler, the simulated nodes, the storage provisioner,
+// the cluster DNS and the StatefulSet controller. It returns once every
 // stage is ready. On any error the stages already started are stopped again
 // and the data directory is left as it was found, apart from credentials
 // generated for the first time.
@@ -173,6 +175,12 @@ func (p *Plane) startStages(ctx context.Context, creds *credentials, listener ne
 		return err
 	}
 	p.cfg.logf("storage provisioner ready, default StorageClass %q (%s)", storageClassName, since(began))
+	if err := p.startDNSStage(clientsCtx, client); err != nil {
+		return err
+	}
+	if p.dns != nil {
+		p.cfg.logf("cluster DNS for %s on %s (%s)", p.dns.Zone(), p.dns.Addr(), since(began))
+	}
 	if err := p.startStatefulSetStage(clientsCtx); err != nil {
 		return err
 	}
@@ -273,6 +281,27 @@ func (p *Plane) startStorageStage(ctx context.Context, client kubernetes.Interfa
 	return nil
 }
 
+func (p *Plane) startDNSStage(ctx context.Context, client kubernetes.Interface) error {
+	if p.cfg.DNSAddress == "" {
+		return nil
+	}
+	s, err := dns.Start(ctx, dns.Config{Client: client, Address: p.cfg.DNSAddress})
+	if err != nil {
+		return err
+	}
+	p.dns = s
+	return nil
+}
+
+// DNSAddr is the cluster DNS's address (host:port, UDP and TCP), or ""
+// when it does not run.
+func (p *Plane) DNSAddr() string {
+	if p.dns == nil {
+		return ""
+	}
+	return p.dns.Addr()
+}
+
 func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 	if p.cfg.StatefulSetController != ControllerOrdinal {
 		return nil
@@ -350,9 +379,9 @@ func (p *Plane) waitFor(ctx context.Context, what string, cond wait.ConditionWit
 }
 
 // Close stops the plane and is safe to call more than once. Shutdown order:
-//  1. the API clients — StatefulSet controller, provisioner, simulated
-//     nodes, scheduler, controller-manager — so nothing writes during
-//     shutdown;
+//  1. the API clients — StatefulSet controller, cluster DNS, provisioner,
+//     simulated nodes, scheduler, controller-manager — so nothing writes
+//     during shutdown;
 //  2. kube-apiserver;
 //  3. etcd, which syncs its data to disk;
 //  4. the data-directory lock.
@@ -360,6 +389,9 @@ func (p *Plane) waitFor(ctx context.Context, what string, cond wait.ConditionWit
 // Each step waits a bounded time, so Close returns within about 10 s.
 func (p *Plane) Close() error {
 	p.closeOnce.Do(func() {
+		if p.dns != nil {
+			_ = p.dns.Close()
+		}
 		if p.stopClients != nil {
 			p.stopClients()
 			waitGroup(&p.clientsDone, stopTimeout)

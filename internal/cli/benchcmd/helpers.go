@@ -33,7 +33,7 @@ func NewPlane() *cobra.Command {
 	gates := map[string]bool{}
 	cfg := plane.NewConfig()
 	cfg.Port, cfg.StatefulSetController = 0, plane.ControllerNone
-	cfg.ComponentQPS = benchComponentQPS
+	cfg.ComponentQPS, cfg.DNSAddress = benchComponentQPS, ""
 	cmd := &cobra.Command{
 		Use: "bench-plane", Hidden: true, Args: cobra.NoArgs,
 		Short: "Run a control plane for one benchmark run (no StatefulSet controller, no fsync, components unthrottled)",

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -32,6 +33,9 @@ func New() *cobra.Command {
 		Long: `Run etcd, kube-apiserver, the controller-manager's controllers, the scheduler,
 simulated nodes, a volume provisioner and a StatefulSet controller in this process,
 bound to 127.0.0.1. State lives in --data-dir and survives restarts. Ctrl-C stops it.
+
+Cluster DNS for cluster.local (Services, StatefulSet pods' stable names,
+SRV, PTR) answers on --dns-address, printed once everything is up.
 
 Component logs go to DATA_DIR/logs/ordinal-up.log. The rollout dashboard is
 served on --dashboard-address (empty turns it off); its URL, with the token
@@ -70,6 +74,10 @@ func run(ctx context.Context, cmd *cobra.Command, cfg plane.Config, dash dashboa
 	d, err := startDashboard(ctx, dash, p, cmd.OutOrStdout())
 	if err != nil {
 		return errors.Join(err, p.Close())
+	}
+	if addr := p.DNSAddr(); addr != "" {
+		host, port, _ := net.SplitHostPort(addr)
+		fmt.Fprintf(cmd.OutOrStdout(), "Cluster DNS (cluster.local) at %s: dig @%s -p %s web-0.nginx.default.svc.cluster.local\n", addr, host, port)
 	}
 	var runErr error
 	select {
