@@ -21,6 +21,8 @@ type testServer struct {
 	*Server
 	api  *fake.Clientset
 	base string
+	// session is a cookie value the server issued for its token.
+	session string
 }
 
 func startTestServer(t *testing.T, configure func(*Config)) *testServer {
@@ -47,14 +49,33 @@ func startTestServer(t *testing.T, configure func(*Config)) *testServer {
 		_ = s.Close()
 		cancel()
 	})
-	return &testServer{Server: s, api: api, base: "http://" + s.Addr().String()}
+	ts := &testServer{Server: s, api: api, base: "http://" + s.Addr().String()}
+	ts.session = ts.login(t)
+	return ts
+}
+
+// login trades the token for a session, as a browser opening the printed
+// URL does, and returns the cookie's value.
+func (ts *testServer) login(t *testing.T) string {
+	t.Helper()
+	got := ts.do(t, request{method: "GET", path: "/?token=" + ts.guard.token})
+	if got.code != http.StatusSeeOther {
+		t.Fatalf("trading the token for a session: status %d, body %q", got.code, got.body)
+	}
+	for _, c := range (&http.Response{Header: got.header}).Cookies() {
+		if c.Name == ts.guard.cookie {
+			return c.Value
+		}
+	}
+	t.Fatalf("trading the token for a session set no cookie %s: %q", ts.guard.cookie, got.header.Values("Set-Cookie"))
+	return ""
 }
 
 // request is one HTTP request to the test server.
 type request struct {
 	method, path string
 	header       map[string]string
-	cookie       string // token value for the cookie; empty sends none
+	cookie       string // value of the session cookie; empty sends none
 	body         string
 }
 
