@@ -40,7 +40,7 @@ func startTestServer(t *testing.T, configure func(*Config)) *testServer {
 		configure(&cfg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := Start(ctx, cfg, api, nil)
+	s, err := startWith(ctx, cfg, api, nil)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
