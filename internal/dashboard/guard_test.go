@@ -2,9 +2,20 @@ package dashboard
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -217,4 +228,54 @@ func paused(t *testing.T, ts *testServer) bool {
 	}
 	_, ok := set.Annotations[view.PausedAnnotation]
 	return ok
+}
+
+func TestOverTLSTheSessionCookieIsSecure(t *testing.T) {
+	cert, key := selfSigned(t)
+	ts := startTestServer(t, func(c *Config) { c.TLSCertFile, c.TLSKeyFile = cert, key })
+	if ts.client == noRedirect {
+		t.Fatal("the test server over TLS speaks plain HTTP")
+	}
+	got := ts.do(t, request{method: "GET", path: "/?token=" + ts.guard.token})
+	c := got.header.Get("Set-Cookie")
+	for _, want := range []string{"Secure", "HttpOnly", "SameSite=Strict", "Path=/"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("Set-Cookie %q lacks %q", c, want)
+		}
+	}
+	if strings.Contains(c, ts.guard.token) {
+		t.Errorf("Set-Cookie %q holds the token", c)
+	}
+}
+
+// selfSigned writes a certificate for 127.0.0.1 and its key, and returns
+// their paths.
+func selfSigned(t *testing.T) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "dashboard test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile
 }

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"net/http"
 	"strings"
@@ -23,6 +24,9 @@ type testServer struct {
 	base string
 	// session is a cookie value the server issued for its token.
 	session string
+	// client speaks to the server: noRedirect, or over TLS one that
+	// trusts any certificate (the test's own, self-signed).
+	client *http.Client
 }
 
 func startTestServer(t *testing.T, configure func(*Config)) *testServer {
@@ -49,7 +53,15 @@ func startTestServer(t *testing.T, configure func(*Config)) *testServer {
 		_ = s.Close()
 		cancel()
 	})
-	ts := &testServer{Server: s, api: api, base: "http://" + s.Addr().String()}
+	ts := &testServer{Server: s, api: api, base: "http://" + s.Addr().String(), client: noRedirect}
+	if cfg.TLSCertFile != "" {
+		ts.base = "https://" + s.Addr().String()
+		ts.client = &http.Client{
+			Timeout:       noRedirect.Timeout,
+			CheckRedirect: noRedirect.CheckRedirect,
+			Transport:     &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, // the test's own self-signed certificate
+		}
+	}
 	ts.session = ts.login(t)
 	return ts
 }
@@ -106,7 +118,7 @@ func (ts *testServer) do(t *testing.T, r request) response {
 	if r.cookie != "" {
 		req.AddCookie(&http.Cookie{Name: ts.guard.cookie, Value: r.cookie})
 	}
-	resp, err := noRedirect.Do(req)
+	resp, err := ts.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
