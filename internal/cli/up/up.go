@@ -14,12 +14,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/dashboard"
-	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/plane"
 )
 
@@ -38,8 +36,9 @@ Cluster DNS for cluster.local (Services, StatefulSet pods' stable names,
 SRV, PTR) answers on --dns-address, printed once everything is up.
 
 Component logs go to DATA_DIR/logs/ordinal-up.log. The rollout dashboard is
-served on --dashboard-address (empty turns it off); its URL, with the token
-it requires, is printed once everything is up.`,
+served on --dashboard-address (empty turns it off) as the plane's admin, or
+with --dashboard-read-only as ordinal:dashboard-read-only, a user who may only
+read; its URL, with the token it requires, is printed once everything is up.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return run(cmd.Context(), cmd, cfg, dash)
@@ -98,21 +97,13 @@ func run(ctx context.Context, cmd *cobra.Command, cfg plane.Config, dash dashboa
 // served is the dashboard of `ordinal up`, or nothing when turned off.
 type served struct{ s *dashboard.Server }
 
-// startDashboard serves the dashboard against the plane, as its admin,
-// and prints its URL.
+// startDashboard serves the dashboard against the plane, as its admin or,
+// read-only, as dashboard.ReadOnlyUser, and prints its URL.
 func startDashboard(ctx context.Context, cfg dashboard.Config, p *plane.Plane, out io.Writer) (served, error) {
 	if cfg.Address == "" {
 		return served{}, nil
 	}
-	client, err := kubernetes.NewForConfig(p.RESTConfig())
-	if err != nil {
-		return served{}, fmt.Errorf("dashboard client: %w", err)
-	}
-	ext, err := ostsclient.NewForConfig(p.RESTConfig())
-	if err != nil {
-		return served{}, fmt.Errorf("dashboard client: %w", err)
-	}
-	s, err := dashboard.Start(ctx, cfg, client, ext)
+	s, err := dashboard.StartAsAdmin(ctx, cfg, p.RESTConfig())
 	if err != nil {
 		return served{}, err
 	}
