@@ -16,6 +16,7 @@ import (
 //	lock        held (flock) while a plane runs, holds its pid
 //	etcd/       etcd's member directory
 //	pki/        CA, serving and client certificates, service-account key
+//	pki/etcd/   etcd's own CA, etcd's serving and the API server's etcd client certificates
 //	kubeconfig  the admin kubeconfig (mode 0600)
 //	volumes/    one directory per provisioned volume
 //	ports.json  etcd's ports, reused across restarts
