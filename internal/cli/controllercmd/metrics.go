@@ -34,7 +34,7 @@ func serveMetrics(ctx context.Context, m metricsServer, reg prometheus.Gatherer,
 		return fmt.Errorf("serving metrics on %s: %w", m.address, err)
 	}
 	mux := http.NewServeMux()
-	var metrics http.Handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	if m.auth != nil {
 		metrics = m.auth.wrap(metrics)
 	}

@@ -11,9 +11,6 @@ type Permission struct {
 	// AppsV1Only is a call only a controller of apps/v1 StatefulSets
 	// makes: not one with --manage-apps-v1=false.
 	AppsV1Only bool
-	// Cluster is a call on a cluster-scoped resource: asked about in no
-	// namespace, even for a controller of one.
-	Cluster bool
 	// Named is a call on one object the controller names, the Lease: the
 	// rule grants it by resourceNames, and the review asks about that name.
 	Named bool
@@ -52,6 +49,6 @@ var LeasePermissions = []Permission{
 // who its token belongs to, and whether that user may get /metrics. Both
 // are cluster-scoped, whatever namespace the controller manages.
 var MetricsAuthPermissions = []Permission{
-	{Group: "authentication.k8s.io", Resource: "tokenreviews", Verbs: []string{"create"}, Cluster: true},
-	{Group: "authorization.k8s.io", Resource: "subjectaccessreviews", Verbs: []string{"create"}, Cluster: true},
+	{Group: "authentication.k8s.io", Resource: "tokenreviews", Verbs: []string{"create"}},
+	{Group: "authorization.k8s.io", Resource: "subjectaccessreviews", Verbs: []string{"create"}},
 }
