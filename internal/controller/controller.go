@@ -92,7 +92,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	if busy == nil {
 		busy = func() bool { return false }
 	}
-	setInf := factory.Apps().V1().StatefulSets()
+	setInf, sets := appsV1Sets(factory, opts.SkipAppsV1)
 	podInf := factory.Core().V1().Pods()
 	claimInf := factory.Core().V1().PersistentVolumeClaims()
 	revInf := factory.Apps().V1().ControllerRevisions()
@@ -106,9 +106,9 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	events.StartRecordingToSink(&yieldingSink{EventSink: &typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")}, busy: busy})
 	recorder := events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "ordinal-statefulset-controller"})
 	c := &Controller{
-		client: client, sets: setInf.Lister(), claimIdx: claimInf.Informer().GetIndexer(), revs: revInf.Lister(),
+		client: client, sets: sets, claimIdx: claimInf.Informer().GetIndexer(), revs: revInf.Lister(),
 		podIdx: podInf.Informer().GetIndexer(), revIdx: revInf.Informer().GetIndexer(),
-		synced: []cache.InformerSynced{setInf.Informer().HasSynced, podInf.Informer().HasSynced, claimInf.Informer().HasSynced, revInf.Informer().HasSynced},
+		synced: []cache.InformerSynced{podInf.Informer().HasSynced, claimInf.Informer().HasSynced, revInf.Informer().HasSynced},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "statefulset"}),
 		recorder: recorder, events: events,
@@ -123,7 +123,10 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 			return nil, fmt.Errorf("registering the rollout gauges: %w", err)
 		}
 	}
-	if err := c.addHandlers(setInf.Informer(), podInf.Informer(), claimInf.Informer()); err != nil {
+	if setInf != nil {
+		c.synced = append(c.synced, setInf.HasSynced)
+	}
+	if err := c.addHandlers(setInf, podInf.Informer(), claimInf.Informer()); err != nil {
 		return nil, err
 	}
 	if opts.Extended != nil {
@@ -135,6 +138,19 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 		}
 	}
 	return c, nil
+}
+
+// appsV1Sets returns the informer and lister of apps/v1 StatefulSets. A
+// controller that leaves them to another (skip) neither lists nor watches
+// them, so its account needs no access to them at all: it gets no informer
+// and an empty lister, and every path that would look a set up finds none.
+func appsV1Sets(factory informers.SharedInformerFactory, skip bool) (cache.SharedIndexInformer, appslisters.StatefulSetLister) {
+	if skip {
+		empty := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+		return nil, appslisters.NewStatefulSetLister(empty)
+	}
+	inf := factory.Apps().V1().StatefulSets()
+	return inf.Informer(), inf.Lister()
 }
 
 // addExtended makes the controller manage extended sets too.

@@ -2,11 +2,13 @@ package controller
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
 )
 
 func TestRunRefusesBadOptionsByName(t *testing.T) {
@@ -21,6 +23,44 @@ func TestRunRefusesBadOptionsByName(t *testing.T) {
 		err := Run(context.Background(), client, tc.opts)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one saying %q", tc.opts, err, tc.want)
+		}
+	}
+}
+
+// A controller that leaves apps/v1 sets to another neither lists nor
+// watches them: its account needs no access to them (the chart's and
+// config/extended-only's roles grant none), and the cache does not hold
+// every set of the cluster for nothing. One that manages them does both.
+func TestOnlyAControllerOfAppsV1SetsListsAndWatchesThem(t *testing.T) {
+	for _, skip := range []bool{false, true} {
+		client := fake.NewClientset()
+		factory := NewInformerFactory(client, "")
+		c, err := New(client, factory, Options{Workers: 1, SkipAppsV1: skip})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		factory.Start(ctx.Done())
+		if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+			t.Fatal("informer caches did not sync")
+		}
+		var calls []string
+		for _, a := range client.Actions() {
+			if a.GetResource().Resource == "statefulsets" {
+				calls = append(calls, a.GetVerb())
+			}
+		}
+		cancel()
+		factory.Shutdown()
+		c.events.Shutdown()
+		c.queue.ShutDown()
+		want := []string{"list", "watch"}
+		if skip {
+			want = nil
+		}
+		slices.Sort(calls)
+		if !slices.Equal(calls, want) {
+			t.Errorf("SkipAppsV1 %v: the controller made %v on apps/v1 statefulsets, want %v", skip, calls, want)
 		}
 	}
 }

@@ -24,13 +24,17 @@ const (
 )
 
 type apiserverFiles struct {
-	serving  pki.Pair
-	etcdCl   pki.Pair
-	caFile   string
-	saKey    string
-	saPub    string
-	etcdURL  string
-	listener net.Listener
+	serving pki.Pair
+	etcdCl  pki.Pair
+	caFile  string
+	// etcdCAFile is etcd's own authority, which signed etcd's serving
+	// certificate and etcdCl; caFile, the clients' authority, is not
+	// trusted by etcd.
+	etcdCAFile string
+	saKey      string
+	saPub      string
+	etcdURL    string
+	listener   net.Listener
 }
 
 // apiserverFlags are the kube-apiserver flags of the plane. They pin the
@@ -45,7 +49,7 @@ func apiserverFlags(f apiserverFiles) []string {
 		"--anonymous-auth=false",
 		"--authorization-mode=RBAC",
 		"--etcd-servers=" + f.etcdURL,
-		"--etcd-cafile=" + f.caFile,
+		"--etcd-cafile=" + f.etcdCAFile,
 		"--etcd-certfile=" + f.etcdCl.CertFile,
 		"--etcd-keyfile=" + f.etcdCl.KeyFile,
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",

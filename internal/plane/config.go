@@ -71,16 +71,30 @@ type Config struct {
 	ComponentQPS float32
 }
 
-// DefaultDataDir is $XDG_DATA_HOME/ordinal, else ~/.local/share/ordinal.
+// DefaultDataDir is $XDG_DATA_HOME/ordinal, else $HOME/.local/share/ordinal;
+// empty when neither variable is set (see ResolveDataDir).
 func DefaultDataDir() string {
-	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
-		return filepath.Join(x, "ordinal")
+	dir, _ := ResolveDataDir(os.Getenv)
+	return dir
+}
+
+// errNoDataDir says why there is no default data directory.
+var errNoDataDir = errors.New("--data-dir is required: neither $XDG_DATA_HOME nor $HOME is set, " +
+	"and the plane's certificate authority and keys are never kept in a shared directory such as /tmp")
+
+// ResolveDataDir is the default data directory from the environment getenv
+// reads: $XDG_DATA_HOME/ordinal, else $HOME/.local/share/ordinal. With
+// neither set it is an error, never a directory others could prepare:
+// whoever can write the data directory can plant the certificate authority
+// the plane and its kubeconfig trust.
+func ResolveDataDir(getenv func(string) string) (string, error) {
+	if x := getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "ordinal"), nil
 	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		return filepath.Join(os.TempDir(), "ordinal")
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".local", "share", "ordinal"), nil
 	}
-	return filepath.Join(home, ".local", "share", "ordinal")
+	return "", errNoDataDir
 }
 
 // NewConfig returns the defaults.
@@ -112,7 +126,11 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 func (c *Config) Validate() error {
 	errs := []error{c.Controller.Validate()}
 	if c.DataDir == "" {
-		errs = append(errs, errors.New("--data-dir must not be empty"))
+		if _, err := ResolveDataDir(os.Getenv); err != nil {
+			errs = append(errs, err)
+		} else {
+			errs = append(errs, errors.New("--data-dir must not be empty"))
+		}
 	}
 	if c.Port < 0 || c.Port > 65535 {
 		errs = append(errs, fmt.Errorf("--port %d is out of range 0-65535", c.Port))

@@ -189,7 +189,7 @@ func (p *Plane) startStages(ctx context.Context, creds *credentials, listener ne
 }
 
 func (p *Plane) startEtcdStage(ctx context.Context, creds *credentials, listener net.Listener) (*embed.Etcd, string, error) {
-	e, url, err := startEtcd(ctx, p.dir, creds.etcdServing, creds.ca.CAFile(), p.cfg.UnsafeNoFsync)
+	e, url, err := startEtcd(ctx, p.dir, creds.etcdServing, creds.etcdCA.CAFile(), p.cfg.UnsafeNoFsync)
 	if err != nil {
 		_ = listener.Close()
 		return nil, "", err
@@ -202,7 +202,7 @@ func (p *Plane) startAPIStage(ctx context.Context, creds *credentials, listener 
 	apiCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p.stopAPI = cancel
 	a, err := startAPIServer(apiCtx, apiserverFiles{
-		serving: creds.apiServing, etcdCl: creds.etcdClient, caFile: creds.ca.CAFile(),
+		serving: creds.apiServing, etcdCl: creds.etcdClient, caFile: creds.ca.CAFile(), etcdCAFile: creds.etcdCA.CAFile(),
 		saKey: creds.saKey, saPub: creds.saPub, etcdURL: creds.etcdURL, listener: listener,
 	})
 	if err != nil {

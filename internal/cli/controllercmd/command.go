@@ -69,9 +69,13 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	ready := make(chan struct{})
 	if cfg.MetricsAddress != "" {
+		m, err := newMetricsServer(cfg, restConfig)
+		if err != nil {
+			return err
+		}
 		reg := controller.NewRegistry()
 		opts.Metrics = reg
-		if err := serveMetrics(ctx, cfg.MetricsAddress, reg, ready); err != nil {
+		if err := serveMetrics(ctx, m, reg, ready); err != nil {
 			return err
 		}
 	}
