@@ -78,9 +78,12 @@ func (f *fakeSets) create(_ context.Context, _ any, _ bool) (types.UID, error) {
 	})
 }
 
-func (f *fakeSets) orphanDelete(_ context.Context, name string, _ types.UID, _ string) error {
+func (f *fakeSets) orphanDelete(_ context.Context, name string, _ types.UID, rv string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if st, ok := f.items[name]; ok && st.ResourceVersion != "" && st.ResourceVersion != rv {
+		return apierrors.NewConflict(gr, name, errors.New("the object has been modified"))
+	}
 	return f.fail("delete", func() {
 		if f.keepOnDelete {
 			st := f.items[name]
@@ -181,3 +184,37 @@ func TestAnInterruptedMigrationSaysWhatItDidAtEveryStep(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// The old set's controller may write its status between the migration's
+// read and its delete: the delete goes ahead on the new resourceVersion
+// as long as nothing the migration carries changed; a changed spec,
+// label or rollout state still stops it with nothing changed.
+func TestADeleteRefusedForAStatusWriteIsTriedAgain(t *testing.T) {
+	read := setState{UID: "old", ResourceVersion: "7", Generation: 1, ObservedGeneration: 1, CurrentRevision: "web-1", UpdateRevision: "web-1",
+		Labels: map[string]string{"app": "web"}}
+	tests := []struct {
+		name    string
+		now     func(setState) setState
+		deleted bool
+	}{
+		{"a status write", func(s setState) setState { s.ResourceVersion, s.ObservedGeneration = "8", 2; return s }, true},
+		{"a spec change", func(s setState) setState { s.ResourceVersion, s.Generation = "8", 2; return s }, false},
+		{"a label change", func(s setState) setState { s.ResourceVersion, s.Labels = "8", map[string]string{"app": "db"}; return s }, false},
+		{"a new update revision", func(s setState) setState { s.ResourceVersion, s.UpdateRevision = "8", "web-2"; return s }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			from := newFakeSets()
+			from.items["web"] = tt.now(read)
+			p := &Plan{Name: "web", uid: "old", resourceVersion: "7", read: read, from: from}
+			err := p.orphanDelete(context.Background())
+			_, still := from.items["web"]
+			if tt.deleted && (err != nil || still) {
+				t.Errorf("delete: %v, set still there %v; want it deleted", err, still)
+			}
+			if !tt.deleted && (!apierrors.IsConflict(err) || !still) {
+				t.Errorf("delete: %v, set still there %v; want a conflict and the set kept", err, still)
+			}
+		})
+	}
+}

@@ -43,7 +43,9 @@ type Plan struct {
 
 	uid             types.UID
 	resourceVersion string
-	selector        labels.Selector
+	// read is the old set as Prepare read it.
+	read     setState
+	selector labels.Selector
 	// original is the old set as read, next the new one to create.
 	original, next any
 	from, to       sets
@@ -128,6 +130,7 @@ func (p *Plan) kinds(c Clients, t *setops.Target) error {
 	st := t.Set.Status
 	p.CurrentRevision, p.UpdateRevision, p.CollisionCount = st.CurrentRevision, st.UpdateRevision, st.CollisionCount
 	p.uid, p.resourceVersion = t.Set.UID, t.Set.ResourceVersion
+	p.read = stateOf(&t.Set.ObjectMeta, st.ObservedGeneration, st.CurrentRevision, st.UpdateRevision, st.CollisionCount)
 	sel, err := setops.Selector(t.Set)
 	if err != nil {
 		return err

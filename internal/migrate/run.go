@@ -43,7 +43,7 @@ func (p *Plan) Run(ctx context.Context, c Clients, o RunOptions) error {
 
 // runWithFiles is Run once the files are written.
 func (p *Plan) runWithFiles(ctx context.Context, c Clients, o RunOptions, files Files) error {
-	if err := p.from.orphanDelete(ctx, p.Name, p.uid, p.resourceVersion); err != nil {
+	if err := p.orphanDelete(ctx); err != nil {
 		return p.deleteFailed(ctx, files, err)
 	}
 	fmt.Fprintf(o.Out, "deleted %s with propagationPolicy=Orphan: its pods, claims and revisions keep running\n", p.FromRef())
@@ -52,6 +52,30 @@ func (p *Plan) runWithFiles(ctx context.Context, c Clients, o RunOptions, files 
 	}
 	fmt.Fprintf(o.Out, "the garbage collector released %s\n", p.dependentsCount())
 	return p.create(ctx, c, o, files)
+}
+
+// deleteRetries is how many times a delete refused because only the
+// old set's status changed is tried again.
+const deleteRetries = 3
+
+// orphanDelete deletes the old set, guarded by its UID and
+// resourceVersion. Its controller may write its status between the read
+// and the delete (a condition, a count): the delete is then tried again
+// with the new resourceVersion, as long as nothing the migration carries
+// or backed up has changed.
+func (p *Plan) orphanDelete(ctx context.Context) error {
+	rv := p.resourceVersion
+	for try := 0; ; try++ {
+		err := p.from.orphanDelete(ctx, p.Name, p.uid, rv)
+		if !apierrors.IsConflict(err) || try == deleteRetries {
+			return err
+		}
+		st, serr := p.from.state(ctx, p.Name)
+		if serr != nil || !st.sameFor(p.read) {
+			return err
+		}
+		rv = st.ResourceVersion
+	}
 }
 
 // settleTimeout bounds the read that finds out what a failed call did.
