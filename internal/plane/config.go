@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -41,9 +42,12 @@ type Config struct {
 	// StatefulSetController picks who reconciles StatefulSets.
 	StatefulSetController string
 	// Controller configures Ordinal's controller when StatefulSetController
-	// is ControllerOrdinal: its client limits, workers and status hold
-	// (the kubeconfig and namespace fields are not used; the plane gives
-	// the controller its own client for every namespace).
+	// is ControllerOrdinal: its client limits, workers, status hold and
+	// hook flags (the kubeconfig and namespace fields are not used; the
+	// plane gives the controller its own client for every namespace).
+	// Unlike a controller attached to a cluster, the plane's lets hooks
+	// call loopback by default (DefaultHookAllowCIDRs): on a laptop the
+	// receivers being rehearsed listen there.
 	Controller controller.Config
 	// FeatureGates set gates of the components in this process, over the
 	// plane's own defaults (MaxUnavailableStatefulSet on); see
@@ -78,15 +82,22 @@ func DefaultDataDir() string {
 	return filepath.Join(home, ".local", "share", "ordinal")
 }
 
+// DefaultHookAllowCIDRs are the ranges the plane's controller lets hooks
+// call by default: loopback, where a rehearsal's receivers listen. The
+// API server's own port stays refused.
+var DefaultHookAllowCIDRs = []string{"127.0.0.0/8", "::1/128"}
+
 // NewConfig returns the defaults.
 func NewConfig() Config {
+	ctrl := controller.NewConfig()
+	ctrl.HookAllowCIDRs = slices.Clone(DefaultHookAllowCIDRs)
 	return Config{
 		DataDir:               DefaultDataDir(),
 		Port:                  6443,
 		Nodes:                 3,
 		ReadyDelay:            time.Second,
 		StatefulSetController: ControllerOrdinal,
-		Controller:            controller.NewConfig(),
+		Controller:            ctrl,
 	}
 }
 
@@ -99,6 +110,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.StatefulSetController, "statefulset-controller", c.StatefulSetController, "who reconciles StatefulSets: ordinal, builtin (upstream, for comparison) or none")
 	fs.IntVar(&c.Verbosity, "v", c.Verbosity, "log level of the embedded components (0 logs only errors)")
 	c.Controller.AddLimitFlags(fs)
+	c.Controller.AddHookFlags(fs)
 }
 
 // Validate reports every invalid field at once.
