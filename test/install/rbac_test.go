@@ -65,8 +65,8 @@ func find(t *testing.T, all []access, kind, name string) access {
 func TestTheChartGrantsExactlyWhatConfigGrants(t *testing.T) {
 	want := accessOf(t, buildConfig(t))
 	got := accessOf(t, releases["default"].mustRender(t))
-	if len(want) != 5 {
-		t.Fatalf("config/ has %d RBAC objects, want a ServiceAccount, a ClusterRole and binding, a Role and binding", len(want))
+	if len(want) != 7 {
+		t.Fatalf("config/ has %d RBAC objects, want a ServiceAccount, a ClusterRole and binding, two Roles and bindings", len(want))
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("RBAC (-config/ +chart):\n%s", diff)

@@ -1,7 +1,8 @@
 {{/*
 Names. With the release name "ordinal" they are config/'s: the ServiceAccount
 and Deployment ordinal-controller, the ClusterRole and Lease
-ordinal-statefulset-controller, the Role ordinal-leader-election.
+ordinal-statefulset-controller, the Roles ordinal-leader-election and
+ordinal-hook-token.
 */}}
 {{- define "ordinal.name" -}}
 {{- printf "%s-controller" .Release.Name | trunc 63 | trimSuffix "-" -}}
@@ -13,6 +14,10 @@ ordinal-statefulset-controller, the Role ordinal-leader-election.
 
 {{- define "ordinal.leaderRole" -}}
 {{- printf "%s-leader-election" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "ordinal.hookTokenRole" -}}
+{{- printf "%s-hook-token" .Release.Name | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
 {{- define "ordinal.leaseName" -}}
@@ -84,4 +89,11 @@ needs them only there.
 - apiGroups: ["", "events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch", "update"]
+# Service lifecycle hooks: the Service's port and its ready endpoints.
+- apiGroups: [""]
+  resources: ["services"]
+  verbs: ["get"]
+- apiGroups: ["discovery.k8s.io"]
+  resources: ["endpointslices"]
+  verbs: ["list"]
 {{- end -}}

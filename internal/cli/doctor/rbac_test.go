@@ -49,8 +49,8 @@ func TestRBACNamesEveryCallTheAccountMayNotMake(t *testing.T) {
 	if got.Status != Fail || got.Message != want {
 		t.Errorf("got %s %q\nwant FAIL %q", got.Status, got.Message, want)
 	}
-	if len(r.seen) != 43 || r.seen[0].User != "system:serviceaccount:ordinal-system:ordinal-controller" {
-		t.Errorf("asked %d reviews, the first for %q; want 43 for the ServiceAccount", len(r.seen), r.seen[0].User)
+	if len(r.seen) != 45 || r.seen[0].User != "system:serviceaccount:ordinal-system:ordinal-controller" {
+		t.Errorf("asked %d reviews, the first for %q; want 45 for the ServiceAccount", len(r.seen), r.seen[0].User)
 	}
 }
 
@@ -65,7 +65,7 @@ func TestRBACChecksTheAccountOfThePodHoldingTheLease(t *testing.T) {
 	r.answer(&client.Fake, func(authorizationv1.ResourceAttributes) bool { return true })
 	lease := heldLease("platform", "ordinal-controller-7d9f-x2x4k_5c1e", time.Minute)
 	got := d.checkRBAC(context.Background(), leaseSeen{renewed: lease, namespace: "platform"})
-	if got.Status != OK || got.Message != "platform/sts-controller may make all 41 calls the controller makes in namespace shop" {
+	if got.Status != OK || got.Message != "platform/sts-controller may make all 43 calls the controller makes in namespace shop" {
 		t.Errorf("got %s %q", got.Status, got.Message)
 	}
 	for _, s := range r.seen {
