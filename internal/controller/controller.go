@@ -117,7 +117,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	}
 	c.status, c.deferred = newAPIStatus(client, c.states), statusDeferrals{states: c.states}
 	c.exp = newExpectations(c.states, time.Now)
-	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp, hooks: newHookCaller(client, c.states)}
+	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp, hooks: newHookCaller(context.Background(), client, c.states, opts.Hooks, interfaceAddrs())}
 	if opts.Metrics != nil {
 		if err := opts.Metrics.Register(newRolloutCollector(c.states)); err != nil {
 			return nil, fmt.Errorf("registering the rollout gauges: %w", err)

@@ -52,6 +52,10 @@ type Options struct {
 	// (ordinal_statefulset_replicas, ordinal_statefulset_rollout_waiting);
 	// see NewRegistry.
 	Metrics prometheus.Registerer
+	// Hooks say where http lifecycle hooks may call and with which
+	// identity; the zero value refuses every address the hook policy
+	// refuses, uses no proxy and sends no token.
+	Hooks HookOptions
 }
 
 // Run builds the informers and the controller and runs it until ctx ends.

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -46,9 +47,12 @@ type Config struct {
 	// loopback address; port 0 picks a free one; empty runs none.
 	DNSAddress string
 	// Controller configures Ordinal's controller when StatefulSetController
-	// is ControllerOrdinal: its client limits, workers and status hold
-	// (the kubeconfig and namespace fields are not used; the plane gives
-	// the controller its own client for every namespace).
+	// is ControllerOrdinal: its client limits, workers, status hold and
+	// hook flags (the kubeconfig and namespace fields are not used; the
+	// plane gives the controller its own client for every namespace).
+	// Unlike a controller attached to a cluster, the plane's lets hooks
+	// call loopback by default (DefaultHookAllowCIDRs): on a laptop the
+	// receivers being rehearsed listen there.
 	Controller controller.Config
 	// FeatureGates set gates of the components in this process, over the
 	// plane's own defaults (MaxUnavailableStatefulSet on); see
@@ -97,8 +101,15 @@ func ResolveDataDir(getenv func(string) string) (string, error) {
 	return "", errNoDataDir
 }
 
+// DefaultHookAllowCIDRs are the ranges the plane's controller lets hooks
+// call by default: loopback, where a rehearsal's receivers listen. The
+// API server's own port stays refused.
+var DefaultHookAllowCIDRs = []string{"127.0.0.0/8", "::1/128"}
+
 // NewConfig returns the defaults.
 func NewConfig() Config {
+	ctrl := controller.NewConfig()
+	ctrl.HookAllowCIDRs = slices.Clone(DefaultHookAllowCIDRs)
 	return Config{
 		DataDir:               DefaultDataDir(),
 		Port:                  6443,
@@ -106,7 +117,7 @@ func NewConfig() Config {
 		ReadyDelay:            time.Second,
 		StatefulSetController: ControllerOrdinal,
 		DNSAddress:            "127.0.0.1:0",
-		Controller:            controller.NewConfig(),
+		Controller:            ctrl,
 	}
 }
 
@@ -120,6 +131,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.DNSAddress, "dns-address", c.DNSAddress, "cluster DNS (cluster.local from Services, EndpointSlices and pods) on this loopback address, UDP and TCP; port 0 picks a free one; empty runs none")
 	fs.IntVar(&c.Verbosity, "v", c.Verbosity, "log level of the embedded components (0 logs only errors)")
 	c.Controller.AddLimitFlags(fs)
+	c.Controller.AddHookFlags(fs)
 }
 
 // Validate reports every invalid field at once.

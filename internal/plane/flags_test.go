@@ -3,24 +3,28 @@ package plane
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
 
 	"github.com/ordinal-sh/ordinal/internal/controller"
 )
 
-// `ordinal up` takes the controller's limit flags, with the controller's
-// own defaults, and passes them to the controller it runs.
-func TestUpTakesTheControllersLimitFlags(t *testing.T) {
+// `ordinal up` takes the controller's limit and hook flags, with the
+// controller's own defaults but for loopback allowed to hooks, and passes
+// them to the controller it runs.
+func TestUpTakesTheControllersLimitAndHookFlags(t *testing.T) {
 	cfg := NewConfig()
-	if cfg.Controller != controller.NewConfig() {
-		t.Errorf("the plane's controller defaults %+v differ from the controller's %+v", cfg.Controller, controller.NewConfig())
+	want := controller.NewConfig()
+	want.HookAllowCIDRs = []string{"127.0.0.0/8", "::1/128"}
+	if diff := cmp.Diff(want, cfg.Controller); diff != "" {
+		t.Errorf("the plane's controller defaults (-want +got):\n%s", diff)
 	}
 	fs := pflag.NewFlagSet("up", pflag.ContinueOnError)
 	cfg.AddFlags(fs)
-	if err := fs.Parse([]string{"--qps=0", "--burst=0", "--workers=2", "--status-hold-under-load=5s"}); err != nil {
+	if err := fs.Parse([]string{"--qps=0", "--burst=0", "--workers=2", "--status-hold-under-load=5s", "--hook-allow-cidrs=", "--hook-token-service-account=default/hooks"}); err != nil {
 		t.Fatal(err)
 	}
-	if c := cfg.Controller; c.QPS != 0 || c.Burst != 0 || c.Workers != 2 || c.StatusHold.String() != "5s" {
+	if c := cfg.Controller; c.QPS != 0 || c.Burst != 0 || c.Workers != 2 || c.StatusHold.String() != "5s" || len(c.HookAllowCIDRs) != 0 || c.HookTokenServiceAccount != "default/hooks" {
 		t.Errorf("parsed controller config %+v", c)
 	}
 	if err := cfg.Validate(); err != nil {

@@ -316,7 +316,7 @@ func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("StatefulSet controller client: %w", err)
 	}
-	opts := ctrl.Options(limiter.Busy)
+	opts := ctrl.Options(limiter.Busy, cfg.Host)
 	if opts.Extended, err = controller.ExtendedClient(cfg); err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ burst: 100
 workers: 10
 statusHoldUnderLoad: 10s
 manageAppsV1: false
+hooks: {allowCIDRs: [10.0.0.0/8, "fd00::/8"], proxyFromEnvironment: true}
 metrics:
   port: 9090
   serviceMonitor: {enabled: true, interval: 15s, labels: {release: prometheus}}
@@ -86,6 +87,7 @@ func TestTheChartRefusesValuesThatCannotWork(t *testing.T) {
 		{"a negative QPS", "qps: -1", "/qps"},
 		{"a duration without a unit", "statusHoldUnderLoad: \"30\"", "/statusHoldUnderLoad"},
 		{"manageAppsV1 as a string", "manageAppsV1: \"false\"", "/manageAppsV1"},
+		{"an allowed hook address without its prefix length", "hooks: {allowCIDRs: [10.0.0.1]}", "/hooks/allowCIDRs/0"},
 		{"a ServiceMonitor without its Service", "metrics: {service: {enabled: false}, serviceMonitor: {enabled: true}}",
 			"metrics.serviceMonitor.enabled needs metrics.service.enabled"},
 		{"an API server address that is no CIDR", "networkPolicy: {apiServer: {cidrs: [kubernetes.default]}}", "/networkPolicy/apiServer/cidrs/0"},

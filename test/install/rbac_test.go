@@ -65,8 +65,8 @@ func find(t *testing.T, all []access, kind, name string) access {
 func TestTheChartGrantsExactlyWhatConfigGrants(t *testing.T) {
 	want := accessOf(t, buildConfig(t))
 	got := accessOf(t, releases["default"].mustRender(t))
-	if len(want) != 8 {
-		t.Fatalf("config/ has %d RBAC objects, want a ServiceAccount, a ClusterRole and binding, a Role and binding, "+
+	if len(want) != 10 {
+		t.Fatalf("config/ has %d RBAC objects, want a ServiceAccount, a ClusterRole and binding, two Roles and bindings, "+
 			"the metrics-auth ClusterRole and binding and the metrics-reader ClusterRole", len(want))
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -1,8 +1,9 @@
 {{/*
 Names. With the release name "ordinal" they are config/'s: the ServiceAccount
 and Deployment ordinal-controller, the ClusterRole and Lease
-ordinal-statefulset-controller, the Role ordinal-leader-election, the
-ClusterRoles ordinal-metrics-auth and ordinal-metrics-reader.
+ordinal-statefulset-controller, the Roles ordinal-leader-election and
+ordinal-hook-token, the ClusterRoles ordinal-metrics-auth and
+ordinal-metrics-reader.
 */}}
 {{- define "ordinal.name" -}}
 {{- printf "%s-controller" .Release.Name | trunc 63 | trimSuffix "-" -}}
@@ -22,6 +23,10 @@ ClusterRoles ordinal-metrics-auth and ordinal-metrics-reader.
 
 {{- define "ordinal.metricsReaderRole" -}}
 {{- printf "%s-metrics-reader" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "ordinal.hookTokenRole" -}}
+{{- printf "%s-hook-token" .Release.Name | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
 {{- define "ordinal.leaseName" -}}
@@ -97,4 +102,11 @@ config/extended-only).
 - apiGroups: ["", "events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch", "update"]
+# Service lifecycle hooks: the Service's port and its ready endpoints.
+- apiGroups: [""]
+  resources: ["services"]
+  verbs: ["get"]
+- apiGroups: ["discovery.k8s.io"]
+  resources: ["endpointslices"]
+  verbs: ["list"]
 {{- end -}}

@@ -63,7 +63,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if _, err := client.Discovery().ServerVersion(); err != nil {
 		return fmt.Errorf("cannot reach the API server at %s: %w", restConfig.Host, err)
 	}
-	opts := cfg.Options(limiter.Busy)
+	opts := cfg.Options(limiter.Busy, restConfig.Host)
 	if opts.Extended, err = controller.ExtendedClient(restConfig); err != nil {
 		return err
 	}

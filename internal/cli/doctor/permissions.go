@@ -33,6 +33,8 @@ var ControllerPermissions = []Permission{
 	{Group: "", Resource: "persistentvolumeclaims", Verbs: []string{"get", "list", "watch", "create", "patch"}},
 	{Group: "", Resource: "events", Verbs: []string{"create", "patch", "update"}},
 	{Group: "events.k8s.io", Resource: "events", Verbs: []string{"create", "patch", "update"}},
+	{Group: "", Resource: "services", Verbs: []string{"get"}},
+	{Group: "discovery.k8s.io", Resource: "endpointslices", Verbs: []string{"list"}},
 	{Group: "storage.k8s.io", Resource: "storageclasses", Verbs: []string{"list", "watch"}, ClusterOnly: true},
 }
 

@@ -11,6 +11,7 @@ import (
 	"net"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -34,6 +35,11 @@ bound to 127.0.0.1. State lives in --data-dir and survives restarts. Ctrl-C stop
 
 Cluster DNS for cluster.local (Services, StatefulSet pods' stable names,
 SRV, PTR) answers on --dns-address, printed once everything is up.
+
+Lifecycle hooks of extended sets may call loopback addresses (127.0.0.0/8,
+::1), where the receivers of a rehearsal listen; a controller in a cluster
+refuses them unless --hook-allow-cidrs says otherwise. --hook-allow-cidrs=
+(empty) gives the plane's controller the cluster's defaults.
 
 Component logs go to DATA_DIR/logs/ordinal-up.log. The rollout dashboard is
 served on --dashboard-address (empty turns it off) as the plane's admin, or
@@ -70,6 +76,9 @@ func run(ctx context.Context, cmd *cobra.Command, cfg plane.Config, dash dashboa
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "Ordinal is up at %s: export KUBECONFIG=%s, then kubectl get nodes (Ctrl-C stops it)\n",
 		p.Server(), p.KubeconfigPath())
+	if note := hookNote(cfg); note != "" {
+		fmt.Fprintln(stderr, note)
+	}
 	d, err := startDashboard(ctx, dash, p, cmd.OutOrStdout())
 	if err != nil {
 		return errors.Join(err, p.Close())
@@ -92,6 +101,17 @@ func run(ctx context.Context, cmd *cobra.Command, cfg plane.Config, dash dashboa
 		return runErr
 	}
 	return closeErr
+}
+
+// hookNote says which addresses lifecycle hooks may call beyond a cluster
+// controller's defaults; "" when none, or when the plane runs no Ordinal
+// controller.
+func hookNote(cfg plane.Config) string {
+	if cfg.StatefulSetController != plane.ControllerOrdinal || len(cfg.Controller.HookAllowCIDRs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Lifecycle hooks may call %s here, unlike in a cluster (the API server's port excepted); --hook-allow-cidrs= turns that off",
+		strings.Join(cfg.Controller.HookAllowCIDRs, ", "))
 }
 
 // served is the dashboard of `ordinal up`, or nothing when turned off.
