@@ -13,7 +13,9 @@ import (
 // 30 s instead of 3 s took 1093 status writes down to 578 and the run
 // from 232.7 s to 206.4 s. Status that says a set is complete, a new
 // observedGeneration, revision or collision count is still written at
-// once, and so are all changes while the client has tokens to spare.
+// once, and so are all changes while the client has tokens to spare; a
+// held change goes out once the client has been quiet for statusQuiet
+// (statuswake.go), if that comes before the hold ends.
 const DefaultStatusHold = 30 * time.Second
 
 // statusDebounce bounds how long a count-only status change of a set
@@ -92,7 +94,7 @@ func complete(st appsv1.StatefulSetStatus, replicas int32) bool {
 
 // done forgets a set's deferral: its status was written.
 func (d *statusDeferrals) done(key string) {
-	d.states.read(key, func(st *setState) { st.held, st.heldSince = nil, time.Time{} })
+	d.states.read(key, func(st *setState) { st.held, st.heldSince, st.heldForLoad = nil, time.Time{}, false })
 }
 
 // countsOnly reports whether a and b differ at most in the replica
