@@ -115,7 +115,7 @@ func (c *Controller) changeSet(ctx context.Context, t *target, plan planner.Plan
 // hold: its status, like upstream's, goes out at once.
 func (c *Controller) writeStatus(ctx context.Context, t *target, stored appsv1.StatefulSetStatus, plan planner.Plan, failed bool) (time.Duration, *appsv1.StatefulSet, error) {
 	set, requeue, busy := t.view, plan.RequeueAfter, c.busy()
-	bound := statusBound(busy, c.statusHold, plan.Status, planner.Replicas(set))
+	bound := statusBound(busy, c.statusHold, plan.Status, planner.Replicas(set), idle(plan))
 	if failed || (t.extended != nil && !extendedHoldable(t.extended.Status, osts.Status(t.extended, plan.Status, plan.Extended))) {
 		bound = 0
 	}
