@@ -62,6 +62,7 @@ type Controller struct {
 	// set forgets it in one call.
 	states   *setStates
 	deferred statusDeferrals
+	quiet    *quietWatch
 	exp      *expectations
 	now      func() time.Time
 	// ext is the extended kind, or nil when the controller runs without it.
@@ -116,6 +117,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 		skipAppsV1: opts.SkipAppsV1,
 	}
 	c.status, c.deferred = newAPIStatus(client, c.states), statusDeferrals{states: c.states}
+	c.quiet = newQuietWatch(c.states, busy)
 	c.exp = newExpectations(c.states, time.Now)
 	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp, hooks: newHookCaller(context.Background(), client, c.states, opts.Hooks, interfaceAddrs())}
 	if opts.Metrics != nil {
@@ -187,6 +189,7 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	for i := 0; i < workers; i++ {
 		go wait.UntilWithContext(ctx, c.worker, time.Second)
 	}
+	go c.quiet.run(ctx, c.enqueue)
 	<-ctx.Done()
 	logger.Info("Stopping StatefulSet controller")
 	return nil

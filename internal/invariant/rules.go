@@ -63,9 +63,11 @@ const (
 	RuleOrderedScaleDown Rule = "ordered-scale-down"
 	// RuleOrderedUpdate: under OrderedReady with RollingUpdate and
 	// maxUnavailable unset or 1 in every spec within the window, a
-	// controller deletion of an in-range pod i happens only if every
-	// in-range ordinal k > i was healthy within the window (updates go
-	// from the highest ordinal down, one at a time).
+	// controller deletion of an in-range pod i happens only if, for some
+	// spec within the window, every ordinal k > i in that spec's range was
+	// healthy within the window (updates go from the highest ordinal down,
+	// one at a time; the controller may have decided on a spec its cache
+	// had not replaced yet).
 	// Self-healing (extended kind) is the exception: when some version of
 	// the window heals and the pod was not Running and Ready at some
 	// instant of it, the deletion may be self-healing's, and then every
