@@ -173,7 +173,8 @@ func (c *Controller) addExtended(client *ostsclient.Client, namespace string) er
 	return nil
 }
 
-// Run processes sets with the given number of workers until ctx ends.
+// Run processes sets with the given number of workers until ctx ends,
+// and returns nil then, also when ctx ends before the caches have synced.
 func (c *Controller) Run(ctx context.Context, workers int) error {
 	defer utilruntime.HandleCrash()
 	defer c.queue.ShutDown()
@@ -184,7 +185,10 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 		go c.ext.informer.Run(ctx.Done())
 	}
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
-		return fmt.Errorf("waiting for informer caches: %w", ctx.Err())
+		// It returns false only once ctx ends: a stop asked for during
+		// start-up is a stop, not a failure.
+		logger.Info("Stopping StatefulSet controller before its caches synced")
+		return nil
 	}
 	for i := 0; i < workers; i++ {
 		go wait.UntilWithContext(ctx, c.worker, time.Second)

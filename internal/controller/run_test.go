@@ -4,10 +4,13 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -62,5 +65,36 @@ func TestOnlyAControllerOfAppsV1SetsListsAndWatchesThem(t *testing.T) {
 		if !slices.Equal(calls, want) {
 			t.Errorf("SkipAppsV1 %v: the controller made %v on apps/v1 statefulsets, want %v", skip, calls, want)
 		}
+	}
+}
+
+// A controller stopped while its informers still list (a pod stopped
+// during start-up, a test that ends quickly) stops cleanly: Run returns
+// nil, as it does once running.
+func TestAStopDuringStartUpIsNotAFailure(t *testing.T) {
+	client := fake.NewClientset()
+	listing := make(chan struct{})
+	var once sync.Once
+	ctx, cancel := context.WithCancel(context.Background())
+	client.PrependReactor("list", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		once.Do(func() { close(listing) })
+		<-ctx.Done() // the list answers only when the controller stops
+		return true, nil, ctx.Err()
+	})
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, client, Options{Workers: 1}) }()
+	select {
+	case <-listing:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the controller never listed pods")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run stopped during start-up returned %v, want nil", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return after its context ended")
 	}
 }
