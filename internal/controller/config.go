@@ -8,8 +8,10 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // Config is the controller's configuration, the one definition every
@@ -36,12 +38,21 @@ type Config struct {
 	// leaves them to kube-controller-manager's controller (for clusters
 	// where that cannot be turned off) and manages only the extended kind.
 	AppsV1 bool
+	// FeatureGates are the controller's own feature gates, as
+	// kube-controller-manager's --feature-gates: only
+	// StatefulSetRecreateStrategy, which is on unless set to false (a set
+	// can have type Recreate only if its API server's gate admitted it).
+	FeatureGates map[string]bool
 }
+
+// GateRecreate is the feature gate of the apps/v1 Recreate update
+// strategy (upstream 1.37's alpha).
+const GateRecreate = "StatefulSetRecreateStrategy"
 
 // NewConfig returns the defaults: kube-controller-manager's client limits
 // (QPS 20, burst 30) and worker count (5), and DefaultStatusHold.
 func NewConfig() Config {
-	return Config{QPS: 20, Burst: 30, Workers: 5, StatusHold: DefaultStatusHold, AppsV1: true}
+	return Config{QPS: 20, Burst: 30, Workers: 5, StatusHold: DefaultStatusHold, AppsV1: true, FeatureGates: map[string]bool{}}
 }
 
 // AddFlags binds every field to fs, using c's current values as defaults.
@@ -51,6 +62,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Namespace, "namespace", c.Namespace, "only manage StatefulSets in this namespace (default: all)")
 	fs.BoolVar(&c.AppsV1, "manage-apps-v1", c.AppsV1,
 		"manage apps/v1 StatefulSets; false leaves them to kube-controller-manager's controller (where it cannot be turned off) and manages only apps.ordinal.dev StatefulSets")
+	c.AddGateFlag(fs)
 }
 
 // AddLimitFlags binds the fields that say how hard the controller works
@@ -65,6 +77,17 @@ func (c *Config) AddLimitFlags(fs *pflag.FlagSet) {
 		"while requests queue for --qps tokens, how long a set's replica counts may wait to be written (0: 1s, as without load); completion, observedGeneration and revisions are written at once")
 }
 
+// AddGateFlag binds FeatureGates to --feature-gates. `ordinal up` binds
+// its own flag of that name, for every component it runs, and passes the
+// controller's gate on.
+func (c *Config) AddGateFlag(fs *pflag.FlagSet) {
+	if c.FeatureGates == nil {
+		c.FeatureGates = map[string]bool{}
+	}
+	fs.Var(cliflag.NewMapStringBool(&c.FeatureGates), "feature-gates",
+		"the controller's feature gates, as kube-controller-manager's: "+GateRecreate+"=false gives apps/v1 sets of type Recreate upstream's gate-off Warning instead of recreating their pods")
+}
+
 // Validate reports every invalid field at once.
 func (c *Config) Validate() error {
 	var errs []error
@@ -76,6 +99,11 @@ func (c *Config) Validate() error {
 	}
 	if c.Workers < 1 {
 		errs = append(errs, fmt.Errorf("--workers must be at least 1, got %d", c.Workers))
+	}
+	for name := range c.FeatureGates {
+		if name != GateRecreate {
+			errs = append(errs, fmt.Errorf("--feature-gates: the controller has no gate %q (it has %s; MaxUnavailableStatefulSet is the API server's, and each set shows it)", name, GateRecreate))
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -106,7 +134,15 @@ func (c *Config) RESTConfig(userAgent string) (*rest.Config, error) {
 // client's Limiter.Busy (nil when unthrottled). Options.Extended is the
 // caller's to set (ExtendedClient).
 func (c *Config) Options(busy func() bool) Options {
-	return Options{Workers: c.Workers, Namespace: c.Namespace, Busy: busy, StatusHold: c.StatusHold, SkipAppsV1: !c.AppsV1}
+	return Options{Workers: c.Workers, Namespace: c.Namespace, Busy: busy, StatusHold: c.StatusHold, SkipAppsV1: !c.AppsV1,
+		Release: planner.Release{RecreateGateOff: !RecreateGate(c.FeatureGates)}}
+}
+
+// RecreateGate reports whether gates leave the Recreate gate on: unless
+// they set it to false.
+func RecreateGate(gates map[string]bool) bool {
+	on, set := gates[GateRecreate]
+	return on || !set
 }
 
 // LoadRESTConfig prefers the kubeconfig at path, then the in-cluster

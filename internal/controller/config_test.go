@@ -21,8 +21,10 @@ func TestFlagsAndDefaultsAreOneDefinition(t *testing.T) {
 	if diff := cmp.Diff(NewConfig(), cfg); diff != "" {
 		t.Errorf("parsing no flags changed the defaults (-want +got):\n%s", diff)
 	}
-	want := Config{Kubeconfig: "kc", QPS: 7.5, Burst: 9, Workers: 2, StatusHold: 4 * time.Second, Namespace: "ns", AppsV1: false}
-	if err := fs.Parse([]string{"--kubeconfig=kc", "--qps=7.5", "--burst=9", "--workers=2", "--status-hold-under-load=4s", "--namespace=ns", "--manage-apps-v1=false"}); err != nil {
+	want := Config{Kubeconfig: "kc", QPS: 7.5, Burst: 9, Workers: 2, StatusHold: 4 * time.Second, Namespace: "ns", AppsV1: false,
+		FeatureGates: map[string]bool{GateRecreate: false}}
+	if err := fs.Parse([]string{"--kubeconfig=kc", "--qps=7.5", "--burst=9", "--workers=2", "--status-hold-under-load=4s", "--namespace=ns", "--manage-apps-v1=false",
+		"--feature-gates=StatefulSetRecreateStrategy=false"}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {
@@ -78,5 +80,27 @@ func TestQPSZeroBuildsAClientWithNoRateLimiter(t *testing.T) {
 		if tc.wantLimiter && rl.QPS() != tc.qps {
 			t.Errorf("QPS %g: the client's limiter runs at %g", tc.qps, rl.QPS())
 		}
+	}
+}
+
+func TestTheRecreateGateIsOnUnlessTurnedOff(t *testing.T) {
+	for _, tc := range []struct {
+		gates   map[string]bool
+		gateOff bool
+	}{
+		{nil, false},
+		{map[string]bool{GateRecreate: true}, false},
+		{map[string]bool{GateRecreate: false}, true},
+	} {
+		cfg := NewConfig()
+		cfg.FeatureGates = tc.gates
+		if got := cfg.Options(nil).Release.RecreateGateOff; got != tc.gateOff {
+			t.Errorf("gates %v: RecreateGateOff %v, want %v", tc.gates, got, tc.gateOff)
+		}
+	}
+	cfg := NewConfig()
+	cfg.FeatureGates = map[string]bool{"MaxUnavailableStatefulSet": true}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), `no gate "MaxUnavailableStatefulSet"`) {
+		t.Errorf("Validate() = %v, want an error naming the gate the controller does not have", err)
 	}
 }
