@@ -46,6 +46,13 @@ func podSpec(spec *corev1.PodSpec) {
 	if spec.RestartPolicy == "" {
 		spec.RestartPolicy = corev1.RestartPolicyAlways
 	}
+	// serviceAccount is the deprecated alias of serviceAccountName: 1.37
+	// keeps the two equal when it defaults (serviceAccountName wins), as
+	// conversion did before, so the stored object is the same either way.
+	if spec.ServiceAccountName == "" {
+		spec.ServiceAccountName = spec.DeprecatedServiceAccount //nolint:staticcheck // the alias is what is being kept in sync
+	}
+	spec.DeprecatedServiceAccount = spec.ServiceAccountName //nolint:staticcheck // as above
 	if spec.SecurityContext == nil {
 		spec.SecurityContext = &corev1.PodSecurityContext{}
 	}
