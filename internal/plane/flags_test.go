@@ -1,6 +1,7 @@
 package plane
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -12,13 +13,16 @@ import (
 // own defaults, and passes them to the controller it runs.
 func TestUpTakesTheControllersLimitFlags(t *testing.T) {
 	cfg := NewConfig()
-	if cfg.Controller != controller.NewConfig() {
+	if !reflect.DeepEqual(cfg.Controller, controller.NewConfig()) {
 		t.Errorf("the plane's controller defaults %+v differ from the controller's %+v", cfg.Controller, controller.NewConfig())
 	}
 	fs := pflag.NewFlagSet("up", pflag.ContinueOnError)
 	cfg.AddFlags(fs)
-	if err := fs.Parse([]string{"--qps=0", "--burst=0", "--workers=2", "--status-hold-under-load=5s"}); err != nil {
+	if err := fs.Parse([]string{"--qps=0", "--burst=0", "--workers=2", "--status-hold-under-load=5s", "--feature-gates=StatefulSetRecreateStrategy=true"}); err != nil {
 		t.Fatal(err)
+	}
+	if !cfg.FeatureGates["StatefulSetRecreateStrategy"] {
+		t.Errorf("--feature-gates did not reach the plane's gates: %v", cfg.FeatureGates)
 	}
 	if c := cfg.Controller; c.QPS != 0 || c.Burst != 0 || c.Workers != 2 || c.StatusHold.String() != "5s" {
 		t.Errorf("parsed controller config %+v", c)
