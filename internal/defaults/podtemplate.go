@@ -50,9 +50,9 @@ func podSpec(spec *corev1.PodSpec) {
 	// keeps the two equal when it defaults (serviceAccountName wins), as
 	// conversion did before, so the stored object is the same either way.
 	if spec.ServiceAccountName == "" {
-		spec.ServiceAccountName = spec.DeprecatedServiceAccount //nolint:staticcheck // the alias is what is being kept in sync
+		spec.ServiceAccountName = spec.DeprecatedServiceAccount
 	}
-	spec.DeprecatedServiceAccount = spec.ServiceAccountName //nolint:staticcheck // as above
+	spec.DeprecatedServiceAccount = spec.ServiceAccountName
 	if spec.SecurityContext == nil {
 		spec.SecurityContext = &corev1.PodSecurityContext{}
 	}
