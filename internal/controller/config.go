@@ -12,9 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // Config is the controller's configuration, the one definition every
@@ -53,12 +55,21 @@ type Config struct {
 	// whose token (audience HookTokenAudience) every hook call carries;
 	// empty sends none.
 	HookTokenServiceAccount string
+	// FeatureGates are the controller's own feature gates, as
+	// kube-controller-manager's --feature-gates: only
+	// StatefulSetRecreateStrategy, which is on unless set to false (a set
+	// can have type Recreate only if its API server's gate admitted it).
+	FeatureGates map[string]bool
 }
+
+// GateRecreate is the feature gate of the apps/v1 Recreate update
+// strategy (upstream 1.37's alpha).
+const GateRecreate = "StatefulSetRecreateStrategy"
 
 // NewConfig returns the defaults: kube-controller-manager's client limits
 // (QPS 20, burst 30) and worker count (5), and DefaultStatusHold.
 func NewConfig() Config {
-	return Config{QPS: 20, Burst: 30, Workers: 5, StatusHold: DefaultStatusHold, AppsV1: true}
+	return Config{QPS: 20, Burst: 30, Workers: 5, StatusHold: DefaultStatusHold, AppsV1: true, FeatureGates: map[string]bool{}}
 }
 
 // AddFlags binds every field to fs, using c's current values as defaults.
@@ -69,6 +80,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.AppsV1, "manage-apps-v1", c.AppsV1,
 		"manage apps/v1 StatefulSets; false leaves them to kube-controller-manager's controller (where it cannot be turned off) and manages only apps.ordinal.dev StatefulSets")
 	c.AddHookFlags(fs)
+	c.AddGateFlag(fs)
 }
 
 // AddHookFlags binds the fields that say what http lifecycle hooks may
@@ -95,6 +107,17 @@ func (c *Config) AddLimitFlags(fs *pflag.FlagSet) {
 		"while requests queue for --qps tokens, how long a set's replica counts may wait to be written (0: 1s, as without load); completion, observedGeneration and revisions are written at once")
 }
 
+// AddGateFlag binds FeatureGates to --feature-gates. `ordinal up` binds
+// its own flag of that name, for every component it runs, and passes the
+// controller's gate on.
+func (c *Config) AddGateFlag(fs *pflag.FlagSet) {
+	if c.FeatureGates == nil {
+		c.FeatureGates = map[string]bool{}
+	}
+	fs.Var(cliflag.NewMapStringBool(&c.FeatureGates), "feature-gates",
+		"the controller's feature gates, as kube-controller-manager's: "+GateRecreate+"=false gives apps/v1 sets of type Recreate upstream's gate-off Warning instead of recreating their pods")
+}
+
 // Validate reports every invalid field at once.
 func (c *Config) Validate() error {
 	var errs []error
@@ -112,6 +135,11 @@ func (c *Config) Validate() error {
 	}
 	if _, err := parseServiceAccount(c.HookTokenServiceAccount); err != nil {
 		errs = append(errs, err)
+	}
+	for name := range c.FeatureGates {
+		if name != GateRecreate {
+			errs = append(errs, fmt.Errorf("--feature-gates: the controller has no gate %q (it has %s; MaxUnavailableStatefulSet is the API server's, and each set shows it)", name, GateRecreate))
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -146,7 +174,8 @@ func (c *Config) Options(busy func() bool, apiServer string) Options {
 	allow, _ := parseCIDRs(c.HookAllowCIDRs)
 	sa, _ := parseServiceAccount(c.HookTokenServiceAccount)
 	return Options{Workers: c.Workers, Namespace: c.Namespace, Busy: busy, StatusHold: c.StatusHold, SkipAppsV1: !c.AppsV1,
-		Hooks: HookOptions{AllowCIDRs: allow, ProxyFromEnvironment: c.HookProxyFromEnvironment, TokenServiceAccount: sa, APIServer: apiServer}}
+		Hooks:   HookOptions{AllowCIDRs: allow, ProxyFromEnvironment: c.HookProxyFromEnvironment, TokenServiceAccount: sa, APIServer: apiServer},
+		Release: planner.Release{RecreateGateOff: !RecreateGate(c.FeatureGates)}}
 }
 
 // parseCIDRs reads --hook-allow-cidrs.
@@ -174,6 +203,13 @@ func parseServiceAccount(s string) (types.NamespacedName, error) {
 		return types.NamespacedName{}, fmt.Errorf("--hook-token-service-account %q is not namespace/name of a ServiceAccount, e.g. ordinal-system/ordinal-controller", s)
 	}
 	return types.NamespacedName{Namespace: ns, Name: name}, nil
+}
+
+// RecreateGate reports whether gates leave the Recreate gate on: unless
+// they set it to false.
+func RecreateGate(gates map[string]bool) bool {
+	on, set := gates[GateRecreate]
+	return on || !set
 }
 
 // LoadRESTConfig prefers the kubeconfig at path, then the in-cluster

@@ -24,9 +24,11 @@ func TestFlagsAndDefaultsAreOneDefinition(t *testing.T) {
 		t.Errorf("parsing no flags changed the defaults (-want +got):\n%s", diff)
 	}
 	want := Config{Kubeconfig: "kc", QPS: 7.5, Burst: 9, Workers: 2, StatusHold: 4 * time.Second, Namespace: "ns", AppsV1: false,
-		HookAllowCIDRs: []string{"10.0.0.0/8", "fd00::/8"}, HookProxyFromEnvironment: true, HookTokenServiceAccount: "ordinal-system/ordinal-controller"}
+		HookAllowCIDRs: []string{"10.0.0.0/8", "fd00::/8"}, HookProxyFromEnvironment: true, HookTokenServiceAccount: "ordinal-system/ordinal-controller",
+		FeatureGates: map[string]bool{GateRecreate: false}}
 	if err := fs.Parse([]string{"--kubeconfig=kc", "--qps=7.5", "--burst=9", "--workers=2", "--status-hold-under-load=4s", "--namespace=ns", "--manage-apps-v1=false",
-		"--hook-allow-cidrs=10.0.0.0/8,fd00::/8", "--hook-proxy-from-environment", "--hook-token-service-account=ordinal-system/ordinal-controller"}); err != nil {
+		"--hook-allow-cidrs=10.0.0.0/8,fd00::/8", "--hook-proxy-from-environment", "--hook-token-service-account=ordinal-system/ordinal-controller",
+		"--feature-gates=StatefulSetRecreateStrategy=false"}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {
@@ -105,5 +107,27 @@ func TestHookFlagsBecomeHookOptions(t *testing.T) {
 	def := NewConfig()
 	if def := def.Options(nil, "").Hooks; len(def.AllowCIDRs) != 0 || def.ProxyFromEnvironment || def.TokenServiceAccount.Name != "" {
 		t.Errorf("the defaults allow %v, proxy %v, token %v; want nothing allowed, no proxy, no token", def.AllowCIDRs, def.ProxyFromEnvironment, def.TokenServiceAccount)
+	}
+}
+
+func TestTheRecreateGateIsOnUnlessTurnedOff(t *testing.T) {
+	for _, tc := range []struct {
+		gates   map[string]bool
+		gateOff bool
+	}{
+		{nil, false},
+		{map[string]bool{GateRecreate: true}, false},
+		{map[string]bool{GateRecreate: false}, true},
+	} {
+		cfg := NewConfig()
+		cfg.FeatureGates = tc.gates
+		if got := cfg.Options(nil, "").Release.RecreateGateOff; got != tc.gateOff {
+			t.Errorf("gates %v: RecreateGateOff %v, want %v", tc.gates, got, tc.gateOff)
+		}
+	}
+	cfg := NewConfig()
+	cfg.FeatureGates = map[string]bool{"MaxUnavailableStatefulSet": true}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), `no gate "MaxUnavailableStatefulSet"`) {
+		t.Errorf("Validate() = %v, want an error naming the gate the controller does not have", err)
 	}
 }

@@ -69,6 +69,8 @@ type Controller struct {
 	ext *extendedSets
 	// skipAppsV1 leaves apps/v1 sets alone (Options.SkipAppsV1).
 	skipAppsV1 bool
+	// release is the upstream release apps/v1 sets follow (Options.Release).
+	release planner.Release
 	// classes lists StorageClasses; nil unless the extended kind is
 	// managed.
 	classes storagelisters.StorageClassLister
@@ -114,7 +116,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "statefulset"}),
 		recorder: recorder, events: events,
 		history: &apiHistory{client: client}, busy: busy, statusHold: opts.StatusHold, states: newSetStates(), now: time.Now,
-		skipAppsV1: opts.SkipAppsV1,
+		skipAppsV1: opts.SkipAppsV1, release: opts.Release,
 	}
 	c.status, c.deferred = newAPIStatus(client, c.states), statusDeferrals{states: c.states}
 	c.quiet = newQuietWatch(c.states, busy)

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -9,9 +10,13 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/version"
+	fakediscovery "k8s.io/client-go/discovery/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 func TestRunRefusesBadOptionsByName(t *testing.T) {
@@ -96,5 +101,30 @@ func TestAStopDuringStartUpIsNotAFailure(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Run did not return after its context ended")
+	}
+}
+
+func TestTheReleaseComesFromTheServersVersion(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		fail    bool
+		want    planner.Release
+	}{
+		{version: "v1.36.3-gke.1200", want: planner.Release{Minor: 36, Patch: 3, RecreateGateOff: true}},
+		{version: "v1.37.2", want: planner.Release{Minor: 37, Patch: 2, RecreateGateOff: true}},
+		{version: "something else", want: planner.Release{RecreateGateOff: true}},
+		{fail: true, want: planner.Release{RecreateGateOff: true}},
+	} {
+		client := fake.NewClientset()
+		d := client.Discovery().(*fakediscovery.FakeDiscovery)
+		d.FakedServerVersion = &version.Info{GitVersion: tc.version}
+		if tc.fail {
+			d.PrependReactor("get", "version", func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, errors.New("unreachable")
+			})
+		}
+		if got := discoverRelease(context.Background(), d, planner.Release{RecreateGateOff: true}); got != tc.want {
+			t.Errorf("server %q (failing %v): release %+v, want %+v", tc.version, tc.fail, got, tc.want)
+		}
 	}
 }

@@ -119,9 +119,10 @@ func (d *statusDeferrals) done(key string) {
 }
 
 // countsOnly reports whether a and b differ at most in the replica
-// counters.
+// counters (a changed condition is written at once).
 func countsOnly(a, b appsv1.StatefulSetStatus) bool {
-	return a.ObservedGeneration != 0 && a.ObservedGeneration == b.ObservedGeneration &&
+	return len(changedConditions(a.Conditions, b.Conditions)) == 0 &&
+		a.ObservedGeneration != 0 && a.ObservedGeneration == b.ObservedGeneration &&
 		a.CurrentRevision == b.CurrentRevision && a.UpdateRevision == b.UpdateRevision &&
 		int32Value(a.CollisionCount) == int32Value(b.CollisionCount)
 }

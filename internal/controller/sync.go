@@ -75,7 +75,10 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	applyErr := c.podControl.Apply(ctx, set, key, plan.Steps)
 	c.reportWarnings(key, set, plan.Warnings)
 	changeErr := c.changeSet(ctx, t, plan, revs)
-	requeue, set, statusErr := c.writeStatus(ctx, t, stored, plan, applyErr != nil || changeErr != nil)
+	requeue, set, statusErr := plan.RequeueAfter, t.view, error(nil)
+	if !plan.KeepStatus {
+		requeue, set, statusErr = c.writeStatus(ctx, t, stored, plan, applyErr != nil || changeErr != nil)
+	}
 	truncErr := c.truncate(ctx, set, revs, in)
 	recordRollout(c.states, key, set, plan)
 	return requeue, errors.Join(applyErr, changeErr, statusErr, truncErr)
@@ -172,7 +175,7 @@ func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selec
 	return planner.Input{
 		Set: set, Pods: pods, Claims: c.claimsFor(set, pods, ext, b),
 		Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: c.now(),
-		Extended: ext,
+		Extended: ext, Release: c.release,
 	}, revs, nil
 }
 

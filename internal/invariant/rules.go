@@ -57,7 +57,7 @@ const (
 	// condemned pod (ordinal outside the range of some spec within the
 	// window) happens only if every higher-ordinal pod of S ever observed
 	// was absent (no object) within the window.
-	// Under Recreate (extended kind, every version of the window) a pod at
+	// Under Recreate (either kind, every version of the window) a pod at
 	// a revision other than some version's update revision is exempt: the
 	// strategy deletes every old pod at once.
 	RuleOrderedScaleDown Rule = "ordered-scale-down"
@@ -203,7 +203,7 @@ const (
 	// claimed while a pod waits unavailable: replacing it costs nothing,
 	// whatever its weight.
 	RulePriorityOrder Rule = "priority-order"
-	// RuleRecreate (extended kind, Recreate in every version of the
+	// RuleRecreate (either kind, Recreate in every version of the
 	// window): a pod is created only while no other pod of the set at
 	// another revision exists (terminating or not): no pod of the new
 	// revision runs beside one of an old revision.

@@ -43,6 +43,11 @@ func apiserverFlags(f apiserverFiles) []string {
 	return []string{
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
+		// 1.37 refuses a loopback address for the reconciler that
+		// publishes the API server in the kubernetes Service's endpoints;
+		// nothing reaches the plane through that Service (its pods run
+		// nowhere), so it has no endpoints.
+		"--endpoint-reconciler-type=none",
 		"--tls-cert-file=" + f.serving.CertFile,
 		"--tls-private-key-file=" + f.serving.KeyFile,
 		"--client-ca-file=" + f.caFile,

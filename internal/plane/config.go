@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/ordinal-sh/ordinal/internal/controller"
 )
@@ -54,9 +55,9 @@ type Config struct {
 	// call loopback by default (DefaultHookAllowCIDRs): on a laptop the
 	// receivers being rehearsed listen there.
 	Controller controller.Config
-	// FeatureGates set gates of the components in this process, over the
-	// plane's own defaults (MaxUnavailableStatefulSet on); see
-	// DefaultFeatureGates.
+	// FeatureGates set gates of the components in this process, over their
+	// release's defaults and the plane's own (DefaultFeatureGates). Ordinal's
+	// controller follows the StatefulSetRecreateStrategy gate set here.
 	FeatureGates map[string]bool
 	// Log receives one-line progress messages meant for a person; nil
 	// discards them.
@@ -130,6 +131,11 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.StatefulSetController, "statefulset-controller", c.StatefulSetController, "who reconciles StatefulSets: ordinal, builtin (upstream, for comparison) or none")
 	fs.StringVar(&c.DNSAddress, "dns-address", c.DNSAddress, "cluster DNS (cluster.local from Services, EndpointSlices and pods) on this loopback address, UDP and TCP; port 0 picks a free one; empty runs none")
 	fs.IntVar(&c.Verbosity, "v", c.Verbosity, "log level of the embedded components (0 logs only errors)")
+	if c.FeatureGates == nil {
+		c.FeatureGates = map[string]bool{}
+	}
+	fs.Var(cliflag.NewMapStringBool(&c.FeatureGates), "feature-gates",
+		"feature gates of every component (API server, controller-manager, scheduler, either StatefulSet controller), A=true,B=false; e.g. StatefulSetRecreateStrategy=true")
 	c.Controller.AddLimitFlags(fs)
 	c.Controller.AddHookFlags(fs)
 }

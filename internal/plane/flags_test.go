@@ -21,8 +21,12 @@ func TestUpTakesTheControllersLimitAndHookFlags(t *testing.T) {
 	}
 	fs := pflag.NewFlagSet("up", pflag.ContinueOnError)
 	cfg.AddFlags(fs)
-	if err := fs.Parse([]string{"--qps=0", "--burst=0", "--workers=2", "--status-hold-under-load=5s", "--hook-allow-cidrs=", "--hook-token-service-account=default/hooks"}); err != nil {
+	if err := fs.Parse([]string{"--qps=0", "--burst=0", "--workers=2", "--status-hold-under-load=5s", "--hook-allow-cidrs=", "--hook-token-service-account=default/hooks",
+		"--feature-gates=StatefulSetRecreateStrategy=true"}); err != nil {
 		t.Fatal(err)
+	}
+	if !cfg.FeatureGates["StatefulSetRecreateStrategy"] {
+		t.Errorf("--feature-gates did not reach the plane's gates: %v", cfg.FeatureGates)
 	}
 	if c := cfg.Controller; c.QPS != 0 || c.Burst != 0 || c.Workers != 2 || c.StatusHold.String() != "5s" || len(c.HookAllowCIDRs) != 0 || c.HookTokenServiceAccount != "default/hooks" {
 		t.Errorf("parsed controller config %+v", c)

@@ -309,6 +309,9 @@ func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 	cfg := p.RESTConfig()
 	ctrl := p.cfg.Controller
 	ctrl.Namespace = ""
+	// The controller's one gate follows the plane's, as upstream's
+	// controller in this process does.
+	ctrl.FeatureGates = map[string]bool{controller.GateRecreate: utilfeature.DefaultFeatureGate.Enabled(controller.GateRecreate)}
 	ctrl.Limit(cfg)
 	controller.UseProtobuf(cfg)
 	limiter := controller.Throttle(cfg)
@@ -417,12 +420,13 @@ func (p *Plane) Close() error {
 	return p.closeErr
 }
 
-// DefaultFeatureGates are the gates the plane turns on unless
-// Config.FeatureGates says otherwise: MaxUnavailableStatefulSet, which 1.36
-// ships off and without which the API server silently drops
-// spec.updateStrategy.rollingUpdate.maxUnavailable.
+// DefaultFeatureGates are the gates the plane sets unless
+// Config.FeatureGates says otherwise. There are none: 1.37's defaults
+// apply, among them MaxUnavailableStatefulSet on (1.35.4 to 1.36 shipped
+// it off, and the plane turned it on) and the alpha
+// StatefulSetRecreateStrategy off.
 func DefaultFeatureGates() map[string]bool {
-	return map[string]bool{"MaxUnavailableStatefulSet": true}
+	return map[string]bool{}
 }
 
 // featureGates is DefaultFeatureGates with the explicit gates over it.

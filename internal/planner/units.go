@@ -20,6 +20,12 @@ func (p *planner) addUnits(name string, units [][]Action) {
 		p.addStep(name, actions)
 		return
 	}
+	p.addBurstUnits(name, units)
+}
+
+// addBurstUnits adds units as one Burst step whatever the pod management
+// policy, in slow-start batches counted over every unit, empty ones too.
+func (p *planner) addBurstUnits(name string, units [][]Action) {
 	step := Step{Name: name, Burst: true}
 	for start, size := 0, 1; start < len(units); start, size = start+size, min(2*size, MaxBatch) {
 		end, n, failed := min(start+size, len(units)), 0, false

@@ -188,8 +188,8 @@ func TestOrdinalUpStopsWithinTenSecondsAndComesBackWithItsObjects(t *testing.T) 
 	if got := run("get", "osts", "web", "-o", "jsonpath={.spec.replicas}"); got != "3" {
 		t.Errorf("after restart the extended set web wants %q replicas, want 3", got)
 	}
-	if out := run("version", "-o", "json"); !strings.Contains(out, `"gitVersion": "v1.36`) {
-		t.Errorf("kubectl version does not see a v1.36 server:\n%s", out)
+	if out := run("version", "-o", "json"); !strings.Contains(out, `"gitVersion": "v1.37`) {
+		t.Errorf("kubectl version does not see a v1.37 server:\n%s", out)
 	}
 	checkDashboard(t, up.dashboard)
 	_, token, _ := strings.Cut(up.dashboard, "?token=")
