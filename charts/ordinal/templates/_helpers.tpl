@@ -96,6 +96,11 @@ config/extended-only).
 - apiGroups: [""]
   resources: ["pods/finalizers"]
   verbs: ["update"]
+# An update in place: the readiness gate's condition through the status,
+# new resources through the resize subresource.
+- apiGroups: [""]
+  resources: ["pods/status", "pods/resize"]
+  verbs: ["patch"]
 - apiGroups: [""]
   resources: ["persistentvolumeclaims"]
   verbs: ["get", "list", "watch", "create", "patch"]

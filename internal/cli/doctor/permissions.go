@@ -30,6 +30,8 @@ var ControllerPermissions = []Permission{
 	{Group: "apps", Resource: "controllerrevisions", Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
 	{Group: "", Resource: "pods", Verbs: []string{"get", "list", "watch", "create", "delete", "patch"}},
 	{Group: "", Resource: "pods/finalizers", Verbs: []string{"update"}},
+	{Group: "", Resource: "pods/status", Verbs: []string{"patch"}},
+	{Group: "", Resource: "pods/resize", Verbs: []string{"patch"}},
 	{Group: "", Resource: "persistentvolumeclaims", Verbs: []string{"get", "list", "watch", "create", "patch"}},
 	{Group: "", Resource: "events", Verbs: []string{"create", "patch", "update"}},
 	{Group: "events.k8s.io", Resource: "events", Verbs: []string{"create", "patch", "update"}},
