@@ -2,6 +2,7 @@ package realnode
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -23,18 +24,26 @@ var (
 // way a user with a registry pushes a new tag.
 func testAppImage(ctx context.Context, t *testing.T, tag string) string {
 	t.Helper()
+	ref, err := buildTestAppImage(ctx, tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref
+}
+
+func buildTestAppImage(ctx context.Context, tag string) (string, error) {
 	imagesMu.Lock()
 	defer imagesMu.Unlock()
 	if ref, ok := images[tag]; ok {
-		return ref
+		return ref, nil
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	out, err := os.MkdirTemp("", "ordinal-testapp-image-")
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	defer os.RemoveAll(out)
 	opts := image.Options{
@@ -45,12 +54,12 @@ func testAppImage(ctx context.Context, t *testing.T, tag string) string {
 	}
 	res, err := image.Build(ctx, opts)
 	if err != nil {
-		t.Fatalf("building the test application's image %s: %v", tag, err)
+		return "", fmt.Errorf("building the test application's image %s: %w", tag, err)
 	}
 	if err := shared.RealNode().ImportImage(ctx, res.Archive, opts.Repository); err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	ref := opts.Repository + ":" + tag
 	images[tag] = ref
-	return ref
+	return ref, nil
 }

@@ -53,8 +53,10 @@ func run(m *testing.M) int {
 	cfg := planetest.Config(filepath.Join(dir, "data"))
 	cfg.RealNode = true
 	cfg.Nodes = 2
+	// The controller is the chart's, installed below as a real pod.
+	cfg.StatefulSetController = plane.ControllerNone
 	cfg.Log = func(format string, args ...any) { fmt.Printf(format+"\n", args...) }
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	began := time.Now()
 	shared, err = plane.Start(ctx, cfg)
@@ -70,6 +72,11 @@ func run(m *testing.M) int {
 	}()
 	fmt.Printf("plane with a real node ready in %s\n", time.Since(began).Round(time.Millisecond))
 	client = kubernetes.NewForConfigOrDie(shared.RESTConfig())
+	if err := installController(ctx, dir); err != nil {
+		fmt.Fprintln(os.Stderr, "installing the controller with the chart:", err)
+		showLogs(filepath.Join(cfg.DataDir, "realnode", "logs"))
+		return 1
+	}
 	return m.Run()
 }
 

@@ -50,11 +50,7 @@ func planPod(pod *corev1.Pod, sim podSim, now time.Time) podPlan {
 	plan.after = soonest(resize.after, ready.after)
 	setReadyConditions(pod, s, now)
 	if !apiequality.Semantic.DeepEqual(&pod.Status, s) {
-		// A kubelet reports the generation it has taken in: not one whose
-		// resize it defers or cannot do (the condition carries that one).
-		if findCondition(s, corev1.PodResizePending).Type == "" {
-			s.ObservedGeneration = pod.Generation
-		}
+		s.ObservedGeneration = pod.Generation
 		plan.status = s
 	}
 	return plan

@@ -76,17 +76,11 @@ func TestPlanPodResize(t *testing.T) {
 			want: with(func(s *summary) {
 				s.Written, s.Allocated, s.Running, s.RunningLimit = true, "100m", "100m", "200m"
 				s.Conditions, s.Events = conds("PodResizePending", "True/Deferred/2"), []string{eventResizeDeferred}
-				// The kubelet leaves status.observedGeneration at the generation
-				// it took in; the condition names the pending one.
-				s.ObservedGenerationOK = false
 			})},
 		{name: "an infeasible resize is pending", pod: runningPod(withCPU("300m", "400m")), sim: func(s *podSim) { s.resize = ResizeInfeasible },
 			want: with(func(s *summary) {
 				s.Written, s.Allocated, s.Running, s.RunningLimit = true, "100m", "100m", "200m"
 				s.Conditions, s.Events = conds("PodResizePending", "True/Infeasible/2"), []string{eventResizeInfeasible}
-				// The kubelet leaves status.observedGeneration at the generation
-				// it took in; the condition names the pending one.
-				s.ObservedGenerationOK = false
 			})},
 		{name: "a deferred resize already recorded for this generation is not written again",
 			pod: runningPod(withCPU("300m", "400m"), pending(corev1.PodReasonDeferred, 2)), sim: func(s *podSim) { s.resize = ResizeDeferred }, now: time.Hour,
@@ -99,9 +93,6 @@ func TestPlanPodResize(t *testing.T) {
 			want: with(func(s *summary) {
 				s.Written, s.Allocated, s.Running, s.RunningLimit = true, "100m", "100m", "200m"
 				s.Conditions, s.Events = conds("PodResizePending", "True/Infeasible/2"), []string{eventResizeInfeasible}
-				// The kubelet leaves status.observedGeneration at the generation
-				// it took in; the condition names the pending one.
-				s.ObservedGenerationOK = false
 			})},
 		{name: "a pending resize is accepted once the annotation is gone", pod: runningPod(withCPU("300m", "400m"), pending(corev1.PodReasonDeferred, 2)),
 			want: with(func(s *summary) {
