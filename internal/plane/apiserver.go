@@ -35,19 +35,23 @@ type apiserverFiles struct {
 	saPub      string
 	etcdURL    string
 	listener   net.Listener
+	// advertise is the address the "kubernetes" Service's endpoints
+	// name, when not the loopback one: a real node's gateway.
+	advertise net.IP
+	// kubeletClient is the API server's pair towards real kubelets.
+	kubeletClient *pki.Pair
 }
 
 // apiserverFlags are the kube-apiserver flags of the plane. They pin the
 // security defaults: loopback only, TLS, no anonymous requests, RBAC.
 func apiserverFlags(f apiserverFiles) []string {
-	return []string{
+	advertise := "127.0.0.1"
+	if f.advertise != nil {
+		advertise = f.advertise.String()
+	}
+	flags := []string{
 		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
-		// 1.37 refuses a loopback address for the reconciler that
-		// publishes the API server in the kubernetes Service's endpoints;
-		// nothing reaches the plane through that Service (its pods run
-		// nowhere), so it has no endpoints.
-		"--endpoint-reconciler-type=none",
+		"--advertise-address=" + advertise,
 		"--tls-cert-file=" + f.serving.CertFile,
 		"--tls-private-key-file=" + f.serving.KeyFile,
 		"--client-ca-file=" + f.caFile,
@@ -66,6 +70,20 @@ func apiserverFlags(f apiserverFiles) []string {
 		"--shutdown-delay-duration=0s",
 		"--shutdown-send-retry-after=false",
 	}
+	if f.advertise == nil {
+		// 1.37 refuses a loopback address for the reconciler that
+		// publishes the API server in the kubernetes Service's endpoints;
+		// without a real node nothing reaches the plane through that
+		// Service (its pods run nowhere), so it has no endpoints.
+		flags = append(flags, "--endpoint-reconciler-type=none")
+	}
+	if f.kubeletClient != nil {
+		// A real node's name is not in any resolver; its InternalIP is the
+		// gateway address the kubelet serves on.
+		flags = append(flags, "--kubelet-client-certificate="+f.kubeletClient.CertFile, "--kubelet-client-key="+f.kubeletClient.KeyFile,
+			"--kubelet-preferred-address-types=InternalIP,Hostname")
+	}
+	return flags
 }
 
 // apiserver is a running kube-apiserver.

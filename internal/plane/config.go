@@ -14,6 +14,7 @@ import (
 	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/plane/realnode"
 )
 
 // StatefulSet controller choices for Config.StatefulSetController.
@@ -47,6 +48,12 @@ type Config struct {
 	// DNSAddress is where the cluster DNS answers (UDP and TCP) on the
 	// loopback address; port 0 picks a free one; empty runs none.
 	DNSAddress string
+	// RealNode adds a node that runs real containers (containerd, runc, a
+	// kubelet, kube-proxy) beside the simulated ones; see package realnode.
+	RealNode bool
+	// RealNodeTools is the directory hack/ensure-realnode.sh filled with
+	// the real node's binaries and images.
+	RealNodeTools string
 	// Controller configures Ordinal's controller when StatefulSetController
 	// is ControllerOrdinal: its client limits, workers, status hold and
 	// hook flags (the kubeconfig and namespace fields are not used; the
@@ -118,6 +125,7 @@ func NewConfig() Config {
 		ReadyDelay:            time.Second,
 		StatefulSetController: ControllerOrdinal,
 		DNSAddress:            "127.0.0.1:0",
+		RealNodeTools:         realnode.DefaultTools(),
 		Controller:            ctrl,
 	}
 }
@@ -130,6 +138,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.ReadyDelay, "ready-delay", c.ReadyDelay, "default time a simulated pod takes to turn Ready (per pod: annotation sim.ordinal.dev/ready-delay)")
 	fs.StringVar(&c.StatefulSetController, "statefulset-controller", c.StatefulSetController, "who reconciles StatefulSets: ordinal, builtin (upstream, for comparison) or none")
 	fs.StringVar(&c.DNSAddress, "dns-address", c.DNSAddress, "cluster DNS (cluster.local from Services, EndpointSlices and pods) on this loopback address, UDP and TCP; port 0 picks a free one; empty runs none")
+	fs.BoolVar(&c.RealNode, "real-node", c.RealNode, "add a node that runs real containers (containerd, runc, kubelet, kube-proxy; root, and the tools of hack/ensure-realnode.sh)")
+	fs.StringVar(&c.RealNodeTools, "real-node-tools", c.RealNodeTools, "directory of the real node's binaries and images, as hack/ensure-realnode.sh prints it")
 	fs.IntVar(&c.Verbosity, "v", c.Verbosity, "log level of the embedded components (0 logs only errors)")
 	if c.FeatureGates == nil {
 		c.FeatureGates = map[string]bool{}
@@ -164,6 +174,12 @@ func (c *Config) Validate() error {
 	}
 	if err := validLoopback(c.DNSAddress); err != nil {
 		errs = append(errs, fmt.Errorf("--dns-address: %w", err))
+	}
+	if c.RealNode && c.DNSAddress == "" {
+		errs = append(errs, errors.New("--real-node needs the cluster DNS (--dns-address must not be empty): its kubelet gives pods that DNS"))
+	}
+	if c.RealNode && c.RealNodeTools == "" {
+		errs = append(errs, errors.New("--real-node-tools must not be empty with --real-node"))
 	}
 	switch c.StatefulSetController {
 	case ControllerOrdinal, ControllerBuiltin, ControllerNone:

@@ -1,6 +1,7 @@
 package plane
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -38,5 +39,23 @@ func TestUpTakesTheControllersLimitAndHookFlags(t *testing.T) {
 		if fs.Lookup(name) != nil {
 			t.Errorf("`ordinal up` has --%s, which only a controller attached to a cluster uses", name)
 		}
+	}
+}
+
+// A real node gives its pods the plane's DNS, so it cannot run without it;
+// a default plane has no real node.
+func TestARealNodeNeedsTheClusterDNS(t *testing.T) {
+	cfg := NewConfig()
+	if cfg.RealNode {
+		t.Fatal("a real node is on by default; it must be asked for")
+	}
+	fs := pflag.NewFlagSet("up", pflag.ContinueOnError)
+	cfg.AddFlags(fs)
+	if err := fs.Parse([]string{"--real-node", "--dns-address="}); err != nil {
+		t.Fatal(err)
+	}
+	err := cfg.Validate()
+	if err == nil || !strings.Contains(err.Error(), "--real-node needs the cluster DNS") {
+		t.Errorf("--real-node without DNS: %v", err)
 	}
 }

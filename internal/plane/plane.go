@@ -25,6 +25,7 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/plane/dns"
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 	"github.com/ordinal-sh/ordinal/internal/plane/provisioner"
+	"github.com/ordinal-sh/ordinal/internal/plane/realnode"
 )
 
 // Stage timeouts. They are generous because a cold 2-core machine is slow,
@@ -55,6 +56,9 @@ type Plane struct {
 	clientsDone sync.WaitGroup
 
 	dns       *dns.Server
+	realHost  *realnode.Host
+	realCreds *realNodeCreds
+	realNode  *realnode.Node
 	logFiles  []*os.File
 	closeOnce sync.Once
 	closeErr  error
@@ -117,7 +121,10 @@ func (p *Plane) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	listener, err := listenAPI(p.cfg.Port)
+	if err := p.prepareRealNode(ctx, creds); err != nil {
+		return err
+	}
+	listener, err := p.listenAPIFor(p.cfg.Port)
 	if err != nil {
 		return err
 	}
@@ -181,6 +188,12 @@ func (p *Plane) startStages(ctx context.Context, creds *credentials, listener ne
 	if p.dns != nil {
 		p.cfg.logf("cluster DNS for %s on %s (%s)", p.dns.Zone(), p.dns.Addr(), since(began))
 	}
+	if err := p.startRealNodeStage(clientsCtx, creds, client); err != nil {
+		return err
+	}
+	if p.realNode != nil {
+		p.cfg.logf("real node %s ready, pods on %s, logs in %s (%s)", p.realNode.Name(), realnode.DefaultPodCIDR, p.realNode.LogDir(), since(began))
+	}
 	if err := p.startStatefulSetStage(clientsCtx); err != nil {
 		return err
 	}
@@ -204,6 +217,7 @@ func (p *Plane) startAPIStage(ctx context.Context, creds *credentials, listener 
 	a, err := startAPIServer(apiCtx, apiserverFiles{
 		serving: creds.apiServing, etcdCl: creds.etcdClient, caFile: creds.ca.CAFile(), etcdCAFile: creds.etcdCA.CAFile(),
 		saKey: creds.saKey, saPub: creds.saPub, etcdURL: creds.etcdURL, listener: listener,
+		advertise: p.realNodeGateway(), kubeletClient: p.realCreds.apiserverKubeletClient(),
 	})
 	if err != nil {
 		_ = listener.Close()
@@ -285,7 +299,7 @@ func (p *Plane) startDNSStage(ctx context.Context, client kubernetes.Interface) 
 	if p.cfg.DNSAddress == "" {
 		return nil
 	}
-	s, err := dns.Start(ctx, dns.Config{Client: client, Address: p.cfg.DNSAddress})
+	s, err := dns.Start(ctx, dns.Config{Client: client, Address: p.cfg.DNSAddress, AlsoAddresses: p.dnsAlsoAddresses()})
 	if err != nil {
 		return err
 	}
@@ -367,7 +381,11 @@ func (p *Plane) fail(err error) {
 }
 
 func (p *Plane) waitFor(ctx context.Context, what string, cond wait.ConditionWithContextFunc) error {
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, stageReadyTimeout, true, func(ctx context.Context) (bool, error) {
+	return p.waitForWithin(ctx, what, stageReadyTimeout, cond)
+}
+
+func (p *Plane) waitForWithin(ctx context.Context, what string, timeout time.Duration, cond wait.ConditionWithContextFunc) error {
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		select {
 		case err := <-p.errc:
 			return false, err
@@ -382,16 +400,21 @@ func (p *Plane) waitFor(ctx context.Context, what string, cond wait.ConditionWit
 }
 
 // Close stops the plane and is safe to call more than once. Shutdown order:
-//  1. the API clients — StatefulSet controller, cluster DNS, provisioner,
+//  1. the real node, if any: its kubelet, kube-proxy, pods and containerd
+//     (see realnode.Node.Close);
+//  2. the API clients — StatefulSet controller, cluster DNS, provisioner,
 //     simulated nodes, scheduler, controller-manager — so nothing writes
 //     during shutdown;
-//  2. kube-apiserver;
-//  3. etcd, which syncs its data to disk;
-//  4. the data-directory lock.
+//  3. kube-apiserver;
+//  4. etcd, which syncs its data to disk;
+//  5. the real node's bridge and forwarding guard;
+//  6. the data-directory lock.
 //
-// Each step waits a bounded time, so Close returns within about 10 s.
+// Each step waits a bounded time, so Close returns within about 10 s
+// (a real node's pods and processes add up to a minute at worst).
 func (p *Plane) Close() error {
 	p.closeOnce.Do(func() {
+		realErr := p.closeRealNode()
 		if p.dns != nil {
 			_ = p.dns.Close()
 		}
@@ -409,6 +432,12 @@ func (p *Plane) Close() error {
 		}
 		if p.etcd != nil {
 			p.etcd.Close()
+		}
+		if p.realHost != nil {
+			p.realHost.Close()
+		}
+		if realErr != nil {
+			p.closeErr = errors.Join(p.closeErr, fmt.Errorf("stopping the real node: %w", realErr))
 		}
 		for _, f := range p.logFiles {
 			_ = f.Close()

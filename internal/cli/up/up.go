@@ -20,6 +20,7 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/dashboard"
 	"github.com/ordinal-sh/ordinal/internal/plane"
+	"github.com/ordinal-sh/ordinal/internal/plane/realnode"
 )
 
 // New returns the `up` command.
@@ -86,6 +87,10 @@ func run(ctx context.Context, cmd *cobra.Command, cfg plane.Config, dash dashboa
 	if addr := p.DNSAddr(); addr != "" {
 		host, port, _ := net.SplitHostPort(addr)
 		fmt.Fprintf(cmd.OutOrStdout(), "Cluster DNS (cluster.local) at %s: dig @%s -p %s web-0.nginx.default.svc.cluster.local\n", addr, host, port)
+	}
+	if n := p.RealNode(); n != nil {
+		fmt.Fprintf(cmd.OutOrStdout(), "Real node %s (pods tolerate the taint %s): kubectl apply -f examples/real-web.yaml; its logs in %s\n",
+			n.Name(), realnode.Taint, n.LogDir())
 	}
 	var runErr error
 	select {

@@ -33,6 +33,10 @@ type Config struct {
 	// Address is where to listen, UDP and TCP on the same port; port 0
 	// picks a free one.
 	Address string
+	// AlsoAddresses are further addresses to answer on, UDP and TCP, such
+	// as a real node's gateway on port 53, the only port a kubelet's
+	// clusterDNS can name.
+	AlsoAddresses []string
 	// Domain is the zone; empty means DefaultDomain.
 	Domain string
 	// TTL is the records' time to live in seconds; 0 means DefaultTTL.
@@ -44,7 +48,9 @@ type Server struct {
 	zone     string // "cluster.local."
 	ttl      uint32
 	addr     string
+	also     []string
 	udp, tcp *dns.Server
+	servers  []*dns.Server // udp, tcp and those of AlsoAddresses
 	stop     context.CancelFunc
 	data     *store
 }
@@ -88,7 +94,28 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		cancel()
 		return nil, err
 	}
+	for _, a := range cfg.AlsoAddresses {
+		if err := s.listenAlso(a); err != nil {
+			_ = s.Close()
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// listenAlso binds UDP and TCP on one further address and serves them.
+func (s *Server) listenAlso(address string) error {
+	pc, err := net.ListenPacket("udp", address)
+	if err != nil {
+		return fmt.Errorf("cluster DNS: listening on %s (udp): %w", address, err)
+	}
+	l, err := net.Listen("tcp", pc.LocalAddr().String())
+	if err != nil {
+		_ = pc.Close()
+		return fmt.Errorf("cluster DNS: listening on %s (tcp): %w", address, err)
+	}
+	s.also = append(s.also, pc.LocalAddr().String())
+	return s.serve(&dns.Server{PacketConn: pc, Handler: s}, &dns.Server{Listener: l, Handler: s})
 }
 
 // listen binds UDP first and TCP on the same port; with port 0, a port
@@ -112,16 +139,17 @@ func (s *Server) listen(address string) error {
 		s.addr = pc.LocalAddr().String()
 		s.udp = &dns.Server{PacketConn: pc, Handler: s}
 		s.tcp = &dns.Server{Listener: l, Handler: s}
-		return s.serve()
+		return s.serve(s.udp, s.tcp)
 	}
 	return fmt.Errorf("cluster DNS: listening on %s (tcp): %w", address, lastErr)
 }
 
-// serve runs both servers and returns once both have started.
-func (s *Server) serve() error {
+// serve runs a UDP and a TCP server and returns once both have started.
+func (s *Server) serve(udp, tcp *dns.Server) error {
 	started := make(chan struct{}, 2)
 	errc := make(chan error, 2)
-	for _, srv := range []*dns.Server{s.udp, s.tcp} {
+	s.servers = append(s.servers, udp, tcp)
+	for _, srv := range []*dns.Server{udp, tcp} {
 		srv.NotifyStartedFunc = func() { started <- struct{}{} }
 		go func() { errc <- srv.ActivateAndServe() }()
 	}
@@ -130,17 +158,22 @@ func (s *Server) serve() error {
 		case <-started:
 		case err := <-errc:
 			_ = s.Close()
-			return fmt.Errorf("cluster DNS: serving on %s: %w", s.addr, err)
+			return fmt.Errorf("cluster DNS: serving on %s: %w", addrOf(udp), err)
 		case <-time.After(10 * time.Second):
 			_ = s.Close()
-			return fmt.Errorf("cluster DNS: serving on %s did not start", s.addr)
+			return fmt.Errorf("cluster DNS: serving on %s did not start", addrOf(udp))
 		}
 	}
 	return nil
 }
 
+func addrOf(udp *dns.Server) string { return udp.PacketConn.LocalAddr().String() }
+
 // Addr is the address the server answers on, UDP and TCP.
 func (s *Server) Addr() string { return s.addr }
+
+// AlsoAddrs are the further addresses it answers on (Config.AlsoAddresses).
+func (s *Server) AlsoAddrs() []string { return s.also }
 
 // Zone is the zone served, with its final dot.
 func (s *Server) Zone() string { return s.zone }
@@ -149,14 +182,12 @@ func (s *Server) Zone() string { return s.zone }
 // than once.
 func (s *Server) Close() error {
 	var errs []error
-	for _, srv := range []*dns.Server{s.udp, s.tcp} {
-		if srv != nil {
-			if err := srv.Shutdown(); err != nil && !strings.Contains(err.Error(), "not started") {
-				errs = append(errs, err)
-			}
+	for _, srv := range s.servers {
+		if err := srv.Shutdown(); err != nil && !strings.Contains(err.Error(), "not started") {
+			errs = append(errs, err)
 		}
 	}
-	s.udp, s.tcp = nil, nil
+	s.udp, s.tcp, s.servers = nil, nil, nil
 	if s.stop != nil {
 		s.stop()
 	}
