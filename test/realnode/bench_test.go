@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -43,11 +44,21 @@ func BenchmarkInPlaceAgainstRecreateOnRealPods(b *testing.B) {
 func benchRollout(b *testing.B, policy string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	ns := "bench-" + strings.ToLower(policy)
-	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	// A namespace of its own each run (the benchmark function runs more
+	// than once with -benchtime or -count), gone before the next run
+	// starts so that its pods' teardown does not load the node.
+	created, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "bench-" + strings.ToLower(policy) + "-"}}, metav1.CreateOptions{})
+	if err != nil {
 		b.Fatal(err)
 	}
-	defer func() { _ = client.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) }()
+	ns := created.Name
+	defer func() {
+		_ = client.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
+		_ = wait.PollUntilContextTimeout(context.Background(), time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+			_, err := client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+	}()
 	dyn := dynamic.NewForConfigOrDie(shared.RESTConfig()).Resource(v1alpha1.Resource).Namespace(ns)
 	if _, err := dyn.Create(ctx, benchSet(policy), metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
