@@ -24,8 +24,9 @@ type PatchOp struct {
 
 // Removal is `ordinal scale --remove`: the pods that go and the one JSON
 // patch that removes exactly them. The patch first tests the set's
-// resourceVersion, so it applies only to the set as read: had anything
-// changed in between (replicas, reservations), other pods could go.
+// generation, so it applies only to the spec as read: had it changed in
+// between (replicas, reservations), other pods could go. A status the
+// controller wrote meanwhile does not stop it.
 type Removal struct {
 	// Pods are the names of the pods that go, lowest ordinal first.
 	Pods []string
@@ -50,7 +51,7 @@ func NewRemoval(set *v1alpha1.StatefulSet, pods []*corev1.Pod, ordinals []int32)
 	for _, ord := range ordinals {
 		r.Pods = append(r.Pods, held[ord].Name)
 	}
-	r.Patch = []PatchOp{{Op: "test", Path: "/metadata/resourceVersion", Value: set.ResourceVersion}}
+	r.Patch = []PatchOp{{Op: "test", Path: "/metadata/generation", Value: set.Generation}}
 	if len(set.Spec.ReserveOrdinals) == 0 {
 		r.Patch = append(r.Patch, PatchOp{Op: "add", Path: "/spec/reserveOrdinals", Value: ordinals})
 	} else {

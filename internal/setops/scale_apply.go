@@ -66,7 +66,7 @@ func (t *Target) Remove(ctx context.Context, r Removal) error {
 		return err
 	}
 	if _, err := t.sets.Patch(ctx, t.Set.Name, types.JSONPatchType, data, metav1.PatchOptions{}); err != nil {
-		if t.setChanged(ctx, t.Extended.ResourceVersion) {
+		if t.specChanged(ctx, t.Extended.Generation) {
 			return fmt.Errorf("%s changed since it was read, so nothing was changed; run the command again", t.Ref())
 		}
 		return fmt.Errorf("updating %s: %w", t.Ref(), err)
@@ -106,13 +106,13 @@ func (t *Target) label(ctx context.Context, pod *corev1.Pod) error {
 	return nil
 }
 
-// setChanged says whether the set's resourceVersion is no longer rv. The
+// specChanged says whether the set's generation is no longer gen. The
 // API server answers a failed test operation with a bare 422 that does not
 // say which operation failed, so a failed patch is explained by reading
 // the set again.
-func (t *Target) setChanged(ctx context.Context, rv string) bool {
+func (t *Target) specChanged(ctx context.Context, gen int64) bool {
 	set, err := t.sets.Get(ctx, t.Set.Name, metav1.GetOptions{})
-	return err == nil && set.ResourceVersion != rv
+	return err == nil && set.Generation != gen
 }
 
 // podReplaced says whether pod is gone or another pod has its name now.

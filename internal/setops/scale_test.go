@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/osts"
@@ -27,7 +28,7 @@ func extendedSet(t *testing.T, n int32, reserve []intstr.IntOrString, leaving ..
 	if err != nil {
 		t.Fatal(err)
 	}
-	set.ResourceVersion, set.Spec.ReserveOrdinals = "42", reserve
+	set.ResourceVersion, set.Generation, set.Spec.ReserveOrdinals = "42", 7, reserve
 	view := osts.View(set)
 	var pods []*corev1.Pod
 	for _, ord := range planner.SetOrdinals(0, n, osts.Extended(set).Reserved) {
@@ -51,7 +52,7 @@ func ints(v ...int) []intstr.IntOrString {
 }
 
 func TestNewRemovalReservesTheOrdinalsAndLowersReplicasInOnePatch(t *testing.T) {
-	rv := PatchOp{Op: "test", Path: "/metadata/resourceVersion", Value: "42"}
+	rv := PatchOp{Op: "test", Path: "/metadata/generation", Value: int64(7)}
 	tests := []struct {
 		name     string
 		replicas int32
@@ -257,5 +258,27 @@ func TestAnAppsV1SetIsToldItNeedsTheExtendedKind(t *testing.T) {
 		if !errors.Is(err, ErrNeedsExtended) || !strings.Contains(err.Error(), "`ordinal migrate sts/web` turns it into statefulset.apps.ordinal.dev (apps.ordinal.dev/v1alpha1)") {
 			t.Errorf("apps/v1 set: %v, want ErrNeedsExtended naming ordinal migrate", err)
 		}
+	}
+}
+
+// The removal applies to the spec as read: a status the controller wrote
+// in between (a new resourceVersion, new counts) does not refuse it, as
+// it did when the patch tested the resourceVersion; a changed spec (a
+// new generation) does.
+func TestARemovalGoesThroughAStatusWriteButNotASpecChange(t *testing.T) {
+	set, pods := extendedSet(t, 3, nil)
+	r, err := NewRemoval(set, pods, []int32{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	statusWritten := set.DeepCopy()
+	statusWritten.ResourceVersion, statusWritten.Status.ReadyReplicas = "43", 2
+	if got, err := applyPatch(statusWritten, r.Patch); err != nil || *got.Spec.Replicas != 2 {
+		t.Errorf("after a status write: %v, want the removal applied", err)
+	}
+	specChanged := set.DeepCopy()
+	specChanged.ResourceVersion, specChanged.Generation, specChanged.Spec.Replicas = "44", 8, ptr.To[int32](5)
+	if _, err := applyPatch(specChanged, r.Patch); err == nil {
+		t.Error("after a spec change the removal applied; want its test to fail")
 	}
 }

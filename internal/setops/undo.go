@@ -72,8 +72,9 @@ func (t *Target) Restart(ctx context.Context, now time.Time) (string, error) {
 // undoExtended puts rev's template in spec.template (and its claim
 // templates in spec.volumeClaimTemplates, when it holds them) with a JSON
 // patch that
-// first tests the resourceVersion just read, so a spec changed meanwhile
-// fails the undo instead of being overwritten. The
+// first tests the generation just read, so a spec changed meanwhile
+// fails the undo instead of being overwritten (a status the controller
+// wrote meanwhile does not). The
 // template is the revision applied to the set's view: defaulted, exactly
 // as the revision stores it, so the controller finds the same revision.
 func (t *Target) undoExtended(ctx context.Context, rev *appsv1.ControllerRevision) error {
@@ -82,7 +83,7 @@ func (t *Target) undoExtended(ctx context.Context, rev *appsv1.ControllerRevisio
 		return fmt.Errorf("applying revision %d (%s): %w", rev.Revision, rev.Name, err)
 	}
 	ops := []map[string]any{
-		{"op": "test", "path": "/metadata/resourceVersion", "value": t.Extended.ResourceVersion},
+		{"op": "test", "path": "/metadata/generation", "value": t.Extended.Generation},
 		{"op": "replace", "path": "/spec/template", "value": restored.Spec.Template},
 	}
 	if revision.HasClaims(rev) {
