@@ -101,55 +101,55 @@ func (f *fakeSets) carryStatus(_ context.Context, _, _ string, _ *int32) error {
 	return f.fail("carry", func() {})
 }
 
-// cut is what a request cut short by Ctrl-C returns.
-var cut = fmt.Errorf("Delete \"https://127.0.0.1:6443/...\": %w", context.Canceled)
+// errCut is what a request cut short by Ctrl-C returns.
+var errCut = fmt.Errorf("Delete \"https://127.0.0.1:6443/...\": %w", context.Canceled)
 
 // Wherever a migration is interrupted, it says what it did: never
 // "nothing was changed" once the old set is gone, and the way to finish
 // from where it stopped.
 func TestAnInterruptedMigrationSaysWhatItDidAtEveryStep(t *testing.T) {
 	tests := []struct {
-		name   string
-		break_ func(from, to *fakeSets)
-		cancel bool // the context is cancelled during the waits
-		want   []string
-		not    []string
+		name    string
+		breakIt func(from, to *fakeSets)
+		cancel  bool // the context is cancelled during the waits
+		want    []string
+		not     []string
 	}{
-		{"the delete is cut short after it took effect", func(from, _ *fakeSets) { from.failAfter["delete"] = cut },
+		{"the delete is cut short after it took effect", func(from, _ *fakeSets) { from.failAfter["delete"] = errCut },
 			false, []string{"context canceled; but it is deleted", "state:     statefulset.apps/web is deleted", "to finish: kubectl create -n shop -f /b/next.osts.yaml"},
 			[]string{"; nothing was changed"}},
-		{"the delete is cut short before it took effect", func(from, _ *fakeSets) { from.failBefore["delete"] = cut },
+		{"the delete is cut short before it took effect", func(from, _ *fakeSets) { from.failBefore["delete"] = errCut },
 			false, []string{"deleting statefulset.apps/web: Delete", "context canceled; nothing was changed"}, []string{"state:"}},
 		{"the delete is refused on a changed set", func(from, _ *fakeSets) {
 			from.failBefore["delete"] = apierrors.NewConflict(gr, "web", errors.New("precondition failed"))
 		}, false, []string{"statefulset.apps/web changed since it was read", "nothing was changed: run the migration again"}, nil},
 		{"the delete is cut short and the set cannot be read", func(from, _ *fakeSets) {
-			from.failAfter["delete"], from.stateErr = cut, errors.New("connection refused")
+			from.failAfter["delete"], from.stateErr = errCut, errors.New("connection refused")
 		}, false, []string{"whether it is deleted could not be read: connection refused",
 			"state:     unknown: kubectl get -n shop statefulset.apps/web tells",
 			"to finish: if it is gone: kubectl create -n shop -f /b/next.osts.yaml"}, []string{"; nothing was changed"}},
 		{"the wait for the garbage collector is interrupted", nil, true,
 			[]string{"interrupted while waiting for the garbage collector", "state:     statefulset.apps/web is deleted"}, nil},
-		{"the create is cut short after it took effect", func(_, to *fakeSets) { to.failAfter["create"] = cut }, false,
+		{"the create is cut short after it took effect", func(_, to *fakeSets) { to.failAfter["create"] = errCut }, false,
 			[]string{"context canceled; but it is created", "state:     statefulset.apps.ordinal.dev/web exists",
 				`to finish: kubectl patch -n shop statefulset.apps.ordinal.dev/web --subresource=status --type=merge -p '{"status":{"collisionCount":2,"currentRevision":"web-1"}}', then`,
 				"to undo:   kubectl delete -n shop statefulset.apps.ordinal.dev/web --cascade=orphan, then kubectl create -n shop -f /b/backup.sts.yaml"}, nil},
-		{"the create is cut short before it took effect", func(_, to *fakeSets) { to.failBefore["create"] = cut }, false,
+		{"the create is cut short before it took effect", func(_, to *fakeSets) { to.failBefore["create"] = errCut }, false,
 			[]string{"creating statefulset.apps.ordinal.dev/web: Delete", "state:     statefulset.apps/web is deleted",
 				"to finish: kubectl create -n shop -f /b/next.osts.yaml"}, []string{"; nothing was changed"}},
 		{"the create is cut short and the new set cannot be read", func(_, to *fakeSets) {
-			to.failAfter["create"], to.stateErr = cut, errors.New("connection refused")
+			to.failAfter["create"], to.stateErr = errCut, errors.New("connection refused")
 		}, false, []string{"whether it is created could not be read", "kubectl get -n shop statefulset.apps.ordinal.dev/web tells",
 			"to finish: if it is not there: kubectl create -n shop -f /b/next.osts.yaml (its controller adopts them); if it is: kubectl patch"}, nil},
-		{"the status carry is cut short", func(_, to *fakeSets) { to.failAfter["carry"] = cut }, false,
+		{"the status carry is cut short", func(_, to *fakeSets) { to.failAfter["carry"] = errCut }, false,
 			[]string{"writing the status of statefulset.apps.ordinal.dev/web", "to finish: kubectl patch -n shop"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			from, to := newFakeSets(), newFakeSets()
 			from.items["web"] = setState{UID: "old", Generation: 1, ObservedGeneration: 1, CurrentRevision: "web-1", UpdateRevision: "web-1"}
-			if tt.break_ != nil {
-				tt.break_(from, to)
+			if tt.breakIt != nil {
+				tt.breakIt(from, to)
 			}
 			p := &Plan{From: setops.AppsV1, To: setops.ExtendedKind, Namespace: "shop", Name: "web",
 				CurrentRevision: "web-1", UpdateRevision: "web-1", CollisionCount: ptrTo[int32](2),

@@ -175,7 +175,7 @@ func ownedByUs(path string) error {
 	return nil
 }
 
-// ToolsEnv, when set, names the tools directory for hack/ensure-realnode.sh
+// ToolsEnv is the variable that, when set, names the tools directory for hack/ensure-realnode.sh
 // and DefaultTools alike.
 const ToolsEnv = "ORDINAL_REALNODE_TOOLS"
 

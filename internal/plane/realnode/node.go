@@ -117,7 +117,10 @@ func (n *Node) startContainerd(ctx context.Context) error {
 		return last == nil, nil
 	})
 	if err != nil {
-		return fmt.Errorf("real node: containerd did not become ready: %w (last: %v)", err, last)
+		if last != nil {
+			return fmt.Errorf("real node: containerd did not become ready: %w (last: %w)", err, last)
+		}
+		return fmt.Errorf("real node: containerd did not become ready: %w", err)
 	}
 	return nil
 }
