@@ -8,4 +8,8 @@
 // and why is it waiting". Behaviour follows the upstream controller of
 // Kubernetes 1.36 (pkg/controller/statefulset), with the fixes Ordinal
 // adopts from later releases called out where they apply.
+//
+// What a plan costs follows the pods that exist, never spec.replicas: the
+// set's ordinals are a Layout, and a missing ordinal's pod is built only
+// by the pass that acts on it (at most MaxCreates of them a plan).
 package planner

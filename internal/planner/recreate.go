@@ -20,7 +20,7 @@ func (p *planner) recreatePass() bool {
 	var units [][]Action
 	old := false
 	for _, s := range append(append([]slot(nil), p.replicas...), p.condemned...) {
-		if s.placeholder || !isCreated(s.pod) || podRevision(s.pod) == p.update {
+		if !isCreated(s.pod) || podRevision(s.pod) == p.update {
 			continue
 		}
 		old = true
