@@ -103,10 +103,16 @@ func (c *Config) RESTConfig(userAgent string) (*rest.Config, error) {
 }
 
 // Options returns Run's options for this configuration; busy is the
-// client's Limiter.Busy (nil when unthrottled). Options.Extended is the
-// caller's to set (ExtendedClient).
+// client's Limiter.Busy (nil when unthrottled). Under a QPS limit one
+// set's Parallel batch writes at most Burst pods at once
+// (Options.BurstInFlight). Options.Extended is the caller's to set
+// (ExtendedClient).
 func (c *Config) Options(busy func() bool) Options {
-	return Options{Workers: c.Workers, Namespace: c.Namespace, Busy: busy, StatusHold: c.StatusHold, SkipAppsV1: !c.AppsV1}
+	opts := Options{Workers: c.Workers, Namespace: c.Namespace, Busy: busy, StatusHold: c.StatusHold, SkipAppsV1: !c.AppsV1}
+	if c.QPS > 0 {
+		opts.BurstInFlight = max(c.Burst, 1)
+	}
+	return opts
 }
 
 // LoadRESTConfig prefers the kubeconfig at path, then the in-cluster
