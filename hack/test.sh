@@ -6,6 +6,8 @@
 # controller image twice and compares digests, test/install renders the Helm
 # chart (the pinned Helm CLI, fetched and built by `go run` on first use)
 # and config/ and dry-runs them, internal/cli/doctor runs `ordinal doctor`.
+# As root on Linux, hack/ensure-realnode.sh builds (once, into a cache
+# directory) what a real node runs, and test/realnode must run on one.
 # Packages build in parallel but test one at a time: the planes of two
 # packages side by side on a small machine would make their timing
 # assertions measure the machine.
@@ -14,6 +16,15 @@ cd "$(dirname "$0")/.."
 ldflags=$(hack/ldflags.sh)
 echo "== chromium (for the dashboard's browser tests)"
 hack/ensure-chromium.sh
+echo "== real node (containerd, runc, CNI plugins, kubelet, kube-proxy and images for test/realnode)"
+if [ "$(id -u)" -eq 0 ] && [ "$(uname -s)" = Linux ]; then
+  t0=$SECONDS
+  ORDINAL_REALNODE_TOOLS=$(hack/ensure-realnode.sh | tail -1)
+  export ORDINAL_REALNODE_TOOLS ORDINAL_REALNODE=require
+  echo "tools in $ORDINAL_REALNODE_TOOLS ($((SECONDS - t0)) s); test/realnode must run"
+else
+  echo "not root on Linux: test/realnode skips its tests, saying why"
+fi
 echo "== gofmt"
 unformatted=$(gofmt -l api cmd config internal test hack)
 if [ -n "$unformatted" ]; then echo "not gofmt-ed:"; echo "$unformatted"; exit 1; fi

@@ -48,11 +48,14 @@ var rooms = []struct {
 // onlyImportedBy limits who may import a package outside tests: the test
 // helpers and the chaos suite's fault injector never reach a binary's
 // code paths, except that the ordinal binary's root command installs the
-// injector's hidden flags.
+// injector's hidden flags; the real node is started by the plane alone.
 var onlyImportedBy = map[string][]string{
 	"internal/testgen":   nil,
 	"internal/invariant": nil,
 	"internal/faults":    {"internal/cli/root"},
+	// The real node's processes and host changes are the plane's to run;
+	// `ordinal up` only names its taint.
+	"internal/plane/realnode": {"internal/plane", "internal/cli/up"},
 }
 
 func room(pkg string) (string, int) {

@@ -26,7 +26,7 @@ type Lifecycle struct {
 // LifecycleHook is one hook: a handler, how long it may take, and what
 // happens when it fails or times out.
 //
-// +kubebuilder:validation:XValidation:rule="has(self.handshake) != has(self.http)",message="a lifecycle hook has exactly one handler: handshake or http"
+// +kubebuilder:validation:XValidation:rule="[has(self.handshake), has(self.http), has(self.service)].filter(x, x).size() == 1",message="a lifecycle hook has exactly one handler: set one of handshake, http or service"
 type LifecycleHook struct {
 	// Handshake labels the pod <hook label>=Pending and waits until
 	// another actor (an operator, a sidecar, a person with kubectl)
@@ -38,10 +38,18 @@ type LifecycleHook struct {
 	// done; any other answer, or none, is retried with a growing pause
 	// (1 s doubling to 10 s) until the timeout. The call may be made more
 	// than once for one pod (after a controller restart, say), so the
-	// receiver should treat a repeated request as success.
+	// receiver should treat a repeated request as success. The controller
+	// refuses addresses its configuration does not allow (loopback,
+	// link-local, cloud metadata, the API server's and its own), follows
+	// no redirect, and records only the status code, never the answer.
 	//
 	// +optional
 	HTTP *HTTPHook `json:"http,omitempty"`
+	// Service calls a Service of the set's own namespace as HTTP does a
+	// URL: the controller picks a ready endpoint of the Service's port.
+	//
+	// +optional
+	Service *ServiceHook `json:"service,omitempty"`
 	// TimeoutSeconds bounds the hook, counted from when the pod was
 	// labelled Pending. Defaults to 300.
 	//
@@ -67,12 +75,53 @@ type LifecycleHook struct {
 type HandshakeHook struct{}
 
 // HTTPHook calls a URL.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.caBundle) || (isURL(self.url) && url(self.url).getScheme() == 'https')",message="caBundle verifies an https:// url: make the url https:// or remove caBundle"
 type HTTPHook struct {
-	// URL is an http or https URL the controller can reach.
+	// URL is an http or https URL the controller can reach. Its query and
+	// user information are left out wherever the controller writes the
+	// URL (events, status, logs), but the set's readers see them.
 	//
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="isURL(self) && (url(self).getScheme() == 'http' || url(self).getScheme() == 'https') && url(self).getHost() != ''",message="url must be an absolute http:// or https:// URL with a host"
 	URL string `json:"url"`
+	// CABundle is a PEM bundle of the certificate authorities that an
+	// https URL's certificate must chain to, in place of the system's
+	// (base64, as a Secret's data).
+	//
+	// +kubebuilder:validation:MaxLength=65536
+	// +optional
+	CABundle []byte `json:"caBundle,omitempty"`
+}
+
+// ServiceHook is a Service of the set's namespace (there is no namespace
+// field: a set calls only its own namespace's Services this way).
+type ServiceHook struct {
+	// Name is the Service's name.
+	//
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="name must be a Service name: at most 63 lowercase letters, digits and '-', starting with a letter and ending with a letter or digit"
+	Name string `json:"name"`
+	// Port is one of the Service's ports (spec.ports[].port). Defaults to
+	// 443 with caBundle and 80 without.
+	//
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +optional
+	Port int32 `json:"port,omitempty"`
+	// Path is the request's path. Defaults to "/".
+	//
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="self.startsWith('/') && !self.contains('?') && !self.contains('#')",message="path must start with / and hold no ? or #"
+	// +optional
+	Path string `json:"path,omitempty"`
+	// CABundle, when set, makes the call https, verified against this PEM
+	// bundle for the name <name>.<namespace>.svc (as an admission
+	// webhook's); without it the call is plain http.
+	//
+	// +kubebuilder:validation:MaxLength=65536
+	// +optional
+	CABundle []byte `json:"caBundle,omitempty"`
 }
 
 // HookFailurePolicy is what a failed or timed-out hook does.
@@ -136,3 +185,11 @@ type HookRequest struct {
 	// Attempt counts from 1.
 	Attempt int32 `json:"attempt"`
 }
+
+// HookTokenAudience is the audience of the ServiceAccount token an http or
+// service hook call carries (as "Authorization: Bearer <token>") when the
+// controller is configured with one. The token has a second audience,
+// HookTokenAudience + "/" + the set's namespace, so that a receiver can
+// accept only calls made for its own namespace's sets: a TokenReview with
+// that audience fails for a token issued for another namespace.
+const HookTokenAudience = "hooks.ordinal.dev"

@@ -1,6 +1,9 @@
 // Command imagebuild builds the ordinal-controller container image without a
 // container engine and prints its digest; hack/image.sh runs it with the
-// version, commit and time of the checkout. It is a build tool: the
+// version, commit and time of the checkout. With --package (and --name,
+// --entrypoint, --user, --title) it builds another of the project's
+// commands the same way: hack/ensure-realnode.sh makes the real node's
+// pause and test-application images so. It is a build tool: the
 // controller binary itself links none of its packages.
 package main
 
@@ -53,6 +56,11 @@ func newCommand() *cobra.Command {
 	fs.StringVar(&o.Revision, "revision", o.Revision, "source commit for the org.opencontainers.image.revision label (empty: no label)")
 	fs.StringVar(&o.LDFlags, "ldflags", o.LDFlags, "extra linker flags for the controller binary")
 	fs.StringVar(&o.Out, "out", o.Out, "output directory")
+	fs.StringVar(&o.Name, "name", o.Name, "file name of the layout and archive under --out")
+	fs.StringVar(&o.Package, "package", image.ControllerPackage, "main package to build into the image")
+	fs.StringVar(&o.Entrypoint, "entrypoint", image.BinaryPath, "the binary's path in the image, its entrypoint")
+	fs.StringVar(&o.User, "user", image.User, "user:group the entrypoint runs as")
+	fs.StringVar(&o.Title, "title", "ordinal-controller", "the image's org.opencontainers.image.title")
 	fs.StringVar(&platforms, "platforms", platforms, "comma-separated platforms: linux/amd64, linux/arm64")
 	fs.StringVar(&created, "created", created, "image creation time in Unix seconds (default $SOURCE_DATE_EPOCH, else 0)")
 	return cmd

@@ -20,7 +20,7 @@ const (
 
 var contenderColours = map[string]string{
 	ContenderOrdinal: "#2b6cb0", ContenderOrdinalExtended: "#4299e1", ContenderOrdinalInPlace: "#90cdf4", ContenderBuiltin: "#c05621",
-	ContenderBuiltinGateOn: "#d69e2e", ContenderFloor: "#718096",
+	ContenderBuiltinGateOff: "#d69e2e", ContenderFloor: "#718096",
 }
 
 // WriteSVG draws, for every scenario and client limit, one bar per contender:

@@ -22,13 +22,16 @@ const (
 	// InPlaceIfPossible: its rollouts change pods in place. It runs only
 	// when asked for (--contenders), beside ordinal-osts.
 	ContenderOrdinalInPlace = "ordinal-inplace"
+	// ContenderBuiltin is upstream's controller as 1.37 ships it, with the
+	// MaxUnavailableStatefulSet gate on; ContenderBuiltinGateOff has the
+	// gate off, as 1.35.4 to 1.36 shipped it.
 	ContenderBuiltin        = "builtin"
-	ContenderBuiltinGateOn  = "builtin-gate-on"
+	ContenderBuiltinGateOff = "builtin-gate-off"
 	ContenderFloor          = "floor"
 )
 
 // ContenderNames lists every contender in report order.
-var ContenderNames = []string{ContenderOrdinal, ContenderOrdinalExtended, ContenderOrdinalInPlace, ContenderBuiltin, ContenderBuiltinGateOn, ContenderFloor}
+var ContenderNames = []string{ContenderOrdinal, ContenderOrdinalExtended, ContenderOrdinalInPlace, ContenderBuiltin, ContenderBuiltinGateOff, ContenderFloor}
 
 // Limit is a client QPS and burst; QPS 0 means unthrottled, as it does
 // for every contender (controller.Config).
@@ -145,8 +148,8 @@ func LeanCommands(dir string) map[string]Command {
 		ContenderOrdinal:         at(OrdinalBinary),
 		ContenderOrdinalExtended: at(OrdinalBinary),
 		ContenderOrdinalInPlace:  at(OrdinalBinary),
-		ContenderBuiltin:         at(BuiltinBinary, "--max-unavailable-gate=false"),
-		ContenderBuiltinGateOn:   at(BuiltinBinary, "--max-unavailable-gate=true"),
+		ContenderBuiltin:         at(BuiltinBinary, "--max-unavailable-gate=true"),
+		ContenderBuiltinGateOff:  at(BuiltinBinary, "--max-unavailable-gate=false"),
 		ContenderFloor:           at(FloorBinary),
 	}
 }
@@ -160,8 +163,8 @@ func SelfCommands(binary string) map[string]Command {
 		ContenderOrdinal:         at("controller"),
 		ContenderOrdinalExtended: at("controller"),
 		ContenderOrdinalInPlace:  at("controller"),
-		ContenderBuiltin:         at("bench-builtin-controller", "--max-unavailable-gate=false"),
-		ContenderBuiltinGateOn:   at("bench-builtin-controller", "--max-unavailable-gate=true"),
+		ContenderBuiltin:         at("bench-builtin-controller", "--max-unavailable-gate=true"),
+		ContenderBuiltinGateOff:  at("bench-builtin-controller", "--max-unavailable-gate=false"),
 		ContenderFloor:           at("bench-floor"),
 	}
 }

@@ -53,10 +53,10 @@ func TestValidateRefusesAContenderBinaryThatIsNotExecutable(t *testing.T) {
 
 func TestContenderCommandsShareTheFlagsAfterTheirOwnArguments(t *testing.T) {
 	lean := LeanCommands("/opt/bin")
-	got := append(lean[ContenderBuiltinGateOn].Args, contenderArgs(ContenderBuiltinGateOn, "kc", "stats", Limit{QPS: 20, Burst: 30}, 5)...)
+	got := append(lean[ContenderBuiltin].Args, contenderArgs(ContenderBuiltin, "kc", "stats", Limit{QPS: 20, Burst: 30}, 5)...)
 	want := "--max-unavailable-gate=true --kubeconfig kc --qps 20 --burst 30 --workers 5 --leader-elect=false --metrics-address="
-	if strings.Join(got, " ") != want || lean[ContenderBuiltinGateOn].Binary != "/opt/bin/"+BuiltinBinary {
-		t.Errorf("builtin-gate-on runs %s %v, want /opt/bin/%s %s", lean[ContenderBuiltinGateOn].Binary, got, BuiltinBinary, want)
+	if strings.Join(got, " ") != want || lean[ContenderBuiltin].Binary != "/opt/bin/"+BuiltinBinary {
+		t.Errorf("builtin runs %s %v, want /opt/bin/%s %s", lean[ContenderBuiltin].Binary, got, BuiltinBinary, want)
 	}
 	floor := contenderArgs(ContenderFloor, "kc", "stats", Limit{}, 1)
 	if !strings.Contains(strings.Join(floor, " "), "--qps 0 --burst 0") || floor[len(floor)-1] != "stats" {

@@ -132,7 +132,7 @@ func sampleResults() []Result {
 
 func scalingResults() []Result {
 	return []Result{
-		{Scenario: ScenarioScaling, Contender: ContenderBuiltinGateOn, Size: "1×1000", Seconds: 40, PodEvents: 11000,
+		{Scenario: ScenarioScaling, Contender: ContenderBuiltinGateOff, Size: "1×1000", Seconds: 40, PodEvents: 11000,
 			CPUSeconds: 8.8, CPUPerPodEventMs: 0.8, PeakRSSBytes: 60 << 20,
 			Restart: &Restart{FirstActionSeconds: 0.41, ConvergedSeconds: 2.2, RestSeconds: 3.1, RestPollSeconds: 2, CPUSeconds: 0.5, PeakRSSBytes: 50 << 20}},
 		{Scenario: ScenarioScaling, Contender: ContenderOrdinal, Size: "1×1000", Seconds: 38, PodEvents: 11020,

@@ -3,13 +3,20 @@ package controller
 import (
 	"errors"
 	"fmt"
+	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	cliflag "k8s.io/component-base/cli/flag"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // Config is the controller's configuration, the one definition every
@@ -36,12 +43,33 @@ type Config struct {
 	// leaves them to kube-controller-manager's controller (for clusters
 	// where that cannot be turned off) and manages only the extended kind.
 	AppsV1 bool
+	// HookAllowCIDRs are address ranges http lifecycle hooks may call
+	// although the hook address policy refuses them (loopback, link-local,
+	// cloud metadata, the API server's and the controller's own
+	// addresses); see HookOptions.
+	HookAllowCIDRs []string
+	// HookProxyFromEnvironment makes hook calls use $HTTPS_PROXY,
+	// $HTTP_PROXY and $NO_PROXY; off, they never go through a proxy.
+	HookProxyFromEnvironment bool
+	// HookTokenServiceAccount, as namespace/name, is the ServiceAccount
+	// whose token (audience HookTokenAudience) every hook call carries;
+	// empty sends none.
+	HookTokenServiceAccount string
+	// FeatureGates are the controller's own feature gates, as
+	// kube-controller-manager's --feature-gates: only
+	// StatefulSetRecreateStrategy, which is on unless set to false (a set
+	// can have type Recreate only if its API server's gate admitted it).
+	FeatureGates map[string]bool
 }
+
+// GateRecreate is the feature gate of the apps/v1 Recreate update
+// strategy (upstream 1.37's alpha).
+const GateRecreate = "StatefulSetRecreateStrategy"
 
 // NewConfig returns the defaults: kube-controller-manager's client limits
 // (QPS 20, burst 30) and worker count (5), and DefaultStatusHold.
 func NewConfig() Config {
-	return Config{QPS: 20, Burst: 30, Workers: 5, StatusHold: DefaultStatusHold, AppsV1: true}
+	return Config{QPS: 20, Burst: 30, Workers: 5, StatusHold: DefaultStatusHold, AppsV1: true, FeatureGates: map[string]bool{}}
 }
 
 // AddFlags binds every field to fs, using c's current values as defaults.
@@ -51,6 +79,20 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Namespace, "namespace", c.Namespace, "only manage StatefulSets in this namespace (default: all)")
 	fs.BoolVar(&c.AppsV1, "manage-apps-v1", c.AppsV1,
 		"manage apps/v1 StatefulSets; false leaves them to kube-controller-manager's controller (where it cannot be turned off) and manages only apps.ordinal.dev StatefulSets")
+	c.AddHookFlags(fs)
+	c.AddGateFlag(fs)
+}
+
+// AddHookFlags binds the fields that say what http lifecycle hooks may
+// call and with which identity: --hook-allow-cidrs,
+// --hook-proxy-from-environment and --hook-token-service-account.
+func (c *Config) AddHookFlags(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&c.HookAllowCIDRs, "hook-allow-cidrs", c.HookAllowCIDRs,
+		"address ranges (CIDRs, comma-separated) that lifecycle hooks may call although they are loopback, link-local, cloud metadata, the API server's or the controller's own, e.g. 127.0.0.0/8,::1/128")
+	fs.BoolVar(&c.HookProxyFromEnvironment, "hook-proxy-from-environment", c.HookProxyFromEnvironment,
+		"send lifecycle hook calls through $HTTPS_PROXY/$HTTP_PROXY (minus $NO_PROXY); the proxy, not the controller, then checks where a named host leads")
+	fs.StringVar(&c.HookTokenServiceAccount, "hook-token-service-account", c.HookTokenServiceAccount,
+		"namespace/name of the ServiceAccount whose token (audience "+v1alpha1.HookTokenAudience+") each lifecycle hook call carries as a bearer token; empty sends none")
 }
 
 // AddLimitFlags binds the fields that say how hard the controller works
@@ -65,6 +107,17 @@ func (c *Config) AddLimitFlags(fs *pflag.FlagSet) {
 		"while requests queue for --qps tokens, how long a set's replica counts may wait to be written (0: 1s, as without load); completion, observedGeneration and revisions are written at once")
 }
 
+// AddGateFlag binds FeatureGates to --feature-gates. `ordinal up` binds
+// its own flag of that name, for every component it runs, and passes the
+// controller's gate on.
+func (c *Config) AddGateFlag(fs *pflag.FlagSet) {
+	if c.FeatureGates == nil {
+		c.FeatureGates = map[string]bool{}
+	}
+	fs.Var(cliflag.NewMapStringBool(&c.FeatureGates), "feature-gates",
+		"the controller's feature gates, as kube-controller-manager's: "+GateRecreate+"=false gives apps/v1 sets of type Recreate upstream's gate-off Warning instead of recreating their pods")
+}
+
 // Validate reports every invalid field at once.
 func (c *Config) Validate() error {
 	var errs []error
@@ -76,6 +129,17 @@ func (c *Config) Validate() error {
 	}
 	if c.Workers < 1 {
 		errs = append(errs, fmt.Errorf("--workers must be at least 1, got %d", c.Workers))
+	}
+	if _, err := parseCIDRs(c.HookAllowCIDRs); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := parseServiceAccount(c.HookTokenServiceAccount); err != nil {
+		errs = append(errs, err)
+	}
+	for name := range c.FeatureGates {
+		if name != GateRecreate {
+			errs = append(errs, fmt.Errorf("--feature-gates: the controller has no gate %q (it has %s; MaxUnavailableStatefulSet is the API server's, and each set shows it)", name, GateRecreate))
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -102,17 +166,56 @@ func (c *Config) RESTConfig(userAgent string) (*rest.Config, error) {
 	return rc, nil
 }
 
-// Options returns Run's options for this configuration; busy is the
-// client's Limiter.Busy (nil when unthrottled). Under a QPS limit one
-// set's Parallel batch writes at most Burst pods at once
-// (Options.BurstInFlight). Options.Extended is the caller's to set
-// (ExtendedClient).
-func (c *Config) Options(busy func() bool) Options {
-	opts := Options{Workers: c.Workers, Namespace: c.Namespace, Busy: busy, StatusHold: c.StatusHold, SkipAppsV1: !c.AppsV1}
+// Options returns Run's options for this configuration, which Validate
+// accepted; busy is the client's Limiter.Busy (nil when unthrottled) and
+// apiServer the client's rest.Config.Host, whose addresses hooks may not
+// call. Under a QPS limit one set's Parallel batch writes at most Burst
+// pods at once (Options.BurstInFlight). Options.Extended is the caller's
+// to set (ExtendedClient).
+func (c *Config) Options(busy func() bool, apiServer string) Options {
+	allow, _ := parseCIDRs(c.HookAllowCIDRs)
+	sa, _ := parseServiceAccount(c.HookTokenServiceAccount)
+	opts := Options{Workers: c.Workers, Namespace: c.Namespace, Busy: busy, StatusHold: c.StatusHold, SkipAppsV1: !c.AppsV1,
+		Hooks:   HookOptions{AllowCIDRs: allow, ProxyFromEnvironment: c.HookProxyFromEnvironment, TokenServiceAccount: sa, APIServer: apiServer},
+		Release: planner.Release{RecreateGateOff: !RecreateGate(c.FeatureGates)}}
 	if c.QPS > 0 {
 		opts.BurstInFlight = max(c.Burst, 1)
 	}
 	return opts
+}
+
+// parseCIDRs reads --hook-allow-cidrs.
+func parseCIDRs(cidrs []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	var errs []error
+	for _, c := range cidrs {
+		p, err := netip.ParsePrefix(strings.TrimSpace(c))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--hook-allow-cidrs: %q is not a CIDR such as 10.0.0.0/8 or fd00::/8", c))
+			continue
+		}
+		out = append(out, p.Masked())
+	}
+	return out, errors.Join(errs...)
+}
+
+// parseServiceAccount reads --hook-token-service-account; "" is none.
+func parseServiceAccount(s string) (types.NamespacedName, error) {
+	if s == "" {
+		return types.NamespacedName{}, nil
+	}
+	ns, name, ok := strings.Cut(s, "/")
+	if !ok || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
+		return types.NamespacedName{}, fmt.Errorf("--hook-token-service-account %q is not namespace/name of a ServiceAccount, e.g. ordinal-system/ordinal-controller", s)
+	}
+	return types.NamespacedName{Namespace: ns, Name: name}, nil
+}
+
+// RecreateGate reports whether gates leave the Recreate gate on: unless
+// they set it to false.
+func RecreateGate(gates map[string]bool) bool {
+	on, set := gates[GateRecreate]
+	return on || !set
 }
 
 // LoadRESTConfig prefers the kubeconfig at path, then the in-cluster

@@ -1,12 +1,14 @@
 package controller
 
 import (
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -21,8 +23,12 @@ func TestFlagsAndDefaultsAreOneDefinition(t *testing.T) {
 	if diff := cmp.Diff(NewConfig(), cfg); diff != "" {
 		t.Errorf("parsing no flags changed the defaults (-want +got):\n%s", diff)
 	}
-	want := Config{Kubeconfig: "kc", QPS: 7.5, Burst: 9, Workers: 2, StatusHold: 4 * time.Second, Namespace: "ns", AppsV1: false}
-	if err := fs.Parse([]string{"--kubeconfig=kc", "--qps=7.5", "--burst=9", "--workers=2", "--status-hold-under-load=4s", "--namespace=ns", "--manage-apps-v1=false"}); err != nil {
+	want := Config{Kubeconfig: "kc", QPS: 7.5, Burst: 9, Workers: 2, StatusHold: 4 * time.Second, Namespace: "ns", AppsV1: false,
+		HookAllowCIDRs: []string{"10.0.0.0/8", "fd00::/8"}, HookProxyFromEnvironment: true, HookTokenServiceAccount: "ordinal-system/ordinal-controller",
+		FeatureGates: map[string]bool{GateRecreate: false}}
+	if err := fs.Parse([]string{"--kubeconfig=kc", "--qps=7.5", "--burst=9", "--workers=2", "--status-hold-under-load=4s", "--namespace=ns", "--manage-apps-v1=false",
+		"--hook-allow-cidrs=10.0.0.0/8,fd00::/8", "--hook-proxy-from-environment", "--hook-token-service-account=ordinal-system/ordinal-controller",
+		"--feature-gates=StatefulSetRecreateStrategy=false"}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {
@@ -36,9 +42,11 @@ func TestFlagsAndDefaultsAreOneDefinition(t *testing.T) {
 }
 
 func TestValidateNamesEveryBadField(t *testing.T) {
-	cfg := Config{QPS: -1, Burst: 1, Workers: 0, StatusHold: -time.Second}
+	cfg := Config{QPS: -1, Burst: 1, Workers: 0, StatusHold: -time.Second, HookAllowCIDRs: []string{"10.0.0.0/8", "10.0.0.1"}, HookTokenServiceAccount: "ordinal-controller"}
 	err := cfg.Validate()
-	for _, want := range []string{"--qps and --burst must not be negative", "--workers must be at least 1", "--status-hold-under-load must not be negative"} {
+	for _, want := range []string{"--qps and --burst must not be negative", "--workers must be at least 1", "--status-hold-under-load must not be negative",
+		`--hook-allow-cidrs: "10.0.0.1" is not a CIDR such as 10.0.0.0/8 or fd00::/8`,
+		`--hook-token-service-account "ordinal-controller" is not namespace/name of a ServiceAccount, e.g. ordinal-system/ordinal-controller`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not say %q", err, want)
 		}
@@ -91,8 +99,51 @@ func TestTheBurstBoundsABatchOnlyUnderAQPSLimit(t *testing.T) {
 	}{{20, 30, 30}, {5, 0, 1}, {0, 30, 0}} {
 		cfg := NewConfig()
 		cfg.QPS, cfg.Burst = tc.qps, tc.burst
-		if got := cfg.Options(nil).BurstInFlight; got != tc.want {
+		if got := cfg.Options(nil, "").BurstInFlight; got != tc.want {
 			t.Errorf("--qps %g --burst %d: %d pods of a batch at once, want %d", tc.qps, tc.burst, got, tc.want)
 		}
+	}
+}
+
+// The hook flags reach Run's options: the allow list as ranges, the proxy
+// switch, the token's ServiceAccount, and the API server's URL.
+func TestHookFlagsBecomeHookOptions(t *testing.T) {
+	cfg := NewConfig()
+	cfg.HookAllowCIDRs = []string{"127.0.0.1/8", "fd00::/8"}
+	cfg.HookProxyFromEnvironment, cfg.HookTokenServiceAccount = true, "ordinal-system/ordinal-controller"
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	got := cfg.Options(nil, "https://10.96.0.1:443").Hooks
+	want := HookOptions{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}, ProxyFromEnvironment: true,
+		TokenServiceAccount: types.NamespacedName{Namespace: "ordinal-system", Name: "ordinal-controller"}, APIServer: "https://10.96.0.1:443"}
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
+		t.Errorf("hook options (-want +got):\n%s", diff)
+	}
+	def := NewConfig()
+	if def := def.Options(nil, "").Hooks; len(def.AllowCIDRs) != 0 || def.ProxyFromEnvironment || def.TokenServiceAccount.Name != "" {
+		t.Errorf("the defaults allow %v, proxy %v, token %v; want nothing allowed, no proxy, no token", def.AllowCIDRs, def.ProxyFromEnvironment, def.TokenServiceAccount)
+	}
+}
+
+func TestTheRecreateGateIsOnUnlessTurnedOff(t *testing.T) {
+	for _, tc := range []struct {
+		gates   map[string]bool
+		gateOff bool
+	}{
+		{nil, false},
+		{map[string]bool{GateRecreate: true}, false},
+		{map[string]bool{GateRecreate: false}, true},
+	} {
+		cfg := NewConfig()
+		cfg.FeatureGates = tc.gates
+		if got := cfg.Options(nil, "").Release.RecreateGateOff; got != tc.gateOff {
+			t.Errorf("gates %v: RecreateGateOff %v, want %v", tc.gates, got, tc.gateOff)
+		}
+	}
+	cfg := NewConfig()
+	cfg.FeatureGates = map[string]bool{"MaxUnavailableStatefulSet": true}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), `no gate "MaxUnavailableStatefulSet"`) {
+		t.Errorf("Validate() = %v, want an error naming the gate the controller does not have", err)
 	}
 }

@@ -68,12 +68,15 @@ type Controller struct {
 	// set forgets it in one call.
 	states   *setStates
 	deferred statusDeferrals
+	quiet    *quietWatch
 	exp      *expectations
 	now      func() time.Time
 	// ext is the extended kind, or nil when the controller runs without it.
 	ext *extendedSets
 	// skipAppsV1 leaves apps/v1 sets alone (Options.SkipAppsV1).
 	skipAppsV1 bool
+	// release is the upstream release apps/v1 sets follow (Options.Release).
+	release planner.Release
 	// classes lists StorageClasses; nil unless the extended kind is
 	// managed.
 	classes storagelisters.StorageClassLister
@@ -98,7 +101,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	if busy == nil {
 		busy = func() bool { return false }
 	}
-	setInf := factory.Apps().V1().StatefulSets()
+	setInf, sets := appsV1Sets(factory, opts.SkipAppsV1)
 	podInf := factory.Core().V1().Pods()
 	claimInf := factory.Core().V1().PersistentVolumeClaims()
 	revInf := factory.Apps().V1().ControllerRevisions()
@@ -115,24 +118,29 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	events.StartRecordingToSink(&yieldingSink{EventSink: &typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")}, busy: busy})
 	recorder := events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "ordinal-statefulset-controller"})
 	c := &Controller{
-		client: client, sets: setInf.Lister(), claimIdx: claimInf.Informer().GetIndexer(), revs: revInf.Lister(),
+		client: client, sets: sets, claimIdx: claimInf.Informer().GetIndexer(), revs: revInf.Lister(),
 		podIdx: podInf.Informer().GetIndexer(), revIdx: revInf.Informer().GetIndexer(),
-		synced: []cache.InformerSynced{setInf.Informer().HasSynced, podInf.Informer().HasSynced, claimInf.Informer().HasSynced, revInf.Informer().HasSynced},
+		synced: []cache.InformerSynced{podInf.Informer().HasSynced, claimInf.Informer().HasSynced, revInf.Informer().HasSynced},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "statefulset"}),
 		recorder: recorder, events: events,
 		history: &apiHistory{client: client}, busy: busy, statusHold: opts.StatusHold, states: newSetStates(), now: time.Now,
-		skipAppsV1: opts.SkipAppsV1,
+		skipAppsV1: opts.SkipAppsV1, release: opts.Release,
 	}
 	c.status, c.deferred = newAPIStatus(client, c.states), statusDeferrals{states: c.states}
+	c.quiet = newQuietWatch(c.states, busy)
 	c.exp = newExpectations(c.states, time.Now)
-	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp, hooks: newHookCaller(client, c.states), inFlight: opts.BurstInFlight}
+	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp, hooks: newHookCaller(context.Background(), client, c.states, opts.Hooks, interfaceAddrs()),
+		inFlight: opts.BurstInFlight}
 	if opts.Metrics != nil {
 		if err := opts.Metrics.Register(newRolloutCollector(c.states)); err != nil {
 			return nil, fmt.Errorf("registering the rollout gauges: %w", err)
 		}
 	}
-	if err := c.addHandlers(setInf.Informer(), podInf.Informer(), claimInf.Informer()); err != nil {
+	if setInf != nil {
+		c.synced = append(c.synced, setInf.HasSynced)
+	}
+	if err := c.addHandlers(setInf, podInf.Informer(), claimInf.Informer()); err != nil {
 		return nil, err
 	}
 	if opts.Extended != nil {
@@ -144,6 +152,19 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 		}
 	}
 	return c, nil
+}
+
+// appsV1Sets returns the informer and lister of apps/v1 StatefulSets. A
+// controller that leaves them to another (skip) neither lists nor watches
+// them, so its account needs no access to them at all: it gets no informer
+// and an empty lister, and every path that would look a set up finds none.
+func appsV1Sets(factory informers.SharedInformerFactory, skip bool) (cache.SharedIndexInformer, appslisters.StatefulSetLister) {
+	if skip {
+		empty := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+		return nil, appslisters.NewStatefulSetLister(empty)
+	}
+	inf := factory.Apps().V1().StatefulSets()
+	return inf.Informer(), inf.Lister()
 }
 
 // addExtended makes the controller manage extended sets too.
@@ -164,7 +185,8 @@ func (c *Controller) addExtended(client *ostsclient.Client, namespace string) er
 	return nil
 }
 
-// Run processes sets with the given number of workers until ctx ends.
+// Run processes sets with the given number of workers until ctx ends,
+// and returns nil then, also when ctx ends before the caches have synced.
 func (c *Controller) Run(ctx context.Context, workers int) error {
 	defer utilruntime.HandleCrash()
 	defer c.queue.ShutDown()
@@ -175,11 +197,15 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 		go c.ext.informer.Run(ctx.Done())
 	}
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
-		return fmt.Errorf("waiting for informer caches: %w", ctx.Err())
+		// It returns false only once ctx ends: a stop asked for during
+		// start-up is a stop, not a failure.
+		logger.Info("Stopping StatefulSet controller before its caches synced")
+		return nil
 	}
 	for i := 0; i < workers; i++ {
 		go wait.UntilWithContext(ctx, c.worker, time.Second)
 	}
+	go c.quiet.run(ctx, c.enqueue)
 	<-ctx.Done()
 	logger.Info("Stopping StatefulSet controller")
 	return nil

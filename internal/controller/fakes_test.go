@@ -102,11 +102,21 @@ func events(rec *record.FakeRecorder) []string {
 // calls sync itself.
 func newTestController(t testing.TB, objs ...runtime.Object) (*Controller, *fake.Clientset) {
 	t.Helper()
+	return newTestControllerWith(t, Options{Workers: 1}, nil, objs...)
+}
+
+// newTestControllerWith is newTestController with opts, and setup (when
+// not nil) run on the controller before its informers start.
+func newTestControllerWith(t testing.TB, opts Options, setup func(*Controller), objs ...runtime.Object) (*Controller, *fake.Clientset) {
+	t.Helper()
 	client := likeAnAPIServer(fake.NewClientset(objs...))
 	factory := NewInformerFactory(client, "")
-	c, err := New(client, factory, Options{Workers: 1})
+	c, err := New(client, factory, opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if setup != nil {
+		setup(c)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() {

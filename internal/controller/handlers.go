@@ -12,13 +12,17 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
+// addHandlers wires the informers' events to the queue; sets is nil when
+// the controller leaves apps/v1 sets alone.
 func (c *Controller) addHandlers(sets, pods, claims cache.SharedIndexInformer) error {
-	if _, err := sets.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.enqueueSet,
-		UpdateFunc: func(_, cur any) { c.enqueueSet(cur) },
-		DeleteFunc: c.enqueueSet,
-	}); err != nil {
-		return err
+	if sets != nil {
+		if _, err := sets.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    c.enqueueSet,
+			UpdateFunc: func(_, cur any) { c.enqueueSet(cur) },
+			DeleteFunc: c.enqueueSet,
+		}); err != nil {
+			return err
+		}
 	}
 	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.podChanged,

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
+	"errors"
+	"net"
 	"net/http"
-	"strings"
+	"net/netip"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,13 +23,16 @@ import (
 // hookCaller makes the calls of http lifecycle hooks, in the background:
 // a sync never waits on a user's endpoint. Each call's outcome is written
 // to the pod — its hook label Done on a 2xx answer, the attempt count,
-// time and error in the hook's annotation either way — so the next plan
-// (of this controller or one started after it) knows where the hook
-// stands; the pod's update is the event that syncs the set again.
+// time and a short fixed reason (never the answer's body) in the hook's
+// annotation either way — so the next plan (of this controller or one
+// started after it) knows where the hook stands; the pod's update is the
+// event that syncs the set again.
 type hookCaller struct {
 	client kubernetes.Interface
 	states *setStates
-	http   *http.Client
+	net    *hookNet
+	// tokens is nil when calls carry no caller token.
+	tokens *hookTokens
 	now    func() time.Time
 }
 
@@ -46,9 +49,19 @@ type hookCall struct {
 // cache takes to show its outcome.
 const hookMemory = 10 * time.Minute
 
-func newHookCaller(client kubernetes.Interface, states *setStates) *hookCaller {
-	return &hookCaller{client: client, states: states, now: time.Now,
-		http: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+// newHookCaller builds the caller of opts' policy, proxy and token; own
+// is the controller's own addresses.
+func newHookCaller(ctx context.Context, client kubernetes.Interface, states *setStates, opts HookOptions, own []netip.Addr) *hookCaller {
+	lookup := net.DefaultResolver.LookupNetIP
+	h := &hookCaller{client: client, states: states, now: time.Now,
+		net: &hookNet{policy: newHookPolicy(ctx, opts, own, lookup), lookup: lookup}}
+	if opts.ProxyFromEnvironment {
+		h.net.proxy = http.ProxyFromEnvironment
+	}
+	if opts.TokenServiceAccount.Name != "" {
+		h.tokens = &hookTokens{client: client, sa: opts.TokenServiceAccount, now: time.Now}
+	}
+	return h
 }
 
 // start makes the call a CallHook action asks for, unless it is under way
@@ -77,7 +90,11 @@ func (h *hookCaller) start(ctx context.Context, setKey string, a planner.Action)
 		return
 	}
 	go func() {
-		recorded := h.record(ctx, setKey, a, h.call(ctx, call))
+		err := h.call(ctx, call)
+		if err != nil {
+			logHookFailure(ctx, setKey, a, err)
+		}
+		recorded := h.record(ctx, setKey, a, err)
 		h.states.read(setKey, func(st *setState) {
 			c := st.hookCalls[key]
 			c.inFlight = false
@@ -89,37 +106,57 @@ func (h *hookCaller) start(ctx context.Context, setKey string, a planner.Action)
 	}()
 }
 
-// call POSTs the request and returns nil on a 2xx answer.
+// call POSTs the request and returns nil on a 2xx answer, else a
+// *hookFailure.
 func (h *hookCaller) call(ctx context.Context, call *planner.HookCall) error {
 	body, err := json.Marshal(call.Request)
 	if err != nil {
-		return err
+		return hookFailed("request not encoded", err)
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), call.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, call.Hook.URL, bytes.NewReader(body))
+	target, err := targetOf(ctx, h.client, call.Hook.HTTP)
 	if err != nil {
 		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target.url, bytes.NewReader(body))
+	if err != nil {
+		return hookFailed("invalid URL", nil)
+	}
+	if target.host != "" {
+		req.Host = target.host
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "ordinal-statefulset-controller")
-	resp, err := h.http.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("no answer within %s", call.Timeout)
+	if h.tokens != nil {
+		token, err := h.tokens.get(ctx, call.Request.Namespace)
+		if err != nil {
+			return err
 		}
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	client, err := h.net.client(target)
+	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	text, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		msg := fmt.Sprintf("HTTP %d", resp.StatusCode)
-		if t := strings.TrimSpace(string(text)); t != "" {
-			msg += ": " + strings.ToValidUTF8(t, "?")
-		}
-		return fmt.Errorf("%s", msg)
+	resp, err := client.Do(req)
+	if err != nil {
+		return classify(ctx, err, call.Timeout)
 	}
-	return nil
+	_ = resp.Body.Close()
+	return answered(resp)
+}
+
+// logHookFailure logs a failed call with the error behind its reason: the
+// endpoint without its URL's query and user information, never a token.
+func logHookFailure(ctx context.Context, setKey string, a planner.Action, err error) {
+	kv := []any{"statefulset", setKey, "pod", a.Pod.Name, "hook", a.Call.Hook.Name, "endpoint", a.Call.Hook.HTTP.String(),
+		"attempt", a.Call.Request.Attempt, "reason", err.Error()}
+	var f *hookFailure
+	if errors.As(err, &f) && f.Detail != nil {
+		kv = append(kv, "detail", f.Detail.Error())
+	}
+	klog.FromContext(ctx).V(2).Info("Lifecycle hook call failed", kv...)
 }
 
 // record writes the attempt's outcome to the pod: the pod of that UID only
@@ -132,7 +169,11 @@ func (h *hookCaller) record(ctx context.Context, setKey string, a planner.Action
 	rec.Attempts, rec.LastAttempt, rec.LastError = call.Request.Attempt, h.now().UTC().Truncate(time.Second), ""
 	meta := map[string]any{"uid": a.Pod.UID}
 	if callErr != nil {
-		rec.LastError = callErr.Error()
+		rec.LastError = "call failed"
+		var f *hookFailure
+		if errors.As(callErr, &f) {
+			rec.LastError = f.Reason
+		}
 	} else {
 		meta["labels"] = map[string]any{call.Hook.Label: v1alpha1.HookDone}
 	}

@@ -5,32 +5,50 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
-// hookTest is a pod and a caller whose calls go to handler.
+// loopback allows the tests' receivers, which listen on 127.0.0.1.
+var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+
+// hookTest is a pod and a caller, allowed to call loopback, whose calls go
+// to handler.
 func hookTest(t *testing.T, handler http.HandlerFunc) (*hookCaller, *fake.Clientset, planner.Action) {
 	t.Helper()
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
+	return hookCallTo(t, srv.URL+"/switchover", HookOptions{AllowCIDRs: loopback})
+}
+
+// hookCallTo is a pod and a caller of opts whose calls go to url.
+func hookCallTo(t *testing.T, url string, opts HookOptions, objects ...runtime.Object) (*hookCaller, *fake.Clientset, planner.Action) {
+	t.Helper()
+	return hookCallOf(t, &planner.HookEndpoint{URL: url}, opts, objects...)
+}
+
+// hookCallOf is a pod and a caller of opts whose calls go to e.
+func hookCallOf(t *testing.T, e *planner.HookEndpoint, opts HookOptions, objects ...runtime.Object) (*hookCaller, *fake.Clientset, planner.Action) {
+	t.Helper()
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-2", Namespace: "ns", UID: "uid-2",
 		Labels: map[string]string{v1alpha1.PreUpdateHookLabel: v1alpha1.HookPending}}}
-	client := fake.NewClientset(pod)
+	client := fake.NewClientset(append([]runtime.Object{pod}, objects...)...)
 	since := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 	a := planner.Action{Kind: planner.CallHook, Ordinal: 2, Pod: pod, Call: &planner.HookCall{
-		Hook:    planner.Hook{Name: "preUpdate", Label: v1alpha1.PreUpdateHookLabel, URL: srv.URL + "/switchover", Timeout: time.Minute},
+		Hook:    planner.Hook{Name: "preUpdate", Label: v1alpha1.PreUpdateHookLabel, HTTP: e, Timeout: time.Minute},
 		Request: v1alpha1.HookRequest{Hook: "preUpdate", Namespace: "ns", StatefulSet: "web", Pod: "web-2", PodUID: "uid-2", Ordinal: 2, Revision: "web-1", UpdateRevision: "web-2", Attempt: 1},
-		Record:  v1alpha1.HookRecord{Since: since, Revision: "web-2"}, Timeout: 200 * time.Millisecond}}
-	return newHookCaller(client, newSetStates()), client, a
+		Record:  v1alpha1.HookRecord{Since: since, Revision: "web-2"}, Timeout: 2 * time.Second}}
+	return newHookCaller(context.Background(), client, newSetStates(), opts, nil), client, a
 }
 
 // settled waits until the caller has nothing in flight.
@@ -93,13 +111,13 @@ func TestAnHTTPHookThatAnswers2xxIsDone(t *testing.T) {
 
 func TestAnHTTPHookThatFailsIsRecorded(t *testing.T) {
 	for name, handler := range map[string]http.HandlerFunc{
-		"HTTP 503: switchover refused": func(w http.ResponseWriter, r *http.Request) {
+		"HTTP 503": func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "switchover refused", http.StatusServiceUnavailable)
 		},
-		"no answer within 200ms": func(w http.ResponseWriter, r *http.Request) {
+		"no answer within 2s": func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-r.Context().Done():
-			case <-time.After(time.Second):
+			case <-time.After(5 * time.Second):
 			}
 		},
 	} {

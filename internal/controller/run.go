@@ -6,11 +6,13 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // UseProtobuf makes a client configuration speak protobuf to the API
@@ -54,10 +56,19 @@ type Options struct {
 	// every namespace that manages the extended kind always reads them;
 	// without them the API server refuses such a patch.
 	StorageClasses bool
+	// Release is the upstream release apps/v1 sets follow where releases
+	// differ and a set does not show which (planner.Release). Run learns
+	// the API server's version by discovery unless Minor is already set;
+	// RecreateGateOff is the caller's (Config.FeatureGates).
+	Release planner.Release
 	// Metrics, when set, receives the per-set rollout gauges
 	// (ordinal_statefulset_replicas, ordinal_statefulset_rollout_waiting);
 	// see NewRegistry.
 	Metrics prometheus.Registerer
+	// Hooks say where http lifecycle hooks may call and with which
+	// identity; the zero value refuses every address the hook policy
+	// refuses, uses no proxy and sends no token.
+	Hooks HookOptions
 }
 
 // Run builds the informers and the controller and runs it until ctx ends.
@@ -81,6 +92,9 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) error {
 			opts.Extended = nil
 		}
 	}
+	if opts.Release.Minor == 0 {
+		opts.Release = discoverRelease(ctx, discovery.ToServerVersionInterfaceWithContext(client.Discovery()), opts.Release)
+	}
 	factory := NewInformerFactory(client, opts.Namespace)
 	c, err := New(client, factory, opts)
 	if err != nil {
@@ -89,4 +103,28 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) error {
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
 	return c.Run(ctx, opts.Workers)
+}
+
+// discoverRelease returns r with the API server's version, as discovery
+// reports it. A server that does not answer, or answers with a version
+// that is not 1.x.y, leaves r as it is (the newest release's behaviour),
+// with a log line; a cluster older than Ordinal supports is logged too.
+func discoverRelease(ctx context.Context, d discovery.ServerVersionInterfaceWithContext, r planner.Release) planner.Release {
+	logger := klog.FromContext(ctx)
+	info, err := d.ServerVersionWithContext(ctx)
+	if err != nil {
+		logger.Info("Could not read the API server's version; apps/v1 StatefulSets follow the newest upstream release where releases differ", "newest", fmt.Sprintf("1.%d", planner.NewestMinor), "err", err)
+		return r
+	}
+	found, err := planner.ParseRelease(info.GitVersion)
+	if err != nil {
+		logger.Info("Unreadable API server version; apps/v1 StatefulSets follow the newest upstream release where releases differ", "newest", fmt.Sprintf("1.%d", planner.NewestMinor), "err", err)
+		return r
+	}
+	if found.Minor < planner.OldestMinor || found.Minor > planner.NewestMinor {
+		logger.Info("The API server's release is outside those Ordinal supports; the nearest one's behaviour applies", "server", info.GitVersion, "supported", fmt.Sprintf("1.%d-1.%d", planner.OldestMinor, planner.NewestMinor))
+	}
+	found.RecreateGateOff = r.RecreateGateOff
+	logger.V(1).Info("apps/v1 StatefulSets follow the API server's release", "release", found.String())
+	return found
 }

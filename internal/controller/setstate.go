@@ -30,6 +30,9 @@ type setState struct {
 	// holding began; nil when nothing is held (statusDeferrals).
 	held      *appsv1.StatefulSetStatus
 	heldSince time.Time
+	// heldForLoad marks a status held because the client was busy, to be
+	// looked at again once the client is quiet (quietWatch).
+	heldForLoad bool
 	// rollout is the set's rollout gauges as of its last sync
 	// (rolloutCollector); nil before the first.
 	rollout *rolloutGauges

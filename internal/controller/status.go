@@ -3,9 +3,11 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -15,8 +17,10 @@ import (
 // StatusWriter writes a set's status.
 type StatusWriter interface {
 	// Write stores want's controller-owned fields on set unless they are
-	// already there, keeping conditions written by others. It returns the
-	// stored set (or set itself when nothing was written).
+	// already there. Of want's conditions it writes those that differ from
+	// the set's (a Recreate update's Progressing condition) and keeps the
+	// others as stored, whoever wrote them. It returns the stored set (or
+	// set itself when nothing was written).
 	Write(ctx context.Context, set *appsv1.StatefulSet, want appsv1.StatefulSetStatus) (*appsv1.StatefulSet, error)
 	// Stored returns the freshest copy of set the writer knows: its own
 	// last write when the cache has not caught up, else set.
@@ -48,9 +52,11 @@ func (s *apiStatus) Write(ctx context.Context, set *appsv1.StatefulSet, want app
 	}
 	sets := s.client.AppsV1().StatefulSets(set.Namespace)
 	cur := base.DeepCopy()
+	changed := changedConditions(base.Status.Conditions, want.Conditions)
 	var stored *appsv1.StatefulSet
 	err := conflict.Retry(func() error {
 		applyStatus(&cur.Status, want)
+		setConditions(&cur.Status, changed)
 		var err error
 		stored, err = sets.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
 		if err == nil {
@@ -129,8 +135,37 @@ func applyStatus(dst *appsv1.StatefulSetStatus, want appsv1.StatefulSetStatus) {
 	}
 }
 
+// changedConditions returns the conditions of want that are not in had
+// exactly as they are there.
+func changedConditions(had, want []appsv1.StatefulSetCondition) []appsv1.StatefulSetCondition {
+	var out []appsv1.StatefulSetCondition
+	for _, c := range want {
+		if !slices.ContainsFunc(had, func(h appsv1.StatefulSetCondition) bool { return apiequality.Semantic.DeepEqual(h, c) }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// setConditions puts each condition of changed in st, in place of the
+// one of its type.
+func setConditions(st *appsv1.StatefulSetStatus, changed []appsv1.StatefulSetCondition) {
+	for _, c := range changed {
+		i := slices.IndexFunc(st.Conditions, func(h appsv1.StatefulSetCondition) bool { return h.Type == c.Type })
+		if i < 0 {
+			st.Conditions = append(st.Conditions, c)
+			continue
+		}
+		st.Conditions[i] = c
+	}
+}
+
+// statusEqual reports whether a and b agree on every field the controller
+// writes, conditions included: as upstream does from 1.37, a change of a
+// condition alone is a status write.
 func statusEqual(a, b appsv1.StatefulSetStatus) bool {
-	return a.ObservedGeneration == b.ObservedGeneration &&
+	return len(changedConditions(a.Conditions, b.Conditions)) == 0 &&
+		a.ObservedGeneration == b.ObservedGeneration &&
 		a.Replicas == b.Replicas &&
 		a.ReadyReplicas == b.ReadyReplicas &&
 		a.CurrentReplicas == b.CurrentReplicas &&

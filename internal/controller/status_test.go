@@ -1,10 +1,14 @@
 package controller
 
 import (
+	"context"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
 )
 
 func setAt(rv string, gen int64, ready int32) *appsv1.StatefulSet {
@@ -68,4 +72,37 @@ func TestStatusWritesStartFromTheFreshestCopy(t *testing.T) {
 			t.Errorf("still holds the copy at %s after the cache reached it", got.ResourceVersion)
 		}
 	})
+}
+
+// A condition the plan changes is a status write of its own, as upstream's
+// from 1.37; the set's other conditions are kept as stored, whoever wrote
+// them, even when they changed after the plan was made.
+func TestAConditionChangeAloneIsAStatusWrite(t *testing.T) {
+	ctx := context.Background()
+	theirs := appsv1.StatefulSetCondition{Type: "ExternalCheck", Status: corev1.ConditionTrue, Reason: "Tested"}
+	set := setAt("10", 1, 2)
+	set.Status.Conditions = []appsv1.StatefulSetCondition{theirs}
+	set.Status.CollisionCount = new(int32)
+	client := fake.NewClientset(set)
+	s := newAPIStatus(client, newSetStates())
+	want := set.Status
+	want.Conditions = []appsv1.StatefulSetCondition{theirs}
+	if got, err := s.Write(ctx, set, want); err != nil || got != set {
+		t.Fatalf("an unchanged status was written (%v)", err)
+	}
+	progressing := appsv1.StatefulSetCondition{Type: appsv1.StatefulSetProgressing, Status: corev1.ConditionTrue, Reason: "RecreateInProgress", Message: "Deleting old revision pods"}
+	want.Conditions = []appsv1.StatefulSetCondition{theirs, progressing}
+	if _, err := s.Write(ctx, set, want); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := client.AppsV1().StatefulSets("ns").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]appsv1.StatefulSetCondition{theirs, progressing}, stored.Status.Conditions); diff != "" {
+		t.Errorf("stored conditions (-want +got):\n%s", diff)
+	}
+	if !statusEqual(stored.Status, want) || statusEqual(set.Status, want) {
+		t.Error("statusEqual does not compare conditions")
+	}
 }

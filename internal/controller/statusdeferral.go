@@ -4,6 +4,8 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // DefaultStatusHold is how long, by default, a count-only status change
@@ -11,9 +13,11 @@ import (
 // tokens (Options.StatusHold). Under that load every status write delays
 // a pod write by one token: in many-sets 100 × 5 at QPS 20 holding for
 // 30 s instead of 3 s took 1093 status writes down to 578 and the run
-// from 232.7 s to 206.4 s. Status that says a set is complete, a new
-// observedGeneration, revision or collision count is still written at
-// once, and so are all changes while the client has tokens to spare.
+// from 232.7 s to 206.4 s. Status that says a set is complete or at
+// rest, a new observedGeneration, revision or collision count is still
+// written at once, and so are all changes while the client has tokens to
+// spare; a held change goes out once the client has been quiet for
+// statusQuiet (statuswake.go), if that comes before the hold ends.
 const DefaultStatusHold = 30 * time.Second
 
 // statusDebounce bounds how long a count-only status change of a set
@@ -69,12 +73,15 @@ func (d *statusDeferrals) hold(key string, stored, want appsv1.StatefulSetStatus
 }
 
 // statusBound is how long a count-only status change may wait: not at
-// all when it says the set is complete; else up to hold (never less than
-// statusDebounce) while the client's requests queue for tokens, and up to
-// statusDebounce otherwise.
-func statusBound(busy bool, hold time.Duration, want appsv1.StatefulSetStatus, replicas int32) time.Duration {
+// all when it says the set is complete, or at rest (idle: the plan has
+// nothing to do, and every wanted replica exists, is Ready and Available,
+// as in a roll-out held at its partition, where no later change would
+// carry this one); else up to hold (never less than statusDebounce) while
+// the client's requests queue for tokens, and up to statusDebounce
+// otherwise.
+func statusBound(busy bool, hold time.Duration, want appsv1.StatefulSetStatus, replicas int32, idle bool) time.Duration {
 	switch {
-	case complete(want, replicas):
+	case complete(want, replicas), idle && available(want, replicas):
 		return 0
 	case busy:
 		return max(hold, statusDebounce)
@@ -90,15 +97,32 @@ func complete(st appsv1.StatefulSetStatus, replicas int32) bool {
 		st.UpdatedReplicas == replicas && st.CurrentReplicas == replicas && st.CurrentRevision == st.UpdateRevision
 }
 
+// available reports whether a status counts every wanted replica, and each
+// Ready and Available.
+func available(st appsv1.StatefulSetStatus, replicas int32) bool {
+	return st.Replicas == replicas && st.ReadyReplicas == replicas && st.AvailableReplicas == replicas
+}
+
+// idle reports whether a plan has nothing to do.
+func idle(plan planner.Plan) bool {
+	for _, s := range plan.Steps {
+		if len(s.Actions) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // done forgets a set's deferral: its status was written.
 func (d *statusDeferrals) done(key string) {
-	d.states.read(key, func(st *setState) { st.held, st.heldSince = nil, time.Time{} })
+	d.states.read(key, func(st *setState) { st.held, st.heldSince, st.heldForLoad = nil, time.Time{}, false })
 }
 
 // countsOnly reports whether a and b differ at most in the replica
-// counters.
+// counters (a changed condition is written at once).
 func countsOnly(a, b appsv1.StatefulSetStatus) bool {
-	return a.ObservedGeneration != 0 && a.ObservedGeneration == b.ObservedGeneration &&
+	return len(changedConditions(a.Conditions, b.Conditions)) == 0 &&
+		a.ObservedGeneration != 0 && a.ObservedGeneration == b.ObservedGeneration &&
 		a.CurrentRevision == b.CurrentRevision && a.UpdateRevision == b.UpdateRevision &&
 		int32Value(a.CollisionCount) == int32Value(b.CollisionCount)
 }

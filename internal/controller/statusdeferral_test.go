@@ -59,29 +59,35 @@ func TestStatusBounds(t *testing.T) {
 	rolling.CurrentRevision, rolling.CurrentReplicas, rolling.UpdatedReplicas = "a", 1, 2
 	starting := done
 	starting.ReadyReplicas, starting.AvailableReplicas = 2, 2
+	waiting := rolling
+	waiting.AvailableReplicas = 2
 	for _, tc := range []struct {
-		name string
-		busy bool
-		st   appsv1.StatefulSetStatus
-		want time.Duration
+		name       string
+		busy, idle bool
+		st         appsv1.StatefulSetStatus
+		want       time.Duration
 	}{
-		{"finished, limiter idle: write at once", false, done, 0},
-		{"finished, limiter busy: write at once", true, done, 0},
-		{"rolling", false, rolling, statusDebounce},
-		{"a pod not ready yet", false, starting, statusDebounce},
-		{"rolling, limiter busy", true, rolling, DefaultStatusHold},
+		{"finished, limiter idle: write at once", false, true, done, 0},
+		{"finished, limiter busy: write at once", true, true, done, 0},
+		{"rolling", false, false, rolling, statusDebounce},
+		{"a pod not ready yet", false, false, starting, statusDebounce},
+		{"rolling, limiter busy", true, false, rolling, DefaultStatusHold},
+		{"held at the partition, every pod available, nothing to do: write at once", false, true, rolling, 0},
+		{"held at the partition, limiter busy: write at once", true, true, rolling, 0},
+		{"held at the partition, a pod Ready but not yet Available", false, true, waiting, statusDebounce},
+		{"held at the partition, a pod not ready yet", true, true, starting, DefaultStatusHold},
 	} {
-		if got := statusBound(tc.busy, DefaultStatusHold, tc.st, 3); got != tc.want {
+		if got := statusBound(tc.busy, DefaultStatusHold, tc.st, 3, tc.idle); got != tc.want {
 			t.Errorf("%s: bound %s, want %s", tc.name, got, tc.want)
 		}
 	}
-	if got := statusBound(false, DefaultStatusHold, done, 4); got != statusDebounce {
+	if got := statusBound(false, DefaultStatusHold, done, 4, true); got != statusDebounce {
 		t.Errorf("a status short of a scale-up to 4 is complete (bound %s)", got)
 	}
-	if got := statusBound(true, 0, rolling, 3); got != statusDebounce {
+	if got := statusBound(true, 0, rolling, 3, false); got != statusDebounce {
 		t.Errorf("a hold of 0 under load: bound %s, want the debounce %s", got, statusDebounce)
 	}
-	if got := statusBound(true, 5*time.Second, done, 3); got != 0 {
+	if got := statusBound(true, 5*time.Second, done, 3, false); got != 0 {
 		t.Errorf("a complete status under load with a hold of 5s: bound %s, want 0", got)
 	}
 }

@@ -75,7 +75,10 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	applyErr := c.podControl.Apply(ctx, set, key, plan.Steps)
 	c.reportWarnings(key, set, plan.Warnings)
 	changeErr := c.changeSet(ctx, t, plan, revs)
-	requeue, set, statusErr := c.writeStatus(ctx, t, stored, plan, applyErr != nil || changeErr != nil)
+	requeue, set, statusErr := plan.RequeueAfter, t.view, error(nil)
+	if !plan.KeepStatus {
+		requeue, set, statusErr = c.writeStatus(ctx, t, stored, plan, applyErr != nil || changeErr != nil)
+	}
 	truncErr := c.truncate(ctx, set, revs, in)
 	recordRollout(c.states, key, set, plan)
 	if plan.Truncated {
@@ -114,16 +117,21 @@ func (c *Controller) changeSet(ctx context.Context, t *target, plan planner.Plan
 
 // writeStatus writes the plan's status, or holds a count-only change back
 // (statusBound), and returns when to sync again for it and the set as
-// stored. A failed sync is retried on the queue's backoff, which soon
-// outlasts any hold: its status, like upstream's, goes out at once.
+// stored. A change held because the client is busy is also looked at
+// again once the client is quiet (quietWatch), if that comes first. A
+// failed sync is retried on the queue's backoff, which soon outlasts any
+// hold: its status, like upstream's, goes out at once.
 func (c *Controller) writeStatus(ctx context.Context, t *target, stored appsv1.StatefulSetStatus, plan planner.Plan, failed bool) (time.Duration, *appsv1.StatefulSet, error) {
-	set, requeue := t.view, plan.RequeueAfter
-	bound := statusBound(c.busy(), c.statusHold, plan.Status, planner.Replicas(set))
+	set, requeue, busy := t.view, plan.RequeueAfter, c.busy()
+	bound := statusBound(busy, c.statusHold, plan.Status, planner.Replicas(set), idle(plan))
 	if failed || (t.extended != nil && !extendedHoldable(t.extended.Status, osts.Status(t.extended, plan.Status, plan.Extended))) {
 		bound = 0
 	}
 	if left, held := c.deferred.hold(t.key, stored, plan.Status, c.now(), bound); held {
 		klog.FromContext(ctx).V(4).Info("Deferring a count-only status change", "statefulset", klog.KObj(set), "for", left)
+		if busy {
+			c.quiet.watch(t.key)
+		}
 		left = max(left, 50*time.Millisecond)
 		if requeue == 0 || requeue > left {
 			requeue = left
@@ -172,7 +180,7 @@ func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selec
 	return planner.Input{
 		Set: set, Pods: pods, Claims: c.claimsFor(set, pods, ext, b),
 		Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: c.now(),
-		Extended: ext,
+		Extended: ext, Release: c.release,
 	}, revs, nil
 }
 

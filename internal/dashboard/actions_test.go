@@ -29,7 +29,7 @@ func TestUndoGoesToTheChosenRevisionAndRestartStampsTheTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 	post := func(action, body string) response {
-		return ts.do(t, request{method: "POST", path: "/api/sets/statefulsets.apps/default/web/" + action, cookie: ts.guard.token, header: ts.sameOrigin(nil), body: body})
+		return ts.do(t, request{method: "POST", path: "/api/sets/statefulsets.apps/default/web/" + action, cookie: ts.session, header: ts.sameOrigin(nil), body: body})
 	}
 	image := func() string {
 		s, err := ts.api.AppsV1().StatefulSets("default").Get(ctx, "web", metav1.GetOptions{})

@@ -14,7 +14,9 @@ import (
 type Config struct {
 	// Address is host:port to listen on; port 0 picks a free one.
 	Address string
-	// ReadOnly hides every action on the page and refuses its requests.
+	// ReadOnly hides every action on the page, refuses its requests, and
+	// gives the server a client that sends no writes (Start); StartAsAdmin
+	// also drops the administrator's identity for ReadOnlyUser's.
 	ReadOnly bool
 	// AllowRemote permits a non-loopback Address, which then needs TLS.
 	AllowRemote bool
@@ -39,7 +41,7 @@ func NewConfig() Config {
 // ("dashboard-" in `ordinal up`).
 func (c *Config) AddFlags(fs *pflag.FlagSet, prefix string) {
 	fs.StringVar(&c.Address, prefix+"address", c.Address, "host:port the dashboard listens on (port 0 picks a free one); loopback unless --"+prefix+"allow-remote")
-	fs.BoolVar(&c.ReadOnly, prefix+"read-only", c.ReadOnly, "hide every action (pause, resume, undo, restart) and refuse their requests")
+	fs.BoolVar(&c.ReadOnly, prefix+"read-only", c.ReadOnly, "hide every action (pause, resume, undo, restart), refuse their requests, and let the dashboard's client send no writes")
 	fs.BoolVar(&c.AllowRemote, prefix+"allow-remote", c.AllowRemote, "allow a non-loopback --"+prefix+"address (requires --"+prefix+"tls-cert-file and --"+prefix+"tls-key-file)")
 	fs.StringVar(&c.TLSCertFile, prefix+"tls-cert-file", c.TLSCertFile, "serve HTTPS with this certificate (PEM)")
 	fs.StringVar(&c.TLSKeyFile, prefix+"tls-key-file", c.TLSKeyFile, "the certificate's private key (PEM)")

@@ -6,8 +6,10 @@
 // go through the API as the user whose credentials the server holds.
 //
 // Security model: the server listens on loopback unless told otherwise; a
-// random token in the printed URL is required on every request and then
-// kept in an HttpOnly, SameSite=Strict cookie; state-changing requests are
+// random token in the printed URL is required and traded for a session in
+// an HttpOnly, SameSite=Strict cookie (a value signed with a key derived
+// from the token, never the token itself, since other ports of the host
+// see the cookie too); state-changing requests are
 // POST-only and need a CSRF header plus a same-origin Origin and
 // Sec-Fetch-Site; read-only mode hides and refuses every action. The token
 // is never logged.

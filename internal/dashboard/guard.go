@@ -17,12 +17,22 @@ const (
 	csrfHeader = "X-Ordinal-CSRF"
 )
 
-// guard authenticates every request with the server's token and protects
-// state-changing ones against cross-site requests.
+// guard authenticates every request with the server's token or a session
+// it issued for the token, and protects state-changing ones against
+// cross-site requests.
+//
+// The token never goes into a cookie: browsers send a cookie of 127.0.0.1
+// to every port of the host, so any local server the user visits would
+// receive it. The cookie holds a session instead, a random id with its
+// HMAC under a key derived from the token: valid only as a cookie of this
+// process (a new run has a new token, so every earlier session fails),
+// never as the token in a URL or an Authorization header.
 type guard struct {
-	token  string
-	csrf   string
-	cookie string
+	token string
+	// sessionKey signs session ids; derived from the token.
+	sessionKey []byte
+	csrf       string
+	cookie     string
 	// hosts are the Host headers the server answers to (DNS rebinding);
 	// nil accepts any, for --allow-remote.
 	hosts  map[string]bool
@@ -37,15 +47,56 @@ func newGuard(port string, hosts map[string]bool, secure bool) (*guard, error) {
 		return nil, fmt.Errorf("making the dashboard token: %w", err)
 	}
 	token := base64.RawURLEncoding.EncodeToString(raw)
-	mac := hmac.New(sha256.New, []byte(token))
-	mac.Write([]byte("csrf"))
-	return &guard{token: token, csrf: hex.EncodeToString(mac.Sum(nil)), cookie: "ordinal-dashboard-" + port, hosts: hosts, secure: secure}, nil
+	return &guard{
+		token: token, sessionKey: derive(token, "session"), csrf: hex.EncodeToString(derive(token, "csrf")),
+		cookie: "ordinal-dashboard-" + port, hosts: hosts, secure: secure,
+	}, nil
+}
+
+// derive is HMAC-SHA256(key, purpose): one independent value per purpose.
+func derive(key, purpose string) []byte {
+	mac := hmac.New(sha256.New, []byte(key))
+	mac.Write([]byte(purpose))
+	return mac.Sum(nil)
+}
+
+// sessionIDBytes is the size of a session's random id.
+const sessionIDBytes = 16
+
+// newSession returns a cookie value: a fresh random id and its HMAC, both
+// base64, joined by a dot.
+func (g *guard) newSession() (string, error) {
+	id := make([]byte, sessionIDBytes)
+	if _, err := rand.Read(id); err != nil {
+		return "", fmt.Errorf("making a dashboard session: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(id) + "." + base64.RawURLEncoding.EncodeToString(g.sign(id)), nil
+}
+
+func (g *guard) sign(id []byte) []byte {
+	mac := hmac.New(sha256.New, g.sessionKey)
+	mac.Write(id)
+	return mac.Sum(nil)
+}
+
+// validSession reports whether value is a session this guard issued.
+func (g *guard) validSession(value string) bool {
+	rawID, rawMAC, ok := strings.Cut(value, ".")
+	if !ok {
+		return false
+	}
+	id, err := base64.RawURLEncoding.DecodeString(rawID)
+	if err != nil || len(id) != sessionIDBytes {
+		return false
+	}
+	mac, err := base64.RawURLEncoding.DecodeString(rawMAC)
+	return err == nil && hmac.Equal(mac, g.sign(id))
 }
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
-// wrap admits a request only with the token (query on a GET, cookie, or
-// bearer header) and, for anything but GET and HEAD, only as a same-origin
+// wrap admits a request only with the token (query on a GET, or bearer
+// header) or a session cookie and, for anything but GET and HEAD, only as a same-origin
 // POST carrying the CSRF header (a bearer token, which a browser never
 // adds by itself, needs none).
 func (g *guard) wrap(next http.Handler) http.Handler {
@@ -63,8 +114,11 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		bearer, hasBearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		cookie, _ := r.Cookie(g.cookie)
 		switch {
-		case hasBearer && !equal(bearer, g.token), !hasBearer && cookie != nil && !equal(cookie.Value, g.token):
+		case hasBearer && !equal(bearer, g.token):
 			http.Error(w, "wrong token: open the URL ordinal printed", http.StatusForbidden)
+			return
+		case !hasBearer && cookie != nil && !g.validSession(cookie.Value):
+			http.Error(w, "unknown session (from an earlier run of this dashboard?): open the URL ordinal printed", http.StatusForbidden)
 			return
 		case !hasBearer && cookie == nil:
 			http.Error(w, "this dashboard needs its token: open the URL ordinal printed (it ends in ?token=…)", http.StatusUnauthorized)
@@ -80,15 +134,21 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 	})
 }
 
-// admitByQuery sets the cookie and redirects to the same page without the
-// token, so it stays out of the address bar, history and Referer.
+// admitByQuery trades the token for a new session cookie and redirects to
+// the same page without the token, so it stays out of the address bar,
+// history and Referer.
 func (g *guard) admitByQuery(w http.ResponseWriter, r *http.Request, token string) {
 	if !equal(token, g.token) {
 		http.Error(w, "wrong token: open the URL ordinal printed", http.StatusForbidden)
 		return
 	}
+	session, err := g.newSession()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
 	http.SetCookie(w, &http.Cookie{
-		Name: g.cookie, Value: g.token, Path: "/", HttpOnly: true,
+		Name: g.cookie, Value: session, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: g.secure,
 	})
 	u := *r.URL

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"net/http"
 	"strings"
@@ -21,6 +22,11 @@ type testServer struct {
 	*Server
 	api  *fake.Clientset
 	base string
+	// session is a cookie value the server issued for its token.
+	session string
+	// client speaks to the server: noRedirect, or over TLS one that
+	// trusts any certificate (the test's own, self-signed).
+	client *http.Client
 }
 
 func startTestServer(t *testing.T, configure func(*Config)) *testServer {
@@ -38,7 +44,7 @@ func startTestServer(t *testing.T, configure func(*Config)) *testServer {
 		configure(&cfg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := Start(ctx, cfg, api, nil)
+	s, err := startWith(ctx, cfg, api, nil)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -47,14 +53,41 @@ func startTestServer(t *testing.T, configure func(*Config)) *testServer {
 		_ = s.Close()
 		cancel()
 	})
-	return &testServer{Server: s, api: api, base: "http://" + s.Addr().String()}
+	ts := &testServer{Server: s, api: api, base: "http://" + s.Addr().String(), client: noRedirect}
+	if cfg.TLSCertFile != "" {
+		ts.base = "https://" + s.Addr().String()
+		ts.client = &http.Client{
+			Timeout:       noRedirect.Timeout,
+			CheckRedirect: noRedirect.CheckRedirect,
+			Transport:     &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, // the test's own self-signed certificate
+		}
+	}
+	ts.session = ts.login(t)
+	return ts
+}
+
+// login trades the token for a session, as a browser opening the printed
+// URL does, and returns the cookie's value.
+func (ts *testServer) login(t *testing.T) string {
+	t.Helper()
+	got := ts.do(t, request{method: "GET", path: "/?token=" + ts.guard.token})
+	if got.code != http.StatusSeeOther {
+		t.Fatalf("trading the token for a session: status %d, body %q", got.code, got.body)
+	}
+	for _, c := range (&http.Response{Header: got.header}).Cookies() {
+		if c.Name == ts.guard.cookie {
+			return c.Value
+		}
+	}
+	t.Fatalf("trading the token for a session set no cookie %s: %q", ts.guard.cookie, got.header.Values("Set-Cookie"))
+	return ""
 }
 
 // request is one HTTP request to the test server.
 type request struct {
 	method, path string
 	header       map[string]string
-	cookie       string // token value for the cookie; empty sends none
+	cookie       string // value of the session cookie; empty sends none
 	body         string
 }
 
@@ -85,7 +118,7 @@ func (ts *testServer) do(t *testing.T, r request) response {
 	if r.cookie != "" {
 		req.AddCookie(&http.Cookie{Name: ts.guard.cookie, Value: r.cookie})
 	}
-	resp, err := noRedirect.Do(req)
+	resp, err := ts.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/ordinal-sh/ordinal/internal/controller"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
@@ -17,7 +18,9 @@ import (
 
 // Server is a running dashboard.
 type Server struct {
-	cfg    Config
+	cfg Config
+	// rest is the client configuration the clients are built from.
+	rest   *rest.Config
 	store  *store
 	hub    *hub
 	guard  *guard
@@ -28,17 +31,60 @@ type Server struct {
 	now    func() time.Time
 }
 
-// Start validates cfg, checks that client's user may read what the pages
+// Start validates cfg, checks that rc's user may read what the pages
 // show, starts the watches and waits for their first list, then listens
 // and serves until Close or ctx ends. A failed start leaves nothing
 // running.
 //
-// ext reaches the extended kind; when it is nil, or the cluster does not
-// serve the kind, only apps/v1 sets are shown.
-func Start(ctx context.Context, cfg Config, client kubernetes.Interface, ext *ostsclient.Client) (*Server, error) {
+// Every read and action goes through the API as rc's user: the server has
+// no credentials of its own. With cfg.ReadOnly its clients refuse every
+// write before it leaves the process, whatever rc's user may do; for the
+// API server to refuse them too, rc must be a read-only identity (see
+// StartAsAdmin). Extended sets are shown when the cluster serves
+// their kind.
+func Start(ctx context.Context, cfg Config, rc *rest.Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	rc = clientConfig(rc, cfg.ReadOnly)
+	client, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("dashboard client: %w", err)
+	}
+	ext, err := ostsclient.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("dashboard client: %w", err)
+	}
+	s, err := startWith(ctx, cfg, client, ext)
+	if err != nil {
+		return nil, err
+	}
+	s.rest = rc
+	return s, nil
+}
+
+// StartAsAdmin is Start for a dashboard over an administrator's
+// credentials (`ordinal up`). Read-only, it does not hold them: it grants
+// ReadOnlyUser the reads of the pages and acts as that user, so the API
+// server itself refuses any write, not only the server's handlers and
+// client. Otherwise it acts as admin.
+func StartAsAdmin(ctx context.Context, cfg Config, admin *rest.Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	rc := admin
+	if cfg.ReadOnly {
+		var err error
+		if rc, err = impersonateReadOnly(ctx, admin); err != nil {
+			return nil, err
+		}
+	}
+	return Start(ctx, cfg, rc)
+}
+
+// startWith is Start with the clients made: ext reaches the extended kind
+// (nil: apps/v1 sets only).
+func startWith(ctx context.Context, cfg Config, client kubernetes.Interface, ext *ostsclient.Client) (*Server, error) {
 	extended, err := showExtended(client, ext)
 	if err != nil {
 		return nil, err
@@ -145,6 +191,11 @@ func (s *Server) URL() string {
 	}
 	return fmt.Sprintf("%s://%s/?token=%s", scheme, s.ln.Addr(), s.guard.token)
 }
+
+// RESTConfig returns a copy of the client configuration the server reads
+// and acts with: its user, any impersonation and, when read-only, the
+// transport that refuses writes.
+func (s *Server) RESTConfig() *rest.Config { return rest.CopyConfig(s.rest) }
 
 // Addr is the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }

@@ -22,7 +22,7 @@ func TestAnOpenPageIsPushedTheStateThenEachChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.AddCookie(&http.Cookie{Name: ts.guard.cookie, Value: ts.guard.token})
+	req.AddCookie(&http.Cookie{Name: ts.guard.cookie, Value: ts.session})
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,6 @@
 // Package defaults applies the API server's apps/v1 defaults to a
 // StatefulSet without the API server: exactly the fields, values and
-// conditions of Kubernetes 1.36.3's scheme defaulting for apps/v1
+// conditions of Kubernetes 1.37.2's scheme defaulting for apps/v1
 // StatefulSets, written as a walk over the object.
 //
 // Two callers need it. The controller compares a template restored from a
@@ -57,18 +57,21 @@
 // networking, pod-level requests), which the API server applies to Pods and
 // never to a workload's template.
 //
-// Feature gates. The defaults depend on these gates of Kubernetes 1.36.3;
+// Feature gates. The defaults depend on these gates of Kubernetes 1.37.2;
 // the values assumed are:
 //
-//   - MaxUnavailableStatefulSet: Options.MaxUnavailable (1.36 ships it off,
-//     beta); decides the maxUnavailable default.
-//   - ImageVolume: on (GA and locked on in 1.36); decides the image volume
-//     pullPolicy default.
+//   - MaxUnavailableStatefulSet: Options.MaxUnavailable (1.37 ships it on,
+//     beta; 1.35.4 to 1.36 shipped it off); decides the maxUnavailable
+//     default.
+//   - ImageVolume: on (GA and locked on since 1.36); decides the image
+//     volume pullPolicy default.
 //
-// PodLevelResources (on in 1.36) and PodLogsQuerySplitStreams guard
-// defaults of Pods and PodLogOptions only, so they do not reach a
-// StatefulSet. StatefulSetSemanticRevisionComparison (on in 1.36) is the
-// gate under which upstream's controller defaults restored revisions.
+// PodLevelResources and PodLogsQuerySplitStreams guard defaults of Pods
+// and PodLogOptions only, so they do not reach a StatefulSet.
+// StatefulSetSemanticRevisionComparison is the gate under which upstream's
+// controller defaults restored revisions. 1.37 moved the sync of the
+// deprecated serviceAccount with serviceAccountName from conversion to
+// defaulting; the stored object is the same, and this package does it too.
 //
 // Defaulting is idempotent and accepts a nil pointer anywhere. A set that
 // is already defaulted (one read from the API server, or a template

@@ -46,6 +46,13 @@ func podSpec(spec *corev1.PodSpec) {
 	if spec.RestartPolicy == "" {
 		spec.RestartPolicy = corev1.RestartPolicyAlways
 	}
+	// serviceAccount is the deprecated alias of serviceAccountName: 1.37
+	// keeps the two equal when it defaults (serviceAccountName wins), as
+	// conversion did before, so the stored object is the same either way.
+	if spec.ServiceAccountName == "" {
+		spec.ServiceAccountName = spec.DeprecatedServiceAccount
+	}
+	spec.DeprecatedServiceAccount = spec.ServiceAccountName
 	if spec.SecurityContext == nil {
 		spec.SecurityContext = &corev1.PodSecurityContext{}
 	}

@@ -11,12 +11,13 @@ import (
 type Options struct {
 	// MaxUnavailable is the MaxUnavailableStatefulSet feature gate: when it
 	// is on, a RollingUpdate strategy with rollingUpdate set gets
-	// maxUnavailable 1 if it has none. Kubernetes 1.36 ships the gate off.
+	// maxUnavailable 1 if it has none. Kubernetes 1.37 ships the gate on
+	// (1.35.4 to 1.36 shipped it off).
 	MaxUnavailable bool
 }
 
 // StatefulSet fills in, in place, every field an apps/v1 API server of
-// Kubernetes 1.36 defaults on a StatefulSet: the set's own fields, its pod
+// Kubernetes 1.37 defaults on a StatefulSet: the set's own fields, its pod
 // template (see PodTemplate) and its volume claim templates. Fields already
 // set are never changed, except that resource quantities are rounded up to
 // milli-units as the API server rounds them. A nil set is left alone.

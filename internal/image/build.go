@@ -1,6 +1,7 @@
 package image
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -28,6 +29,11 @@ type Options struct {
 	// Out is the output directory: the OCI layout goes to Out/Name, the OCI
 	// archive to Out/Name.tar.
 	Out, Name string
+	// Package is the main package to build, relative to Dir; empty means
+	// ControllerPackage. Entrypoint and User are the image's (Spec's
+	// defaults when empty), and Title its org.opencontainers.image.title
+	// (empty: "ordinal-controller").
+	Package, Entrypoint, User, Title string
 }
 
 // Result is what a build wrote.
@@ -64,11 +70,12 @@ func Build(ctx context.Context, o Options) (Result, error) {
 	var res Result
 	certs := CABundle()
 	for _, p := range o.Platforms {
-		bin, err := GoBuild{Dir: o.Dir, Package: ControllerPackage, LDFlags: o.LDFlags, Platform: p}.Binary(ctx)
+		bin, err := GoBuild{Dir: o.Dir, Package: cmp.Or(o.Package, ControllerPackage), LDFlags: o.LDFlags, Platform: p}.Binary(ctx)
 		if err != nil {
 			return Result{}, err
 		}
-		img, err := Image(Spec{Platform: p, Binary: bin, CACertificates: certs, Created: o.Created, Labels: o.labels()})
+		img, err := Image(Spec{Platform: p, Binary: bin, CACertificates: certs, Created: o.Created, Labels: o.labels(),
+			Entrypoint: o.Entrypoint, User: o.User})
 		if err != nil {
 			return Result{}, fmt.Errorf("assembling the %s image: %w", p, err)
 		}
@@ -120,7 +127,7 @@ func describe(p Platform, img v1.Image, binarySize int) (PlatformResult, error) 
 // labels are the OCI annotations every platform's config carries.
 func (o Options) labels() map[string]string {
 	l := map[string]string{
-		"org.opencontainers.image.title":   "ordinal-controller",
+		"org.opencontainers.image.title":   cmp.Or(o.Title, "ordinal-controller"),
 		"org.opencontainers.image.source":  "https://github.com/ordinal-sh/ordinal",
 		"org.opencontainers.image.version": o.Tag,
 	}

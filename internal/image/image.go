@@ -1,7 +1,9 @@
 package image
 
 import (
+	"cmp"
 	"fmt"
+	"path"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -11,7 +13,8 @@ import (
 )
 
 const (
-	// BinaryPath is the controller binary inside the image, its entrypoint.
+	// BinaryPath is the controller binary inside the image, its entrypoint
+	// (the default of Spec.Entrypoint).
 	BinaryPath = "/ordinal-controller"
 	// User is the numeric user and group the controller runs as: not root,
 	// and the id distroless images call "nonroot", which cluster policies
@@ -38,13 +41,19 @@ type Spec struct {
 	Created time.Time
 	// Labels go into the image config (org.opencontainers.image.*).
 	Labels map[string]string
+	// Entrypoint is the binary's path in the image; empty means BinaryPath.
+	Entrypoint string
+	// User is the user:group the entrypoint runs as; empty means User.
+	User string
 }
+
+func (s Spec) entrypoint() string { return cmp.Or(s.Entrypoint, BinaryPath) }
 
 // Files lists what the image holds: the binary, read-only and executable,
 // and the CA bundle, read-only. Nothing else, no shell.
 func (s Spec) Files() []File {
 	return []File{
-		{Path: BinaryPath, Mode: 0o555, Data: s.Binary},
+		{Path: s.entrypoint(), Mode: 0o555, Data: s.Binary},
 		{Path: CACertificatesPath, Mode: 0o444, Data: s.CACertificates},
 	}
 }
@@ -59,7 +68,7 @@ func Image(spec Spec) (v1.Image, error) {
 	}
 	base := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
 	img, err := mutate.Append(base, mutate.Addendum{Layer: layer, MediaType: types.OCILayer,
-		History: v1.History{Created: v1.Time{Time: created}, CreatedBy: "ordinal-controller binary and CA certificates"}})
+		History: v1.History{Created: v1.Time{Time: created}, CreatedBy: path.Base(spec.entrypoint()) + " binary and CA certificates"}})
 	if err != nil {
 		return nil, fmt.Errorf("adding the layer: %w", err)
 	}
@@ -70,7 +79,7 @@ func Image(spec Spec) (v1.Image, error) {
 	cfg = cfg.DeepCopy()
 	cfg.OS, cfg.Architecture = spec.Platform.OS, spec.Platform.Arch
 	cfg.Created = v1.Time{Time: created}
-	cfg.Config = v1.Config{Entrypoint: []string{BinaryPath}, User: User, WorkingDir: "/", Labels: spec.Labels}
+	cfg.Config = v1.Config{Entrypoint: []string{spec.entrypoint()}, User: cmp.Or(spec.User, User), WorkingDir: "/", Labels: spec.Labels}
 	img, err = mutate.ConfigFile(img, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("writing the config: %w", err)

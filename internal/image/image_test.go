@@ -157,3 +157,34 @@ func TestWritingALayoutOverAnythingElseIsRefused(t *testing.T) {
 	}
 	t.Logf("error: %v", err)
 }
+
+// Another command's image (the real node's pause container or test
+// application) names its own entrypoint and user; the binary is at that
+// path and nothing else changes.
+func TestAnotherCommandsImageRunsItsEntrypointAsItsUser(t *testing.T) {
+	s := spec("pause bytes")
+	s.Entrypoint, s.User = "/pause", "65535:65535"
+	img := build(t, s)
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Config; !cmp.Equal(got.Entrypoint, []string{"/pause"}) || got.User != "65535:65535" {
+		t.Errorf("entrypoint %v user %q, want [/pause] 65535:65535", got.Entrypoint, got.User)
+	}
+	_, data := layerEntries(t, img)
+	if string(data["pause"]) != "pause bytes" {
+		t.Errorf("the layer holds %v, not the binary at /pause", keys(data))
+	}
+	if _, ok := data["ordinal-controller"]; ok {
+		t.Error("the layer still holds /ordinal-controller")
+	}
+}
+
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -142,6 +142,31 @@ func TestRules(t *testing.T) {
 			return h.add(20, modified, mkPod(1, "a", ready, terminating))
 		},
 	}, {
+		name: "OrderedReady: updating web-2 on the spec of three, seen just after a scale-up to four, is fine",
+		history: func() *history {
+			h := threeReady(revisions("web-r1", "web-r2"))
+			h.add(10, modified, mkSet(4, revisions("web-r1", "web-r2")))
+			return h.add(10.2, modified, mkPod(2, "a", ready, terminating))
+		},
+	}, {
+		name: "OrderedReady: updating web-2 a window after a scale-up to four, before web-3 is healthy, breaks ordered update",
+		history: func() *history {
+			h := threeReady(revisions("web-r1", "web-r2"))
+			h.add(10, modified, mkSet(4, revisions("web-r1", "web-r2"))).add(10.5, added, mkPod(3, "a", rev("web-r2")))
+			return h.add(25, modified, mkPod(2, "a", ready, terminating))
+		},
+		want: []Rule{RuleOrderedUpdate},
+	}, {
+		name: "OrderedReady: updating web-1 while web-2 is unready breaks ordered update even just after a scale-up",
+		history: func() *history {
+			h := threeReady(revisions("web-r1", "web-r2"))
+			h.add(3, modified, mkPod(2, "a", ready, terminating)).add(3.1, deleted, mkPod(2, "a", ready, terminating))
+			h.add(3.2, added, mkPod(2, "b", rev("web-r2")))
+			h.add(20, modified, mkSet(4, revisions("web-r1", "web-r2")))
+			return h.add(20.2, modified, mkPod(1, "a", ready, terminating))
+		},
+		want: []Rule{RuleOrderedUpdate},
+	}, {
 		name: "OrderedReady with maxUnavailable 2 may delete two at once",
 		history: func() *history {
 			h := threeReady(maxUnavailable(2), revisions("web-r1", "web-r2"))

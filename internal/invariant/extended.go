@@ -93,10 +93,13 @@ func (st *setTrack) selfHealing(v *appsv1.StatefulSet) bool {
 	return ru == nil || ru.SelfHealing != v1alpha1.SelfHealingDisabled
 }
 
-// recreate reports whether version v has the Recreate strategy.
+// recreate reports whether version v has the Recreate strategy, of
+// either kind (apps/v1 has it from 1.37, behind its alpha gate).
 func (st *setTrack) recreate(v *appsv1.StatefulSet) bool {
-	x := st.extOf(v)
-	return x != nil && x.Spec.UpdateStrategy.Type == v1alpha1.RecreateStatefulSetStrategyType
+	if x := st.extOf(v); x != nil {
+		return x.Spec.UpdateStrategy.Type == v1alpha1.RecreateStatefulSetStrategyType
+	}
+	return v.Spec.UpdateStrategy.Type == appsv1.RecreateStatefulSetStrategyType
 }
 
 // partitionOf is v's partition; a paused set behaves as if every ordinal

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 )
 
 // brokenBottom is an OrderedReady set of 3 whose web-0 runs old revision
@@ -156,6 +157,17 @@ var extendedCases = []struct {
 	},
 	want: []Rule{RuleRecreate},
 }, {
+	name: "Recreate of an apps/v1 set: creating a pod of the new revision while an old one still exists breaks recreate",
+	history: func() *history {
+		h := (&history{}).add(0, added, mkSet(3, parallel, appsRecreate, revisions("web-r1", "web-r2")))
+		for ord := int32(0); ord < 3; ord++ {
+			h.add(0.1, added, mkPod(ord, "a")).add(0.5, modified, mkPod(ord, "a", ready))
+		}
+		h.add(5, modified, mkPod(2, "a", ready, terminating)).add(5.1, deleted, mkPod(2, "a", ready, terminating))
+		return h.add(5.3, added, mkPod(2, "b", rev("web-r2")))
+	},
+	want: []Rule{RuleRecreate},
+}, {
 	name: "Recreate: creating pods of the new revision once every old one is gone is fine",
 	history: func() *history {
 		h := threeReadyExt(extRecreate, extParallel, extRevisions("web-r1", "web-r2"))
@@ -230,4 +242,9 @@ func TestExtendedVerdictsDoNotDependOnArrivalOrder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// appsRecreate gives an apps/v1 set upstream 1.37's Recreate strategy.
+func appsRecreate(s *appsv1.StatefulSet) {
+	s.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.RecreateStatefulSetStrategyType}
 }

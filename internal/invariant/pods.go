@@ -193,20 +193,40 @@ func (r *replay) judgeUpdateDeletion(ev Event, st *setTrack, specs []*appsv1.Sta
 		r.judgeHealOrder(ev, st, set, ord, pod)
 		return
 	}
+	// The controller may have decided on any version of the window (its
+	// cache lags): a deletion decided before a scale-up and observed after
+	// it has no successor at the new ordinals to wait for.
+	var late int32
+	for i := len(specs) - 1; i >= 0; i-- {
+		j, ok := r.unhealthySuccessor(ev, pod.Namespace, specs[i], ord)
+		if !ok {
+			return
+		}
+		if i == len(specs)-1 {
+			late = j
+		}
+	}
+	r.violate(RuleOrderedUpdate, k, ev, "OrderedReady rolling update deleted %s while successor %s was not healthy within the last %s",
+		pod.Name, podName(set.Name, late), r.opts.Window)
+}
+
+// unhealthySuccessor returns the first of version v's ordinals above ord
+// whose pod (in namespace ns) was not healthy at any instant of the window
+// before ev.
+func (r *replay) unhealthySuccessor(ev Event, ns string, v *appsv1.StatefulSet, ord int32) (int32, bool) {
 	from := ev.Time.Add(-r.opts.Window)
-	for _, j := range r.setOrdinals(set) {
+	for _, j := range r.setOrdinals(v) {
 		if j <= ord {
 			continue
 		}
-		ok := r.podHistory(pod.Namespace, set.Name, j).heldWithin(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
-			return r.healthyAt(p, set.Spec.MinReadySeconds, at)
+		ok := r.podHistory(ns, v.Name, j).heldWithin(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
+			return r.healthyAt(p, v.Spec.MinReadySeconds, at)
 		})
 		if !ok {
-			r.violate(RuleOrderedUpdate, k, ev, "OrderedReady rolling update deleted %s while successor %s was not healthy within the last %s",
-				pod.Name, podName(set.Name, j), r.opts.Window)
-			return
+			return j, true
 		}
 	}
+	return 0, false
 }
 
 func finished(p *corev1.Pod) bool {

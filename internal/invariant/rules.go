@@ -57,15 +57,17 @@ const (
 	// condemned pod (ordinal outside the range of some spec within the
 	// window) happens only if every higher-ordinal pod of S ever observed
 	// was absent (no object) within the window.
-	// Under Recreate (extended kind, every version of the window) a pod at
+	// Under Recreate (either kind, every version of the window) a pod at
 	// a revision other than some version's update revision is exempt: the
 	// strategy deletes every old pod at once.
 	RuleOrderedScaleDown Rule = "ordered-scale-down"
 	// RuleOrderedUpdate: under OrderedReady with RollingUpdate and
 	// maxUnavailable unset or 1 in every spec within the window, a
-	// controller deletion of an in-range pod i happens only if every
-	// in-range ordinal k > i was healthy within the window (updates go
-	// from the highest ordinal down, one at a time).
+	// controller deletion of an in-range pod i happens only if, for some
+	// spec within the window, every ordinal k > i in that spec's range was
+	// healthy within the window (updates go from the highest ordinal down,
+	// one at a time; the controller may have decided on a spec its cache
+	// had not replaced yet).
 	// Self-healing (extended kind) is the exception: when some version of
 	// the window heals and the pod was not Running and Ready at some
 	// instant of it, the deletion may be self-healing's, and then every
@@ -201,7 +203,7 @@ const (
 	// claimed while a pod waits unavailable: replacing it costs nothing,
 	// whatever its weight.
 	RulePriorityOrder Rule = "priority-order"
-	// RuleRecreate (extended kind, Recreate in every version of the
+	// RuleRecreate (either kind, Recreate in every version of the
 	// window): a pod is created only while no other pod of the set at
 	// another revision exists (terminating or not): no pod of the new
 	// revision runs beside one of an old revision.

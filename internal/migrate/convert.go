@@ -70,29 +70,3 @@ func toAppsV1(set *v1alpha1.StatefulSet) *appsv1.StatefulSet {
 	}
 	return out
 }
-
-// extendedOnly lists the extended-only settings of set that are not at
-// their defaults, each as a sentence naming the field; apps/v1 has no
-// place for them.
-func extendedOnly(set *v1alpha1.StatefulSet) []string {
-	var out []string
-	s := set.Spec
-	if s.UpdateStrategy.Type == v1alpha1.RecreateStatefulSetStrategyType {
-		out = append(out, "spec.updateStrategy.type is Recreate (apps/v1 has RollingUpdate and OnDelete; it would become RollingUpdate)")
-	}
-	if d := ptr.Deref(s.ProgressDeadlineSeconds, osts.DefaultProgressDeadline); d != osts.DefaultProgressDeadline {
-		out = append(out, fmt.Sprintf("spec.progressDeadlineSeconds is %d (default %d)", d, osts.DefaultProgressDeadline))
-	}
-	if ru := s.UpdateStrategy.RollingUpdate; ru != nil {
-		if ru.Paused {
-			out = append(out, "spec.updateStrategy.rollingUpdate.paused is true (resume the rollout first)")
-		}
-		if ru.SelfHealing != "" && ru.SelfHealing != v1alpha1.SelfHealingEnabled {
-			out = append(out, fmt.Sprintf("spec.updateStrategy.rollingUpdate.selfHealing is %s (default Enabled)", ru.SelfHealing))
-		}
-		if ru.OnFailure != "" && ru.OnFailure != v1alpha1.FailureReport {
-			out = append(out, fmt.Sprintf("spec.updateStrategy.rollingUpdate.onFailure is %s (default Report)", ru.OnFailure))
-		}
-	}
-	return out
-}

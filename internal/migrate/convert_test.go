@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -94,11 +95,31 @@ func TestExtendedOnlySettingsAreNamedUnlessAtTheirDefaults(t *testing.T) {
 			ru := s.Spec.UpdateStrategy.RollingUpdate
 			ru.Paused, ru.SelfHealing, ru.OnFailure = true, v1alpha1.SelfHealingDisabled, v1alpha1.FailurePause
 		}, []string{
-			"spec.progressDeadlineSeconds is 60 (default 600)",
+			"spec.progressDeadlineSeconds is 60 (default 600; apps/v1 has no progress deadline)",
 			"spec.updateStrategy.rollingUpdate.paused is true (resume the rollout first)",
-			"spec.updateStrategy.rollingUpdate.selfHealing is Disabled (default Enabled)",
-			"spec.updateStrategy.rollingUpdate.onFailure is Pause (default Report)",
+			"spec.updateStrategy.rollingUpdate.selfHealing is Disabled (default Enabled; apps/v1 leaves broken pods of an old revision to the rolling update)",
+			"spec.updateStrategy.rollingUpdate.onFailure is Pause (default Report; apps/v1 neither pauses nor rolls back a failed rollout)",
 		}},
+		{"reserved ordinals, hooks, order, updates in place and claim updates", func(s *v1alpha1.StatefulSet) {
+			s.Spec.ReserveOrdinals = []intstr.IntOrString{intstr.FromInt32(1)}
+			s.Spec.Lifecycle = &v1alpha1.Lifecycle{PreDelete: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}}}
+			s.Spec.VolumeClaimUpdateStrategy.Type = v1alpha1.InPlaceVolumeClaimUpdateStrategyType
+			ru := s.Spec.UpdateStrategy.RollingUpdate
+			ru.Priority = []v1alpha1.UpdatePriorityRule{{Weight: 10}}
+			ru.PodUpdatePolicy, ru.InPlace = v1alpha1.PodUpdateInPlaceIfPossible, &v1alpha1.InPlaceUpdate{GracePeriodSeconds: 5, ResizeTimeoutSeconds: 120}
+		}, []string{
+			"spec.volumeClaimUpdateStrategy is type InPlace (apps/v1 never changes a claim once made: later changes of the claim templates would not reach the claims)",
+			"spec.reserveOrdinals is [1] (apps/v1 numbers pods from spec.ordinals.start without gaps: a later scale-up would create the reserved ordinals)",
+			"spec.lifecycle is [preDelete] (apps/v1 has no lifecycle hooks: its deletes and updates would not wait for them)",
+			`spec.updateStrategy.rollingUpdate.priority is [{"weight":10,"selector":{}}] (apps/v1 updates pods by ordinal, highest first, whatever their labels)`,
+			"spec.updateStrategy.rollingUpdate.podUpdatePolicy is InPlaceIfPossible (default Recreate; apps/v1 recreates every pod it updates)",
+			`spec.updateStrategy.rollingUpdate.inPlace is {"gracePeriodSeconds":5,"resizeTimeoutSeconds":120} (apps/v1 has no updates in place)`,
+		}},
+		{"claim and in-place defaults written out", func(s *v1alpha1.StatefulSet) {
+			s.Spec.VolumeClaimUpdateStrategy.Type = v1alpha1.OnClaimDeleteVolumeClaimUpdateStrategyType
+			ru := s.Spec.UpdateStrategy.RollingUpdate
+			ru.PodUpdatePolicy, ru.InPlace = v1alpha1.PodUpdateRecreate, &v1alpha1.InPlaceUpdate{ResizeTimeoutSeconds: 120}
+		}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,11 +2,13 @@ package migrate
 
 import (
 	"context"
+	"maps"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/conflict"
@@ -33,8 +35,35 @@ type sets interface {
 // whether its controller has computed its update revision.
 type setState struct {
 	UID                             types.UID
+	ResourceVersion                 string
 	Generation, ObservedGeneration  int64
 	CurrentRevision, UpdateRevision string
+	CollisionCount                  int32
+	// Labels and Annotations are the set's, as read.
+	Labels, Annotations map[string]string
+	// Deleting says the set has a deletion timestamp: deleted, waiting
+	// for the garbage collector.
+	Deleting bool
+}
+
+// stateOf is what a migration reads of a set of either kind.
+func stateOf(m *metav1.ObjectMeta, observed int64, current, update string, collisions *int32) setState {
+	return setState{
+		UID: m.UID, ResourceVersion: m.ResourceVersion, Generation: m.Generation, ObservedGeneration: observed,
+		CurrentRevision: current, UpdateRevision: update, CollisionCount: ptr.Deref(collisions, 0),
+		Labels: m.Labels, Annotations: m.Annotations, Deleting: m.DeletionTimestamp != nil,
+	}
+}
+
+// sameFor says whether the set is, for the migration, the one it read
+// as was: the same object, spec (generation), metadata and rollout
+// state. Only its status counts and conditions may differ, which the
+// migration neither carries nor backs up as a decision.
+func (s setState) sameFor(was setState) bool {
+	return s.UID == was.UID && !s.Deleting && s.Generation == was.Generation &&
+		s.CurrentRevision == was.CurrentRevision && s.UpdateRevision == was.UpdateRevision &&
+		s.CollisionCount == was.CollisionCount &&
+		maps.Equal(s.Labels, was.Labels) && maps.Equal(s.Annotations, was.Annotations)
 }
 
 // orphan is the delete that leaves pods, claims and revisions running,
@@ -62,7 +91,7 @@ func (a appsSets) state(ctx context.Context, name string) (setState, error) {
 	if err != nil {
 		return setState{}, err
 	}
-	return setState{s.UID, s.Generation, s.Status.ObservedGeneration, s.Status.CurrentRevision, s.Status.UpdateRevision}, nil
+	return stateOf(&s.ObjectMeta, s.Status.ObservedGeneration, s.Status.CurrentRevision, s.Status.UpdateRevision, s.Status.CollisionCount), nil
 }
 
 func (a appsSets) create(ctx context.Context, obj any, dryRun bool) (types.UID, error) {
@@ -100,7 +129,7 @@ func (e extSets) state(ctx context.Context, name string) (setState, error) {
 	if err != nil {
 		return setState{}, err
 	}
-	return setState{s.UID, s.Generation, s.Status.ObservedGeneration, s.Status.CurrentRevision, s.Status.UpdateRevision}, nil
+	return stateOf(&s.ObjectMeta, s.Status.ObservedGeneration, s.Status.CurrentRevision, s.Status.UpdateRevision, s.Status.CollisionCount), nil
 }
 
 func (e extSets) create(ctx context.Context, obj any, dryRun bool) (types.UID, error) {

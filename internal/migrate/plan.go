@@ -43,7 +43,9 @@ type Plan struct {
 
 	uid             types.UID
 	resourceVersion string
-	selector        labels.Selector
+	// read is the old set as Prepare read it.
+	read     setState
+	selector labels.Selector
 	// original is the old set as read, next the new one to create.
 	original, next any
 	from, to       sets
@@ -68,7 +70,9 @@ func (r *Refused) Error() string {
 // another object (an operator's) is refused outright: its owner would
 // make it again. force turns the
 // refusals (a rollout in progress, extended-only settings not at their
-// defaults) into Plan.Overridden.
+// defaults) into Plan.Overridden. A migration to apps/v1 that would at
+// once move a pod, skip a hook or change storage is refused (Unsafe)
+// even then.
 func Prepare(ctx context.Context, c Clients, namespace string, ref setops.Ref, to setops.Kind, force bool) (*Plan, error) {
 	t, err := setops.Find(ctx, c.Kube, c.Extended, namespace, ref)
 	if err != nil {
@@ -90,7 +94,17 @@ func Prepare(ctx context.Context, c Clients, namespace string, ref setops.Ref, t
 	if p.Revisions, err = t.Revisions(ctx); err != nil {
 		return nil, err
 	}
-	if reasons := p.refusals(t); len(reasons) > 0 {
+	reasons := p.refusals(t)
+	if p.To == setops.AppsV1 {
+		claims, err := t.Claims(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if h := hazards(t.Extended, p.Pods, claims); len(h) > 0 {
+			return nil, &Unsafe{Ref: t.Ref(), Reasons: h, Overridable: reasons}
+		}
+	}
+	if len(reasons) > 0 {
 		if !force {
 			return nil, &Refused{Ref: t.Ref(), Reasons: reasons}
 		}
@@ -116,6 +130,7 @@ func (p *Plan) kinds(c Clients, t *setops.Target) error {
 	st := t.Set.Status
 	p.CurrentRevision, p.UpdateRevision, p.CollisionCount = st.CurrentRevision, st.UpdateRevision, st.CollisionCount
 	p.uid, p.resourceVersion = t.Set.UID, t.Set.ResourceVersion
+	p.read = stateOf(&t.Set.ObjectMeta, st.ObservedGeneration, st.CurrentRevision, st.UpdateRevision, st.CollisionCount)
 	sel, err := setops.Selector(t.Set)
 	if err != nil {
 		return err

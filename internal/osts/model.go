@@ -137,8 +137,8 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 		inPlace(e, ru)
 	}
 	if l := s.Spec.Lifecycle; l != nil {
-		e.PreUpdate = hook("preUpdate", v1alpha1.PreUpdateHookLabel, l.PreUpdate)
-		e.PreDelete = hook("preDelete", v1alpha1.PreDeleteHookLabel, l.PreDelete)
+		e.PreUpdate = hook(s.Namespace, "preUpdate", v1alpha1.PreUpdateHookLabel, l.PreUpdate)
+		e.PreDelete = hook(s.Namespace, "preDelete", v1alpha1.PreDeleteHookLabel, l.PreDelete)
 	}
 	return e
 }
@@ -147,9 +147,16 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 // the schema's default normally prevents.
 const DefaultHookTimeout = 300
 
+// Default ports of a service hook, with and without a CA bundle.
+const (
+	DefaultHookServicePort    = 80
+	DefaultHookServiceTLSPort = 443
+)
+
 // hook is one of spec.lifecycle's hooks for the planner; nil when unset.
-// A hook with neither handler, which the schema refuses, is a handshake.
-func hook(name, label string, h *v1alpha1.LifecycleHook) *planner.Hook {
+// A hook with no handler, which the schema refuses, is a handshake; one
+// with several, which it refuses too, calls its URL.
+func hook(namespace, name, label string, h *v1alpha1.LifecycleHook) *planner.Hook {
 	if h == nil {
 		return nil
 	}
@@ -157,10 +164,29 @@ func hook(name, label string, h *v1alpha1.LifecycleHook) *planner.Hook {
 	if h.TimeoutSeconds > 0 {
 		out.Timeout = secondsOf(h.TimeoutSeconds)
 	}
-	if h.HTTP != nil {
-		out.URL = h.HTTP.URL
+	switch {
+	case h.HTTP != nil:
+		out.HTTP = &planner.HookEndpoint{URL: h.HTTP.URL, CABundle: h.HTTP.CABundle}
+	case h.Service != nil:
+		out.HTTP = serviceHook(namespace, h.Service)
 	}
 	return out
+}
+
+// serviceHook is a service handler with its defaults: port 443 with a CA
+// bundle, 80 without, and path "/".
+func serviceHook(namespace string, s *v1alpha1.ServiceHook) *planner.HookEndpoint {
+	svc := &planner.HookService{Namespace: namespace, Name: s.Name, Port: s.Port, Path: s.Path}
+	if svc.Port == 0 {
+		svc.Port = DefaultHookServicePort
+		if len(s.CABundle) > 0 {
+			svc.Port = DefaultHookServiceTLSPort
+		}
+	}
+	if svc.Path == "" {
+		svc.Path = "/"
+	}
+	return &planner.HookEndpoint{Service: svc, CABundle: s.CABundle}
 }
 
 // DefaultResizeTimeout applies when rollingUpdate.inPlace.resizeTimeoutSeconds

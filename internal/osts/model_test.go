@@ -142,13 +142,35 @@ func TestLifecycleHooksReachThePlanner(t *testing.T) {
 		PreDelete: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}},
 	}
 	e := osts.Extended(ext)
-	wantUpdate := &planner.Hook{Name: "preUpdate", Label: v1alpha1.PreUpdateHookLabel, URL: "http://db-admin:8080/switchover", Timeout: time.Minute, Proceed: true}
+	wantUpdate := &planner.Hook{Name: "preUpdate", Label: v1alpha1.PreUpdateHookLabel, HTTP: &planner.HookEndpoint{URL: "http://db-admin:8080/switchover"}, Timeout: time.Minute, Proceed: true}
 	wantDelete := &planner.Hook{Name: "preDelete", Label: v1alpha1.PreDeleteHookLabel, Timeout: osts.DefaultHookTimeout * time.Second}
 	if diff := cmp.Diff(wantUpdate, e.PreUpdate); diff != "" {
 		t.Errorf("preUpdate (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(wantDelete, e.PreDelete); diff != "" {
 		t.Errorf("preDelete (-want +got):\n%s", diff)
+	}
+
+	// A service handler is in the set's namespace, port 80 and path "/"
+	// by default, port 443 with a CA bundle.
+	ext.Namespace = "shop"
+	ext.Spec.Lifecycle.PreUpdate = &v1alpha1.LifecycleHook{Service: &v1alpha1.ServiceHook{Name: "db-admin"}}
+	ext.Spec.Lifecycle.PreDelete = &v1alpha1.LifecycleHook{Service: &v1alpha1.ServiceHook{Name: "db-admin", Path: "/leave", CABundle: []byte("PEM")}}
+	e = osts.Extended(ext)
+	for _, tc := range []struct {
+		got  *planner.Hook
+		want planner.HookEndpoint
+		url  string
+	}{
+		{e.PreUpdate, planner.HookEndpoint{Service: &planner.HookService{Namespace: "shop", Name: "db-admin", Port: 80, Path: "/"}}, "http://db-admin.shop.svc:80/"},
+		{e.PreDelete, planner.HookEndpoint{Service: &planner.HookService{Namespace: "shop", Name: "db-admin", Port: 443, Path: "/leave"}, CABundle: []byte("PEM")}, "https://db-admin.shop.svc:443/leave"},
+	} {
+		if diff := cmp.Diff(&tc.want, tc.got.HTTP); diff != "" {
+			t.Errorf("%s service hook (-want +got):\n%s", tc.got.Name, diff)
+		}
+		if s := tc.got.HTTP.String(); s != tc.url {
+			t.Errorf("%s service hook shown as %q, want %q", tc.got.Name, s, tc.url)
+		}
 	}
 }
 

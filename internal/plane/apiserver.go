@@ -24,28 +24,41 @@ const (
 )
 
 type apiserverFiles struct {
-	serving  pki.Pair
-	etcdCl   pki.Pair
-	caFile   string
-	saKey    string
-	saPub    string
-	etcdURL  string
-	listener net.Listener
+	serving pki.Pair
+	etcdCl  pki.Pair
+	caFile  string
+	// etcdCAFile is etcd's own authority, which signed etcd's serving
+	// certificate and etcdCl; caFile, the clients' authority, is not
+	// trusted by etcd.
+	etcdCAFile string
+	saKey      string
+	saPub      string
+	etcdURL    string
+	listener   net.Listener
+	// advertise is the address the "kubernetes" Service's endpoints
+	// name, when not the loopback one: a real node's gateway.
+	advertise net.IP
+	// kubeletClient is the API server's pair towards real kubelets.
+	kubeletClient *pki.Pair
 }
 
 // apiserverFlags are the kube-apiserver flags of the plane. They pin the
 // security defaults: loopback only, TLS, no anonymous requests, RBAC.
 func apiserverFlags(f apiserverFiles) []string {
-	return []string{
+	advertise := "127.0.0.1"
+	if f.advertise != nil {
+		advertise = f.advertise.String()
+	}
+	flags := []string{
 		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
+		"--advertise-address=" + advertise,
 		"--tls-cert-file=" + f.serving.CertFile,
 		"--tls-private-key-file=" + f.serving.KeyFile,
 		"--client-ca-file=" + f.caFile,
 		"--anonymous-auth=false",
 		"--authorization-mode=RBAC",
 		"--etcd-servers=" + f.etcdURL,
-		"--etcd-cafile=" + f.caFile,
+		"--etcd-cafile=" + f.etcdCAFile,
 		"--etcd-certfile=" + f.etcdCl.CertFile,
 		"--etcd-keyfile=" + f.etcdCl.KeyFile,
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
@@ -57,6 +70,20 @@ func apiserverFlags(f apiserverFiles) []string {
 		"--shutdown-delay-duration=0s",
 		"--shutdown-send-retry-after=false",
 	}
+	if f.advertise == nil {
+		// 1.37 refuses a loopback address for the reconciler that
+		// publishes the API server in the kubernetes Service's endpoints;
+		// without a real node nothing reaches the plane through that
+		// Service (its pods run nowhere), so it has no endpoints.
+		flags = append(flags, "--endpoint-reconciler-type=none")
+	}
+	if f.kubeletClient != nil {
+		// A real node's name is not in any resolver; its InternalIP is the
+		// gateway address the kubelet serves on.
+		flags = append(flags, "--kubelet-client-certificate="+f.kubeletClient.CertFile, "--kubelet-client-key="+f.kubeletClient.KeyFile,
+			"--kubelet-preferred-address-types=InternalIP,Hostname")
+	}
+	return flags
 }
 
 // apiserver is a running kube-apiserver.

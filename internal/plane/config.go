@@ -3,13 +3,18 @@ package plane
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
+	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/plane/realnode"
 )
 
 // StatefulSet controller choices for Config.StatefulSetController.
@@ -40,14 +45,26 @@ type Config struct {
 	ReadyDelay time.Duration
 	// StatefulSetController picks who reconciles StatefulSets.
 	StatefulSetController string
+	// DNSAddress is where the cluster DNS answers (UDP and TCP) on the
+	// loopback address; port 0 picks a free one; empty runs none.
+	DNSAddress string
+	// RealNode adds a node that runs real containers (containerd, runc, a
+	// kubelet, kube-proxy) beside the simulated ones; see package realnode.
+	RealNode bool
+	// RealNodeTools is the directory hack/ensure-realnode.sh filled with
+	// the real node's binaries and images.
+	RealNodeTools string
 	// Controller configures Ordinal's controller when StatefulSetController
-	// is ControllerOrdinal: its client limits, workers and status hold
-	// (the kubeconfig and namespace fields are not used; the plane gives
-	// the controller its own client for every namespace).
+	// is ControllerOrdinal: its client limits, workers, status hold and
+	// hook flags (the kubeconfig and namespace fields are not used; the
+	// plane gives the controller its own client for every namespace).
+	// Unlike a controller attached to a cluster, the plane's lets hooks
+	// call loopback by default (DefaultHookAllowCIDRs): on a laptop the
+	// receivers being rehearsed listen there.
 	Controller controller.Config
-	// FeatureGates set gates of the components in this process, over the
-	// plane's own defaults (MaxUnavailableStatefulSet on); see
-	// DefaultFeatureGates.
+	// FeatureGates set gates of the components in this process, over their
+	// release's defaults and the plane's own (DefaultFeatureGates). Ordinal's
+	// controller follows the StatefulSetRecreateStrategy gate set here.
 	FeatureGates map[string]bool
 	// Log receives one-line progress messages meant for a person; nil
 	// discards them.
@@ -66,27 +83,50 @@ type Config struct {
 	ComponentQPS float32
 }
 
-// DefaultDataDir is $XDG_DATA_HOME/ordinal, else ~/.local/share/ordinal.
+// DefaultDataDir is $XDG_DATA_HOME/ordinal, else $HOME/.local/share/ordinal;
+// empty when neither variable is set (see ResolveDataDir).
 func DefaultDataDir() string {
-	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
-		return filepath.Join(x, "ordinal")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		return filepath.Join(os.TempDir(), "ordinal")
-	}
-	return filepath.Join(home, ".local", "share", "ordinal")
+	dir, _ := ResolveDataDir(os.Getenv)
+	return dir
 }
+
+// errNoDataDir says why there is no default data directory.
+var errNoDataDir = errors.New("--data-dir is required: neither $XDG_DATA_HOME nor $HOME is set, " +
+	"and the plane's certificate authority and keys are never kept in a shared directory such as /tmp")
+
+// ResolveDataDir is the default data directory from the environment getenv
+// reads: $XDG_DATA_HOME/ordinal, else $HOME/.local/share/ordinal. With
+// neither set it is an error, never a directory others could prepare:
+// whoever can write the data directory can plant the certificate authority
+// the plane and its kubeconfig trust.
+func ResolveDataDir(getenv func(string) string) (string, error) {
+	if x := getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "ordinal"), nil
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".local", "share", "ordinal"), nil
+	}
+	return "", errNoDataDir
+}
+
+// DefaultHookAllowCIDRs are the ranges the plane's controller lets hooks
+// call by default: loopback, where a rehearsal's receivers listen. The
+// API server's own port stays refused.
+var DefaultHookAllowCIDRs = []string{"127.0.0.0/8", "::1/128"}
 
 // NewConfig returns the defaults.
 func NewConfig() Config {
+	ctrl := controller.NewConfig()
+	ctrl.HookAllowCIDRs = slices.Clone(DefaultHookAllowCIDRs)
 	return Config{
 		DataDir:               DefaultDataDir(),
 		Port:                  6443,
 		Nodes:                 3,
 		ReadyDelay:            time.Second,
 		StatefulSetController: ControllerOrdinal,
-		Controller:            controller.NewConfig(),
+		DNSAddress:            "127.0.0.1:0",
+		RealNodeTools:         realnode.DefaultTools(),
+		Controller:            ctrl,
 	}
 }
 
@@ -97,15 +137,28 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.Nodes, "nodes", c.Nodes, "number of simulated (kwok) nodes")
 	fs.DurationVar(&c.ReadyDelay, "ready-delay", c.ReadyDelay, "default time a simulated pod takes to turn Ready (per pod: annotation sim.ordinal.dev/ready-delay)")
 	fs.StringVar(&c.StatefulSetController, "statefulset-controller", c.StatefulSetController, "who reconciles StatefulSets: ordinal, builtin (upstream, for comparison) or none")
+	fs.StringVar(&c.DNSAddress, "dns-address", c.DNSAddress, "cluster DNS (cluster.local from Services, EndpointSlices and pods) on this loopback address, UDP and TCP; port 0 picks a free one; empty runs none")
+	fs.BoolVar(&c.RealNode, "real-node", c.RealNode, "add a node that runs real containers (containerd, runc, kubelet, kube-proxy; root, and the tools of hack/ensure-realnode.sh)")
+	fs.StringVar(&c.RealNodeTools, "real-node-tools", c.RealNodeTools, "directory of the real node's binaries and images, as hack/ensure-realnode.sh prints it")
 	fs.IntVar(&c.Verbosity, "v", c.Verbosity, "log level of the embedded components (0 logs only errors)")
+	if c.FeatureGates == nil {
+		c.FeatureGates = map[string]bool{}
+	}
+	fs.Var(cliflag.NewMapStringBool(&c.FeatureGates), "feature-gates",
+		"feature gates of every component (API server, controller-manager, scheduler, either StatefulSet controller), A=true,B=false; e.g. StatefulSetRecreateStrategy=true")
 	c.Controller.AddLimitFlags(fs)
+	c.Controller.AddHookFlags(fs)
 }
 
 // Validate reports every invalid field at once.
 func (c *Config) Validate() error {
 	errs := []error{c.Controller.Validate()}
 	if c.DataDir == "" {
-		errs = append(errs, errors.New("--data-dir must not be empty"))
+		if _, err := ResolveDataDir(os.Getenv); err != nil {
+			errs = append(errs, err)
+		} else {
+			errs = append(errs, errors.New("--data-dir must not be empty"))
+		}
 	}
 	if c.Port < 0 || c.Port > 65535 {
 		errs = append(errs, fmt.Errorf("--port %d is out of range 0-65535", c.Port))
@@ -119,6 +172,15 @@ func (c *Config) Validate() error {
 	if c.ReadyDelay < 0 {
 		errs = append(errs, fmt.Errorf("--ready-delay %s must not be negative", c.ReadyDelay))
 	}
+	if err := validLoopback(c.DNSAddress); err != nil {
+		errs = append(errs, fmt.Errorf("--dns-address: %w", err))
+	}
+	if c.RealNode && c.DNSAddress == "" {
+		errs = append(errs, errors.New("--real-node needs the cluster DNS (--dns-address must not be empty): its kubelet gives pods that DNS"))
+	}
+	if c.RealNode && c.RealNodeTools == "" {
+		errs = append(errs, errors.New("--real-node-tools must not be empty with --real-node"))
+	}
 	switch c.StatefulSetController {
 	case ControllerOrdinal, ControllerBuiltin, ControllerNone:
 	default:
@@ -131,4 +193,22 @@ func (c *Config) logf(format string, args ...any) {
 	if c.Log != nil {
 		c.Log(format, args...)
 	}
+}
+
+// validLoopback accepts "" and host:port with a loopback IP host.
+func validLoopback(address string) error {
+	if address == "" {
+		return nil
+	}
+	host, port, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%s is not a loopback address (such as 127.0.0.1:1053)", address)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q is out of range 0-65535", port)
+	}
+	return nil
 }

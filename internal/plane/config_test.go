@@ -2,6 +2,7 @@ package plane_test
 
 import (
 	"context"
+	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -12,10 +13,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
 
@@ -121,4 +125,95 @@ func waitSet(t *testing.T, ctx context.Context, ns, name string, want int32) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Fatalf("set %s/%s did not complete with %d ready pods; last status %+v", ns, name, want, last)
+}
+
+// An extended set updated in place runs under the shipped RBAC: the
+// controller writes its readiness gate's condition through pods/status
+// (a pod with the gate is never Ready until it does) and a new cpu
+// request through pods/resize. Without those rules a set that updates in
+// place never turns Ready, as it hung on a real node.
+func TestInPlaceUpdatesWorkWithExactlyTheShippedRBAC(t *testing.T) {
+	kubectl := planetest.KubectlOrSkip(t)
+	if out, err := exec.Command(kubectl, "--kubeconfig", planetest.Plane().KubeconfigPath(), "apply", "-k", configDir(t)).CombinedOutput(); err != nil {
+		t.Fatalf("kubectl apply -k config: %v\n%s", err, out)
+	}
+	ctx, ns := namespace(t)
+	cfg := planetest.Plane().RESTConfig()
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: controllerSA, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ordinal-system", "system:authenticated"}}
+	client := kubernetes.NewForConfigOrDie(cfg)
+	ext, err := controller.ExtendedClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- controller.Run(runCtx, client, controller.Options{Workers: 2, Namespace: ns, Extended: ext})
+	}()
+	defer func() { stop(); <-done }()
+
+	apps := rbacTestSet(ns)
+	apps.Spec.VolumeClaimTemplates, apps.Spec.PersistentVolumeClaimRetentionPolicy = nil, nil
+	apps.Spec.Template.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}
+	set := &v1alpha1.StatefulSet{ObjectMeta: apps.ObjectMeta}
+	data, err := json.Marshal(apps.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &set.Spec); err != nil {
+		t.Fatal(err)
+	}
+	set.Spec.UpdateStrategy.RollingUpdate = &v1alpha1.RollingUpdateStatefulSetStrategy{PodUpdatePolicy: v1alpha1.PodUpdateInPlaceOnly}
+	admin, err := ostsclient.NewForConfig(planetest.Plane().RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := admin.StatefulSets(ns)
+	if _, err := sets.Create(ctx, set, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitExtendedSet(t, ctx, sets, "db", 2)
+	patch := []byte(`{"spec":{"template":{"spec":{"containers":[{"name":"db","image":"db:2","resources":{"requests":{"cpu":"200m"}}}]}}}}`)
+	if _, err := sets.Patch(ctx, "db", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitExtendedSet(t, ctx, sets, "db", 2)
+	for _, name := range []string{"db-0", "db-1"} {
+		p, err := planetest.Client().CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Spec.Containers[0].Resources.Requests.Cpu().String(); got != "200m" || p.Spec.Containers[0].Image != "db:2" {
+			t.Errorf("%s runs %s with cpu %s, want db:2 with 200m, changed in place", name, p.Spec.Containers[0].Image, got)
+		}
+	}
+	events, err := planetest.Client().CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events.Items {
+		if strings.Contains(e.Message, "forbidden") {
+			t.Errorf("a call was forbidden: %s %s", e.Reason, e.Message)
+		}
+	}
+}
+
+// waitExtendedSet waits until the extended set's rollout is complete
+// with want ready pods.
+func waitExtendedSet(t *testing.T, ctx context.Context, sets ostsclient.Interface, name string, want int32) {
+	t.Helper()
+	var last v1alpha1.StatefulSetStatus
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		s, err := sets.Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			last = s.Status
+			if s.Status.ObservedGeneration == s.Generation && s.Status.ReadyReplicas == want && s.Status.UpdatedReplicas == want &&
+				s.Status.CurrentRevision == s.Status.UpdateRevision && s.Status.Replicas == want {
+				return
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("extended set %s did not complete with %d ready pods; last status %+v", name, want, last)
 }

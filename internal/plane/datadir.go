@@ -16,6 +16,7 @@ import (
 //	lock        held (flock) while a plane runs, holds its pid
 //	etcd/       etcd's member directory
 //	pki/        CA, serving and client certificates, service-account key
+//	pki/etcd/   etcd's own CA, etcd's serving and the API server's etcd client certificates
 //	kubeconfig  the admin kubeconfig (mode 0600)
 //	volumes/    one directory per provisioned volume
 //	ports.json  etcd's ports, reused across restarts
@@ -57,6 +58,9 @@ func PrepareDataDir(root string) (string, error) {
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return "", fmt.Errorf("creating data dir: %w", err)
 	}
+	if err := checkPrivate("data dir", abs, false); err != nil {
+		return "", err
+	}
 	if _, err := os.ReadDir(abs); err != nil {
 		return "", fmt.Errorf("data dir %s is unreadable: %w", abs, err)
 	}
@@ -64,6 +68,44 @@ func PrepareDataDir(root string) (string, error) {
 		return "", fmt.Errorf("creating log directory: %w", err)
 	}
 	return abs, nil
+}
+
+// checkPrivate refuses a file or directory that another user could have
+// written: one owned by someone else, or writable by its group or by
+// others (or, for a secret, readable by them). The data directory holds
+// the certificate authorities the plane, its components and its
+// kubeconfig trust; one planted by another user must never be loaded. A
+// path that does not exist passes: the plane creates it, privately.
+func checkPrivate(what, path string, secret bool) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("checking %s %s: %w", what, path, err)
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		if fi, err = os.Stat(path); err != nil {
+			return fmt.Errorf("checking %s %s: %w", what, path, err)
+		}
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fmt.Errorf("checking %s %s: no owner to check", what, path)
+	}
+	if uid := os.Geteuid(); int(st.Uid) != uid {
+		return fmt.Errorf("%s %s belongs to uid %d, not to you (uid %d): another user could have planted the certificate authority it holds; "+
+			"pass a --data-dir of your own", what, path, st.Uid, uid)
+	}
+	mask, how := os.FileMode(0o022), "writable"
+	if secret {
+		mask, how = 0o077, "readable or writable"
+	}
+	if perm := fi.Mode().Perm(); perm&mask != 0 {
+		return fmt.Errorf("%s %s is %s by its group or others (mode %04o): another user could have planted or read the certificate authority it holds; "+
+			"run chmod go-rwx %s if only you ever had access, or pass another --data-dir", what, path, how, perm, path)
+	}
+	return nil
 }
 
 func (d *dataDir) takeLock() error {

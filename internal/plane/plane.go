@@ -22,8 +22,10 @@ import (
 
 	"github.com/ordinal-sh/ordinal/config/crd"
 	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/plane/dns"
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 	"github.com/ordinal-sh/ordinal/internal/plane/provisioner"
+	"github.com/ordinal-sh/ordinal/internal/plane/realnode"
 )
 
 // Stage timeouts. They are generous because a cold 2-core machine is slow,
@@ -53,6 +55,10 @@ type Plane struct {
 	stopClients context.CancelFunc
 	clientsDone sync.WaitGroup
 
+	dns       *dns.Server
+	realHost  *realnode.Host
+	realCreds *realNodeCreds
+	realNode  *realnode.Node
 	logFiles  []*os.File
 	closeOnce sync.Once
 	closeErr  error
@@ -61,8 +67,8 @@ type Plane struct {
 // Start brings the plane up stage by stage, each gated on the previous being
 // ready: data directory and credentials, etcd, kube-apiserver, the
 // extended StatefulSet's CRD (Established), the controller-manager's
-// controllers, the scheduler, the simulated nodes, the storage provisioner
-// and the StatefulSet controller. It returns once every
+// controllers, the scheduler, the simulated nodes, the storage provisioner,
+// the cluster DNS and the StatefulSet controller. It returns once every
 // stage is ready. On any error the stages already started are stopped again
 // and the data directory is left as it was found, apart from credentials
 // generated for the first time.
@@ -115,7 +121,10 @@ func (p *Plane) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	listener, err := listenAPI(p.cfg.Port)
+	if err := p.prepareRealNode(ctx, creds); err != nil {
+		return err
+	}
+	listener, err := p.listenAPIFor(p.cfg.Port)
 	if err != nil {
 		return err
 	}
@@ -173,6 +182,18 @@ func (p *Plane) startStages(ctx context.Context, creds *credentials, listener ne
 		return err
 	}
 	p.cfg.logf("storage provisioner ready, default StorageClass %q (%s)", storageClassName, since(began))
+	if err := p.startDNSStage(clientsCtx, client); err != nil {
+		return err
+	}
+	if p.dns != nil {
+		p.cfg.logf("cluster DNS for %s on %s (%s)", p.dns.Zone(), p.dns.Addr(), since(began))
+	}
+	if err := p.startRealNodeStage(clientsCtx, creds, client); err != nil {
+		return err
+	}
+	if p.realNode != nil {
+		p.cfg.logf("real node %s ready, pods on %s, logs in %s (%s)", p.realNode.Name(), realnode.DefaultPodCIDR, p.realNode.LogDir(), since(began))
+	}
 	if err := p.startStatefulSetStage(clientsCtx); err != nil {
 		return err
 	}
@@ -181,7 +202,7 @@ func (p *Plane) startStages(ctx context.Context, creds *credentials, listener ne
 }
 
 func (p *Plane) startEtcdStage(ctx context.Context, creds *credentials, listener net.Listener) (*embed.Etcd, string, error) {
-	e, url, err := startEtcd(ctx, p.dir, creds.etcdServing, creds.ca.CAFile(), p.cfg.UnsafeNoFsync)
+	e, url, err := startEtcd(ctx, p.dir, creds.etcdServing, creds.etcdCA.CAFile(), p.cfg.UnsafeNoFsync)
 	if err != nil {
 		_ = listener.Close()
 		return nil, "", err
@@ -194,8 +215,9 @@ func (p *Plane) startAPIStage(ctx context.Context, creds *credentials, listener 
 	apiCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	p.stopAPI = cancel
 	a, err := startAPIServer(apiCtx, apiserverFiles{
-		serving: creds.apiServing, etcdCl: creds.etcdClient, caFile: creds.ca.CAFile(),
+		serving: creds.apiServing, etcdCl: creds.etcdClient, caFile: creds.ca.CAFile(), etcdCAFile: creds.etcdCA.CAFile(),
 		saKey: creds.saKey, saPub: creds.saPub, etcdURL: creds.etcdURL, listener: listener,
+		advertise: p.realNodeGateway(), kubeletClient: p.realCreds.apiserverKubeletClient(),
 	})
 	if err != nil {
 		_ = listener.Close()
@@ -273,6 +295,27 @@ func (p *Plane) startStorageStage(ctx context.Context, client kubernetes.Interfa
 	return nil
 }
 
+func (p *Plane) startDNSStage(ctx context.Context, client kubernetes.Interface) error {
+	if p.cfg.DNSAddress == "" {
+		return nil
+	}
+	s, err := dns.Start(ctx, dns.Config{Client: client, Address: p.cfg.DNSAddress, AlsoAddresses: p.dnsAlsoAddresses()})
+	if err != nil {
+		return err
+	}
+	p.dns = s
+	return nil
+}
+
+// DNSAddr is the cluster DNS's address (host:port, UDP and TCP), or ""
+// when it does not run.
+func (p *Plane) DNSAddr() string {
+	if p.dns == nil {
+		return ""
+	}
+	return p.dns.Addr()
+}
+
 func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 	if p.cfg.StatefulSetController != ControllerOrdinal {
 		return nil
@@ -280,6 +323,9 @@ func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 	cfg := p.RESTConfig()
 	ctrl := p.cfg.Controller
 	ctrl.Namespace = ""
+	// The controller's one gate follows the plane's, as upstream's
+	// controller in this process does.
+	ctrl.FeatureGates = map[string]bool{controller.GateRecreate: utilfeature.DefaultFeatureGate.Enabled(controller.GateRecreate)}
 	ctrl.Limit(cfg)
 	controller.UseProtobuf(cfg)
 	limiter := controller.Throttle(cfg)
@@ -287,7 +333,7 @@ func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("StatefulSet controller client: %w", err)
 	}
-	opts := ctrl.Options(limiter.Busy)
+	opts := ctrl.Options(limiter.Busy, cfg.Host)
 	if opts.Extended, err = controller.ExtendedClient(cfg); err != nil {
 		return err
 	}
@@ -335,7 +381,11 @@ func (p *Plane) fail(err error) {
 }
 
 func (p *Plane) waitFor(ctx context.Context, what string, cond wait.ConditionWithContextFunc) error {
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, stageReadyTimeout, true, func(ctx context.Context) (bool, error) {
+	return p.waitForWithin(ctx, what, stageReadyTimeout, cond)
+}
+
+func (p *Plane) waitForWithin(ctx context.Context, what string, timeout time.Duration, cond wait.ConditionWithContextFunc) error {
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		select {
 		case err := <-p.errc:
 			return false, err
@@ -350,16 +400,24 @@ func (p *Plane) waitFor(ctx context.Context, what string, cond wait.ConditionWit
 }
 
 // Close stops the plane and is safe to call more than once. Shutdown order:
-//  1. the API clients — StatefulSet controller, provisioner, simulated
-//     nodes, scheduler, controller-manager — so nothing writes during
-//     shutdown;
-//  2. kube-apiserver;
-//  3. etcd, which syncs its data to disk;
-//  4. the data-directory lock.
+//  1. the real node, if any: its kubelet, kube-proxy, pods and containerd
+//     (see realnode.Node.Close);
+//  2. the API clients — StatefulSet controller, cluster DNS, provisioner,
+//     simulated nodes, scheduler, controller-manager — so nothing writes
+//     during shutdown;
+//  3. kube-apiserver;
+//  4. etcd, which syncs its data to disk;
+//  5. the real node's bridge and forwarding guard;
+//  6. the data-directory lock.
 //
-// Each step waits a bounded time, so Close returns within about 10 s.
+// Each step waits a bounded time, so Close returns within about 10 s
+// (a real node's pods and processes add up to a minute at worst).
 func (p *Plane) Close() error {
 	p.closeOnce.Do(func() {
+		realErr := p.closeRealNode()
+		if p.dns != nil {
+			_ = p.dns.Close()
+		}
 		if p.stopClients != nil {
 			p.stopClients()
 			waitGroup(&p.clientsDone, stopTimeout)
@@ -375,6 +433,12 @@ func (p *Plane) Close() error {
 		if p.etcd != nil {
 			p.etcd.Close()
 		}
+		if p.realHost != nil {
+			p.realHost.Close()
+		}
+		if realErr != nil {
+			p.closeErr = errors.Join(p.closeErr, fmt.Errorf("stopping the real node: %w", realErr))
+		}
 		for _, f := range p.logFiles {
 			_ = f.Close()
 		}
@@ -385,12 +449,13 @@ func (p *Plane) Close() error {
 	return p.closeErr
 }
 
-// DefaultFeatureGates are the gates the plane turns on unless
-// Config.FeatureGates says otherwise: MaxUnavailableStatefulSet, which 1.36
-// ships off and without which the API server silently drops
-// spec.updateStrategy.rollingUpdate.maxUnavailable.
+// DefaultFeatureGates are the gates the plane sets unless
+// Config.FeatureGates says otherwise. There are none: 1.37's defaults
+// apply, among them MaxUnavailableStatefulSet on (1.35.4 to 1.36 shipped
+// it off, and the plane turned it on) and the alpha
+// StatefulSetRecreateStrategy off.
 func DefaultFeatureGates() map[string]bool {
-	return map[string]bool{"MaxUnavailableStatefulSet": true}
+	return map[string]bool{}
 }
 
 // featureGates is DefaultFeatureGates with the explicit gates over it.

@@ -206,6 +206,31 @@ func TestABadDataDirIsReportedAndLeftAlone(t *testing.T) {
 		wantErr(t, err, "ca.crt is corrupt")
 		assertFiles(t, dir, map[string]string{"pki/ca.crt": "garbage", "pki/ca.key": "garbage"})
 	})
+	t.Run("a data dir others may write", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.Chmod(dir, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		_, err := plane.Start(context.Background(), planetest.Config(dir))
+		wantErr(t, err, "data dir "+dir+" is writable by its group or others (mode 0777)")
+	})
+	t.Run("a certificate authority another user planted", func(t *testing.T) {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"pki/ca.crt": "planted", "pki/ca.key": "planted"})
+		crt := filepath.Join(dir, "pki", "ca.crt")
+		want := "certificate authority file " + crt + " is writable by its group or others (mode 0666)"
+		if os.Geteuid() == 0 {
+			if err := os.Chown(crt, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+			want = "certificate authority file " + crt + " belongs to uid 65534, not to you (uid 0)"
+		} else if err := os.Chmod(crt, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		_, err := plane.Start(context.Background(), planetest.Config(dir))
+		wantErr(t, err, want)
+		assertFiles(t, dir, map[string]string{"pki/ca.crt": "planted", "pki/ca.key": "planted"})
+	})
 	t.Run("a corrupt etcd database", func(t *testing.T) {
 		dir := t.TempDir()
 		writeFiles(t, dir, map[string]string{"etcd/member/snap/db": strings.Repeat("corrupt", 1000), "etcd/member/wal/0000000000000000-0000000000000000.wal": "corrupt"})

@@ -181,3 +181,47 @@ func TestManyStuckPodsKeepTheStatusWritable(t *testing.T) {
 		t.Errorf("Progressing %s, want %s: the rollout fails on the pods left out of the list too", p.Reason, planner.ReasonRolloutFailed)
 	}
 }
+
+// An apps/v1 Recreate update of a huge set deletes its old pods in
+// slow-start batches counted over every ordinal, as upstream counts them,
+// without a pod or a unit per ordinal: its plan costs about what it does
+// at a thousand replicas, under either policy, a condemned pod above the
+// range included. What grows is the step's list of batches, an int for
+// every 500 places up to the condemned pod (16 KiB at a million); a pod
+// built per missing ordinal made it 2.4 GiB.
+func TestAHugeRecreateCostsAPlanWhatASmallOneDoes(t *testing.T) {
+	for _, policy := range []struct {
+		name string
+		opts []testgen.SetOption
+	}{{"OrderedReady", nil}, {"Parallel", []testgen.SetOption{testgen.Parallel()}}} {
+		t.Run(policy.name, func(t *testing.T) {
+			var bytes [2]uint64
+			for i, replicas := range []int32{1000, 1_000_000} {
+				f := rollout(append([]testgen.SetOption{testgen.Replicas(replicas), testgen.Recreate()}, policy.opts...)...)
+				in := f.input(f.pods(0, 1, 2, replicas+5))
+				plan := planner.Compute(in)
+				want := []string{"recreate*1: DeletePod web-0", "recreate*2: DeletePod web-1", "recreate*2: DeletePod web-2",
+					fmt.Sprintf("recreate*%d: DeletePod web-%d", batchOf(int64(replicas)+1), replicas+5)}
+				if got := f.summary(plan); fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("replicas %d: steps %q, want %q", replicas, got, want)
+				}
+				var objects uint64
+				bytes[i], objects = allocated(3, func() { planner.Compute(in) })
+				t.Logf("replicas %d: %d KiB and %d objects allocated per plan", replicas, bytes[i]>>10, objects)
+			}
+			if bytes[1] > 2*bytes[0] {
+				t.Errorf("a plan at a million replicas allocates %d KiB, more than twice the %d KiB at 1000", bytes[1]>>10, bytes[0]>>10)
+			}
+		})
+	}
+}
+
+// batchOf is the slow-start batch, from 1, of the n-th unit of a Burst
+// step, counted one by one: 1, 2, 4, … MaxBatch units a batch.
+func batchOf(n int64) int {
+	b := 0
+	for seen, size := int64(0), int64(1); seen < n; seen, size = seen+size, min(2*size, planner.MaxBatch) {
+		b++
+	}
+	return b
+}

@@ -70,6 +70,9 @@ type planner struct {
 	// hooking are the ordinals whose pod waits on a lifecycle hook in this
 	// plan (hooks.go).
 	hooking map[int32]bool
+	// recreateProgress is the Progressing condition an apps/v1 Recreate update
+	// sets (recreate.go); nil leaves it as it is.
+	recreateProgress *appsv1.StatefulSetCondition
 }
 
 // block is a pod a pass holds up. status.blockedBy lists it when it is
@@ -88,18 +91,22 @@ type block struct {
 //  2. if the set is being deleted, only compute status; otherwise carry
 //     on an extended set's updates in place and set readiness gates
 //     (inplacepod.go);
-//  3. the replica pass: replace finished pods, create missing ones, repair
+//  3. under Recreate, while old-revision pods exist, their deletion and
+//     nothing else (recreate.go);
+//  4. the replica pass: replace finished pods, create missing ones, repair
 //     identity, storage and claim retention (OrderedReady stops at the first
 //     pod that is not healthy; Parallel works pod by pod in slow-start
 //     batches and stops after a batch in which a pod fails, or in which it
 //     reached MaxCreates missing pods);
-//  4. claim retention for condemned pods, then the scale-down pass
-//     (OrderedReady deletes one pod, highest ordinal first);
-//  5. an extended set's pods labelled for deletion, within maxUnavailable;
-//  6. the rolling update, unless the strategy is OnDelete (or a type this
-//     controller does not know, which is reported), in an extended set's
-//     priority order (priority.go);
-//  7. the status, with currentRevision promoted once the update is complete.
+//  5. claim retention for condemned pods, then the scale-down pass
+//     (OrderedReady deletes one pod, highest ordinal first); Parallel runs
+//     these two before the replica pass (scalePasses);
+//  6. an extended set's pods labelled for deletion, within maxUnavailable;
+//  7. the rolling update, unless the strategy is OnDelete or Recreate (or a
+//     type this controller does not know, which is reported), in an
+//     extended set's priority order (priority.go);
+//  8. the status, with currentRevision promoted once the update is
+//     complete, and an apps/v1 Recreate set's Progressing condition.
 func Compute(in Input) Plan {
 	if in.Set == nil {
 		return Plan{}
@@ -107,7 +114,7 @@ func Compute(in Input) Plan {
 	p := &planner{in: in, set: in.Set, ext: in.Extended, deleted: map[int32]bool{}}
 	p.monotonic = in.Set.Spec.PodManagementPolicy != appsv1.ParallelPodManagement
 	p.sortPods()
-	if p.resolveRevisions() {
+	if p.resolveRevisions() && p.recreateAllowed() {
 		p.checkNames()
 		p.checkStrategy()
 		p.unordered = !p.compilePriority()
@@ -137,11 +144,7 @@ func (p *planner) run() {
 		return
 	}
 	p.inPlacePass()
-	if p.recreatePass() || !p.replicaPass() {
-		return
-	}
-	p.retentionPass()
-	if !p.condemnedPass() {
+	if p.recreatePass() || !p.scalePasses() {
 		return
 	}
 	p.deleteRequestedPass()
@@ -153,20 +156,56 @@ func (p *planner) run() {
 	}
 }
 
+// scalePasses runs the replica pass and the condemned pods' passes and
+// reports whether the later passes may run. OrderedReady runs them in
+// upstream's order: the range first, and scale-down only once every pod
+// in it is healthy. Parallel scales down first: a pod that cannot be
+// created (a ResourceQuota refusing it after a scale-up that did not
+// finish) would otherwise hold up, for good, the very deletes that free
+// the quota. Upstream fixed this after 1.37 (#141057, for 1.38).
+func (p *planner) scalePasses() bool {
+	if !p.monotonic {
+		p.retentionPass()
+		p.condemnedPass()
+		return p.replicaPass()
+	}
+	if !p.replicaPass() {
+		return false
+	}
+	p.retentionPass()
+	return p.condemnedPass()
+}
+
+// recreateAllowed reports whether the plan may go past its revisions: not
+// for an apps/v1 set of type Recreate while the controller's
+// StatefulSetRecreateStrategy gate is off. Upstream then records its
+// Warning on every sync, touches no pod and writes no status; here the
+// Warning is recorded once while it lasts, and the set is not retried
+// until it changes.
+func (p *planner) recreateAllowed() bool {
+	if p.ext != nil || p.set.Spec.UpdateStrategy.Type != appsv1.RecreateStatefulSetStrategyType || !p.in.Release.RecreateGateOff {
+		return true
+	}
+	p.plan.Warnings = append(p.plan.Warnings, Warning{Reason: ReasonUnknownStrategy, Object: "StatefulSet/" + p.set.Name,
+		Message: "the StatefulSetRecreateStrategy feature gate is off: no pod is created, deleted or updated and no status is written until it is on or the type changes",
+		Event:   fmt.Sprintf("statefulset %s/%s uses Recreate strategy but feature gate StatefulSetRecreateStrategy is disabled", p.set.Namespace, p.set.Name)})
+	p.plan.KeepStatus = true
+	return false
+}
+
 // checkStrategy warns about an update strategy type a newer API server
-// admits and this controller does not know (1.37's alpha Recreate).
-// Upstream 1.36 would run its rolling update on such a set, which is not
-// what the set asked for; here its pods are not replaced for updates,
-// while scaling and status go on.
+// may admit and this controller does not know. Upstream would run its
+// rolling update on such a set, which is not what the set asked for; here
+// its pods are not replaced for updates, while scaling and status go on.
 func (p *planner) checkStrategy() {
 	if p.ext != nil {
 		return // the extended kind's schema admits only the types it implements
 	}
 	switch t := p.set.Spec.UpdateStrategy.Type; t {
-	case appsv1.RollingUpdateStatefulSetStrategyType, appsv1.OnDeleteStatefulSetStrategyType, "":
+	case appsv1.RollingUpdateStatefulSetStrategyType, appsv1.OnDeleteStatefulSetStrategyType, appsv1.RecreateStatefulSetStrategyType, "":
 	default:
 		p.warn(ReasonUnknownUpdateStrategy, "StatefulSet/"+p.set.Name, fmt.Sprintf(
-			"updateStrategy.type %q is not one this controller implements (RollingUpdate, OnDelete); pods are not replaced for updates, while scaling and status go on", t))
+			"updateStrategy.type %q is not one this controller implements (RollingUpdate, OnDelete, Recreate); pods are not replaced for updates, while scaling and status go on", t))
 	}
 }
 

@@ -6,8 +6,10 @@
 // The planner has no client, no clock and no goroutines. An executor carries
 // out Plan.Steps; the CLI uses the same plan to explain "what happens next,
 // and why is it waiting". Behaviour follows the upstream controller of
-// Kubernetes 1.36 (pkg/controller/statefulset), with the fixes Ordinal
-// adopts from later releases called out where they apply.
+// Kubernetes 1.37 (pkg/controller/statefulset), with the fixes Ordinal
+// adopts from later releases called out where they apply. Where an older
+// release's controller behaves otherwise and the set does not show which
+// release admitted it, Input.Release says (release.go).
 //
 // What a plan costs follows the pods that exist, never spec.replicas: the
 // set's ordinals are a Layout, and a missing ordinal's pod is built only

@@ -3,6 +3,7 @@ package planner
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -16,12 +17,58 @@ type Hook struct {
 	// Name is "preUpdate" or "preDelete"; Label is its pod label (and
 	// annotation) key.
 	Name, Label string
-	// URL is the http hook's; empty for a handshake.
-	URL     string
+	// HTTP is where an http or service hook calls; nil for a handshake.
+	HTTP    *HookEndpoint
 	Timeout time.Duration
 	// Proceed goes on after a failure or timeout; otherwise the hook
 	// halts.
 	Proceed bool
+}
+
+// HookEndpoint is where a hook calls: a URL, or a Service of the set's
+// namespace.
+type HookEndpoint struct {
+	// URL is the http handler's URL; empty for a Service.
+	URL string
+	// Service is the service handler's Service; nil for a URL.
+	Service *HookService
+	// CABundle is the PEM bundle an https call's certificate must chain
+	// to; empty for the system's roots (a URL) or plain http (a Service).
+	CABundle []byte
+}
+
+// HookService is a Service port and path; with a CA bundle the call is
+// https for the name <Name>.<Namespace>.svc.
+type HookService struct {
+	Namespace, Name string
+	Port            int32
+	Path            string
+}
+
+// String is the endpoint as messages show it: a URL without its query,
+// fragment and user information (RedactURL), or the Service's URL as
+// https://<name>.<namespace>.svc:<port><path> (http without a CA bundle).
+func (e *HookEndpoint) String() string {
+	if e.Service == nil {
+		return RedactURL(e.URL)
+	}
+	scheme := "http"
+	if len(e.CABundle) > 0 {
+		scheme = "https"
+	}
+	return fmt.Sprintf("%s://%s.%s.svc:%d%s", scheme, e.Service.Name, e.Service.Namespace, e.Service.Port, e.Service.Path)
+}
+
+// RedactURL is raw without its query, fragment and user information,
+// which may hold credentials: the form every message, status and log
+// writes a hook's URL in. A URL that does not parse is not shown at all.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "(a URL that does not parse)"
+	}
+	clean := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawPath: u.RawPath}
+	return clean.String()
 }
 
 // Action kinds of lifecycle hooks. Each carries the observed pod.
@@ -150,12 +197,12 @@ func (p *planner) runHook(s slot, h *Hook) ([]Action, bool) {
 	var actions []Action
 	what := fmt.Sprintf("a handshake: it waits until %s is labelled %s=%s", s.pod.Name, h.Label, v1alpha1.HookDone)
 	hint := fmt.Sprintf("Whatever prepares the pod labels it when done: kubectl label pod %s %s=%s --overwrite (or %s to fail the hook).", s.pod.Name, h.Label, v1alpha1.HookDone, v1alpha1.HookFailed)
-	if h.URL != "" {
-		what = fmt.Sprintf("an http call of %s", h.URL)
+	if h.HTTP != nil {
+		what = fmt.Sprintf("an http call of %s", h.HTTP)
 		if rec.Attempts > 0 {
 			what += fmt.Sprintf(", %d failed so far (last: %s)", rec.Attempts, rec.LastError)
 		}
-		hint = "The hook is done when the URL answers 2xx."
+		hint = "The hook is done when the endpoint answers 2xx."
 		if due := rec.LastAttempt.Add(hookBackoff(rec.Attempts)); rec.Attempts > 0 && due.After(p.in.Now) {
 			p.requeueBy(due.Sub(p.in.Now))
 		} else {
@@ -215,8 +262,8 @@ func (p *planner) startHook(s slot, h *Hook) Action {
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"uid": s.pod.UID,
 		"labels": map[string]any{h.Label: v1alpha1.HookPending}, "annotations": map[string]any{h.Label: string(rec)}}})
 	how := fmt.Sprintf("handshake: waits for %s=%s", h.Label, v1alpha1.HookDone)
-	if h.URL != "" {
-		how = "http: calls " + h.URL
+	if h.HTTP != nil {
+		how = "http: calls " + h.HTTP.String()
 	}
 	why := fmt.Sprintf("%s hook of %s started (%s; timeout %s) before revision %s", h.Name, s.pod.Name, how, h.Timeout, p.update)
 	return Action{Kind: StartHook, Ordinal: s.ordinal, Pod: s.pod, Patch: patch, EventReason: EventHookStarted, EventMessage: why,
@@ -230,7 +277,7 @@ func (p *planner) callHook(s slot, h *Hook, rec v1alpha1.HookRecord, left time.D
 			Ordinal: s.ordinal, Revision: podRevision(s.pod), UpdateRevision: p.update, Attempt: rec.Attempts + 1}}
 	p.requeueBy(call.Timeout + time.Second)
 	return Action{Kind: CallHook, Ordinal: s.ordinal, Pod: s.pod, Call: call,
-		Reason: fmt.Sprintf("%s hook of %s: call %d of %s", h.Name, s.pod.Name, call.Request.Attempt, h.URL)}
+		Reason: fmt.Sprintf("%s hook of %s: call %d of %s", h.Name, s.pod.Name, call.Request.Attempt, h.HTTP)}
 }
 
 // hookCleanupPass ends the hooks of pods that no longer need them: a pod

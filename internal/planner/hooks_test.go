@@ -29,7 +29,7 @@ func handshake(name string, proceed bool) *planner.Hook {
 
 func httpHook(name, url string) *planner.Hook {
 	h := handshake(name, false)
-	h.URL = url
+	h.HTTP = &planner.HookEndpoint{URL: url}
 	return h
 }
 
@@ -182,8 +182,8 @@ func TestAnHTTPHookIsCalledAndRetried(t *testing.T) {
 	if diff := cmp.Diff(want, call.Request); diff != "" {
 		t.Errorf("request (-want +got):\n%s", diff)
 	}
-	if call.Timeout != planner.MaxHookCall || call.Hook.URL != h.URL {
-		t.Errorf("call timeout %s to %q, want %s to %q", call.Timeout, call.Hook.URL, planner.MaxHookCall, h.URL)
+	if call.Timeout != planner.MaxHookCall || call.Hook.HTTP != h.HTTP {
+		t.Errorf("call timeout %s to %v, want %s to %v", call.Timeout, call.Hook.HTTP, planner.MaxHookCall, h.HTTP)
 	}
 
 	// Two calls failed, the last 1 s ago: the next waits 2 s after it.
@@ -308,4 +308,60 @@ func hasWarning(plan planner.Plan, reason string) bool {
 		}
 	}
 	return false
+}
+
+func TestRedactURLDropsQueryFragmentAndUserInformation(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://ops:hunter2@switch.example:8443/a/b?token=s3cret#top": "https://switch.example:8443/a/b",
+		"http://switch.example/switchover":                             "http://switch.example/switchover",
+		"http://[fd00::1]:8080/x?":                                     "http://[fd00::1]:8080/x",
+		"http://switch.example/p%2Fq?k=v":                              "http://switch.example/p%2Fq",
+		"http://%zz":                                                   "(a URL that does not parse)",
+		"switch.example/x?token=s3cret":                                "(a URL that does not parse)",
+	} {
+		if got := planner.RedactURL(raw); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// Every text a plan carries about an http hook (step reasons, events,
+// waits, warnings, blockedBy) names its URL without the query and user
+// information; only the call itself holds the full URL.
+func TestAPlanNeverShowsAHookURLsCredentials(t *testing.T) {
+	f := rollout(testgen.Replicas(3))
+	h := httpHook("preUpdate", "https://ops:hunter2@switch.example:8443/switchover?token=s3cret")
+	upd := f.upd.Name
+	for name, pod := range map[string]*corev1.Pod{
+		"started":                     f.pod(2),
+		"called":                      f.pod(2, hookAt(h, v1alpha1.HookPending, now.Add(-time.Minute), upd, 0, time.Time{})),
+		"waiting":                     f.pod(2, hookAt(h, v1alpha1.HookPending, now.Add(-time.Minute), upd, 1, now)),
+		"timed out (the URL unnamed)": f.pod(2, hookAt(h, v1alpha1.HookPending, now.Add(-time.Hour), upd, 3, now.Add(-time.Minute))),
+	} {
+		plan := f.ext(extended(hooks(h, nil)), with(f.pods(0, 1), pod)...)
+		var texts []string
+		for _, s := range plan.Steps {
+			for _, a := range s.Actions {
+				texts = append(texts, a.Reason, a.EventMessage)
+			}
+		}
+		for _, w := range plan.Waits {
+			texts = append(texts, w.Policy, w.Hint)
+		}
+		for _, w := range plan.Warnings {
+			texts = append(texts, w.Message, w.Event)
+		}
+		for _, b := range plan.Extended.Status.BlockedBy {
+			texts = append(texts, b.Message)
+		}
+		all := strings.Join(texts, "\n")
+		if named := strings.Contains(all, "https://switch.example:8443/switchover"); named == strings.Contains(name, "unnamed") {
+			t.Errorf("%s: the plan's texts name the URL, or not, unexpectedly:\n%s", name, all)
+		}
+		for _, secret := range []string{"hunter2", "s3cret", "ops:"} {
+			if strings.Contains(all, secret) {
+				t.Errorf("%s: the plan's texts show %q:\n%s", name, secret, all)
+			}
+		}
+	}
 }

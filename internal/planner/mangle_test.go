@@ -26,6 +26,8 @@ func mangle(c chooser, in planner.Input) planner.Input {
 		func() { spec.Ordinals = &appsv1.StatefulSetOrdinals{Start: -4} },
 		func() { spec.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{} },
 		func() { spec.UpdateStrategy.Type = "Recreate" },
+		func() { spec.UpdateStrategy.Type = "BlueGreen" },
+		func() { in.Release = planner.Release{Minor: 36, Patch: 3, RecreateGateOff: true} },
 		func() {
 			spec.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To[int32](-2)}
 		},

@@ -12,8 +12,8 @@ import (
 )
 
 // A set whose rollingUpdate block has no maxUnavailable was admitted with
-// the MaxUnavailableStatefulSet gate off, and is updated as upstream 1.36
-// updates it with the gate off.
+// the MaxUnavailableStatefulSet gate off, and is updated as upstream
+// updates it with the gate off (the same in 1.34 to 1.37).
 func TestRollingUpdateWithTheGateOff(t *testing.T) {
 	par := rollout(testgen.Replicas(3), testgen.Parallel(), testgen.Partition(1), testgen.GateOff())
 	ordered := rollout(testgen.Replicas(3), testgen.GateOff())
@@ -106,11 +106,12 @@ func TestLeadingZeroNames(t *testing.T) {
 	})
 }
 
-// A strategy type this controller does not implement (1.37's Recreate)
-// leaves pods alone, with a warning; scaling and status go on.
+// A strategy type this controller does not implement (one a release after
+// 1.37 might add) leaves pods alone, with a warning; scaling and status
+// go on.
 func TestUnknownUpdateStrategy(t *testing.T) {
 	f := rollout(testgen.Replicas(3), testgen.NoRollingUpdate(), func(s *appsv1.StatefulSet) {
-		s.Spec.UpdateStrategy.Type = "Recreate"
+		s.Spec.UpdateStrategy.Type = "BlueGreen"
 	})
 	plan := planner.Compute(f.input(f.pods(0, 1)))
 	if diff := cmp.Diff([]string{"replicas: CreatePod web-2 at update"}, f.summary(plan)); diff != "" {

@@ -79,11 +79,11 @@ func TestReserveOrdinals(t *testing.T) {
 		pods:  two.pods(0, 1, 2),
 		steps: []string{"scale down: DeletePod web-1"},
 	}, {
-		name:  "under Parallel the new pod and the removal go together",
+		name:  "under Parallel the removal and the new pod go together, the removal first",
 		f:     par,
 		e:     reserving(one(1)),
 		pods:  par.pods(0, 1, 2),
-		steps: []string{"replicas*2: CreatePod web-3 at current", "scale down*1: DeletePod web-1"},
+		steps: []string{"scale down*1: DeletePod web-1", "replicas*2: CreatePod web-3 at current"},
 	}, {
 		name:  "a reserved ordinal gets no pod when the set is created",
 		f:     three,

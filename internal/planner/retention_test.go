@@ -145,19 +145,20 @@ func TestClaimsGatePods(t *testing.T) {
 		steps:  []string{"replicas: Fail web-1: pvc data-web-1 is being deleted"},
 		waits:  []string{"web-1: Missing"},
 	}, {
-		name: "under Parallel a claim being deleted fails its pod; its batch still runs, later batches and scale-down do not", f: par,
+		name: "under Parallel a claim being deleted fails its pod; its batch still runs, later batches do not, and scale-down went first", f: par,
 		pods:   par.pods(0, 3),
 		claims: []*corev1.PersistentVolumeClaim{testgen.Claim(par.set, "data", 1, testgen.ClaimDeleting(now))},
 		steps: []string{
+			"scale down*1: DeletePod web-3",
 			"replicas*2: Fail web-1: pvc data-web-1 is being deleted",
 			"replicas*2: CreateClaim data-web-2", "replicas*2: CreatePod web-2 at current",
 		},
 		waits: []string{"web-1: Missing"},
 	}, {
-		name: "under Parallel a claim being deleted under the first pod stops every other pod", f: par,
+		name: "under Parallel a claim being deleted under the first pod stops every other pod, after scale-down", f: par,
 		pods:   par.pods(3),
 		claims: []*corev1.PersistentVolumeClaim{testgen.Claim(par.set, "data", 0, testgen.ClaimDeleting(now))},
-		steps:  []string{"replicas*1: Fail web-0: pvc data-web-0 is being deleted"},
+		steps:  []string{"scale down*1: DeletePod web-3", "replicas*1: Fail web-0: pvc data-web-0 is being deleted"},
 		waits:  []string{"web-0: Missing"},
 	}, {
 		name: "a claim being deleted does not keep the pod's other missing claims from being created", f: twoPar,

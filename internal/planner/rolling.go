@@ -10,12 +10,12 @@ import (
 
 // rollingUpdate deletes old-revision pods at or above the partition, highest
 // ordinal first; the replica pass of a later sync recreates them at the
-// update revision. A set whose rollingUpdate block has no maxUnavailable
-// was admitted by an API server with the MaxUnavailableStatefulSet gate
-// off, and gets upstream's update for that gate (legacyRollingUpdate);
-// every other set gets the budgeted update, with maxUnavailable 1 when it
-// has no rollingUpdate block, as upstream does with the gate on. The
-// budgeted update is one algorithm for every maxUnavailable:
+// update revision. A set updated as with the MaxUnavailableStatefulSet gate
+// off (maxUnavailableGate) gets upstream's update for that gate
+// (legacyRollingUpdate); every other set gets the budgeted update, with
+// maxUnavailable 1 when it has no rollingUpdate block, as upstream does
+// with the gate on. The budgeted update is upstream 1.37's for every
+// policy:
 //  1. old-revision pods that are already unavailable are deleted first and
 //     cost nothing, since deleting them makes nothing less available (the
 //     fix for upstream #137409, where such a pod used up the budget and the
@@ -41,7 +41,7 @@ func (p *planner) rollingUpdate() {
 		p.podRollingUpdate()
 		return
 	}
-	if ru := p.set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.MaxUnavailable == nil {
+	if !p.maxUnavailableGate() {
 		p.legacyRollingUpdate()
 		return
 	}
@@ -72,7 +72,22 @@ func (p *planner) rollingUpdate() {
 	}
 }
 
-// legacyRollingUpdate is upstream 1.36's rolling update with the
+// maxUnavailableGate reports whether the set is updated as upstream's
+// controller does with the MaxUnavailableStatefulSet gate on. An API server
+// with the gate on gives a rollingUpdate block maxUnavailable 1 when it has
+// none, and one with the gate off drops the field, so a block shows the
+// gate. A set of type RollingUpdate written without a block shows nothing
+// (no API server adds one): the gate's default in the cluster's release
+// decides (Release.MaxUnavailableByDefault). The extended kind always has
+// its block.
+func (p *planner) maxUnavailableGate() bool {
+	if ru := p.set.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		return ru.MaxUnavailable != nil
+	}
+	return p.ext != nil || p.in.Release.MaxUnavailableByDefault()
+}
+
+// legacyRollingUpdate is upstream's rolling update with the
 // MaxUnavailableStatefulSet gate off: from the highest ordinal down to the
 // partition, the first old-revision pod that is not terminating is deleted,
 // and the update stops there or at the first unavailable pod above it.

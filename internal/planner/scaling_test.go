@@ -168,9 +168,9 @@ func TestParallelScaling(t *testing.T) {
 		f:    f,
 		pods: with(f.pods(0, 3), f.pod(1, testgen.Failed())),
 		steps: []string{
+			"scale down*1: DeletePod web-3",
 			"replicas*2: DeletePod web-1",
 			"replicas*2: CreatePod web-2 at current",
-			"scale down*1: DeletePod web-3",
 		},
 	}})
 }

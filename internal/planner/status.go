@@ -26,7 +26,7 @@ func (p *planner) status() appsv1.StatefulSetStatus {
 		p.count(&st, pod)
 	}
 	st.CurrentReplicas = max(st.CurrentReplicas-p.currentDeletes, 0)
-	p.promote(&st)
+	p.recreateConditions(&st, p.promote(&st))
 	return st
 }
 
@@ -55,16 +55,19 @@ func (p *planner) count(st *appsv1.StatefulSetStatus, pod *corev1.Pod) {
 }
 
 // promote makes the update revision current once every wanted pod runs it
-// and is ready and available. Unlike upstream 1.36 this applies to OnDelete
-// too (upstream #73492, fixed in 1.37) and requires availability (upstream
-// #136831), so currentRevision never claims a rollout that minReadySeconds
-// has not yet confirmed.
-func (p *planner) promote(st *appsv1.StatefulSetStatus) {
+// and is ready and available, and reports whether it did. It applies to
+// every update strategy, as upstream's does from 1.37 (1.36 and earlier
+// left OnDelete sets unpromoted, #73492), and unlike upstream it requires
+// availability (#136831), so currentRevision never claims a rollout that
+// minReadySeconds has not yet confirmed.
+func (p *planner) promote(st *appsv1.StatefulSetStatus) bool {
 	want := Replicas(p.set)
 	if st.UpdatedReplicas == want && st.ReadyReplicas == want && st.Replicas == want && st.AvailableReplicas == want {
 		st.CurrentReplicas = st.UpdatedReplicas
 		st.CurrentRevision = st.UpdateRevision
+		return true
 	}
+	return false
 }
 
 // observed returns the pods that exist: those in range and the condemned.

@@ -27,6 +27,10 @@ type Input struct {
 	Now time.Time
 	// Extended holds the extended kind's fields; nil for apps/v1 sets.
 	Extended *Extended
+	// Release is the upstream release an apps/v1 set follows where
+	// releases differ and the set does not show which (release.go); the
+	// zero value is the newest. The extended kind does not read it.
+	Release Release
 	// Apply, when set, stands in for revision.Apply (a cache of it that a
 	// controller keeps between syncs): it must return what revision.Apply
 	// would in name, namespace, UID and spec, which is all the planner
@@ -48,8 +52,14 @@ type Plan struct {
 	// an error.
 	Steps []Step
 	// Status is the status to write. The executor writes it only when it
-	// differs from the set's, keeping status.conditions written by others.
+	// differs from the set's. Its conditions are the set's, with the
+	// Progressing condition of an apps/v1 Recreate update set as upstream
+	// sets it; the executor writes that one and keeps the others as stored.
 	Status appsv1.StatefulSetStatus
+	// KeepStatus says not to write Status at all: upstream returns before
+	// computing a status (a Recreate set while the controller's
+	// StatefulSetRecreateStrategy gate is off).
+	KeepStatus bool
 	// Waits say why the rollout is not progressing; empty when it is not
 	// waiting for anything.
 	Waits []Wait
@@ -199,4 +209,7 @@ const (
 	ReasonInvalidMaxUnavailable = "InvalidMaxUnavailable"
 	ReasonOrdinalOverflow       = "OrdinalOverflow"
 	ReasonUnknownUpdateStrategy = "UnknownUpdateStrategy"
+	// ReasonUnknownStrategy is upstream's own Warning for a Recreate set
+	// while the StatefulSetRecreateStrategy gate is off.
+	ReasonUnknownStrategy = "UnknownStrategy"
 )

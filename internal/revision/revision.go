@@ -141,7 +141,11 @@ func ForCollision(setName string, first *appsv1.ControllerRevision, collisionCou
 
 // Apply returns a copy of set whose spec.template is the one recorded in
 // rev. Everything else (replicas, strategy, status) stays the live set's,
-// because revisions record only the template.
+// because revisions record only the template. Only the spec is taken from
+// the patched set, as upstream does from 1.37: a revision whose data also
+// holds metadata or status (written by hand or by another tool) cannot
+// change the namespace, name, UID or labels the set's pods and claims are
+// made with. Upstream 1.36 and earlier took the whole patched set.
 func Apply(set *appsv1.StatefulSet, rev *appsv1.ControllerRevision) (*appsv1.StatefulSet, error) {
 	original, err := json.Marshal(set)
 	if err != nil {
@@ -155,7 +159,9 @@ func Apply(set *appsv1.StatefulSet, rev *appsv1.ControllerRevision) (*appsv1.Sta
 	if err := json.Unmarshal(patched, restored); err != nil {
 		return nil, fmt.Errorf("decoding statefulset patched with revision %s: %w", rev.Name, err)
 	}
-	return restored, nil
+	out := set.DeepCopy()
+	out.Spec = restored.Spec
+	return out, nil
 }
 
 // Equal reports whether two revisions hold the same data, as upstream's

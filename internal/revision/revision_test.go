@@ -235,6 +235,21 @@ func TestApply(t *testing.T) {
 			t.Errorf("set mismatch (-want +got):\n%s", diff)
 		}
 	})
+	t.Run("metadata, status and type in the data are ignored; only the spec is restored", func(t *testing.T) {
+		odd := rev.DeepCopy()
+		odd.Data.Raw = []byte(`{"apiVersion":"v0fake","kind":"NotAStatefulSet",` +
+			`"metadata":{"namespace":"elsewhere","name":"other","uid":"not-the-sets","labels":{"injected":"true"},"annotations":{"injected":"true"}},` +
+			`"status":{"observedGeneration":100,"collisionCount":99},` + string(rev.Data.Raw[1:]))
+		got, err := revision.Apply(live, odd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := live.DeepCopy()
+		want.Spec.Template = old.Spec.Template
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("set mismatch (-want +got):\n%s", diff)
+		}
+	})
 	t.Run("corrupt revision data is an error, not a panic", func(t *testing.T) {
 		bad := rev.DeepCopy()
 		bad.Data.Raw = []byte(`{"spec":`)

@@ -97,6 +97,14 @@ func OnDelete() SetOption {
 	}
 }
 
+// Recreate sets the Recreate update strategy (upstream 1.37's alpha,
+// without a rollingUpdate block).
+func Recreate() SetOption {
+	return func(s *appsv1.StatefulSet) {
+		s.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.RecreateStatefulSetStrategyType}
+	}
+}
+
 // NoRollingUpdate leaves updateStrategy.rollingUpdate nil under type
 // RollingUpdate, which is what defaulting produces when a user writes the
 // type without the block.
@@ -122,8 +130,8 @@ func MaxUnavailablePercent(p string) SetOption {
 }
 
 // GateOff leaves maxUnavailable out of updateStrategy.rollingUpdate, as an
-// API server with the MaxUnavailableStatefulSet gate off (1.36's default)
-// defaults a set.
+// API server with the MaxUnavailableStatefulSet gate off (the default from 1.35.4
+// to 1.36) defaults a set.
 func GateOff() SetOption {
 	return func(s *appsv1.StatefulSet) {
 		if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil {

@@ -34,9 +34,11 @@ type replica struct {
 }
 
 func startReplica(dir, name, ns string, faultRate float64, faultSeed int64) *replica {
+	// The hook endpoint (hookEndpoint) listens on loopback, which a
+	// controller refuses hooks by default.
 	args := []string{"controller", "--kubeconfig", kubeconfigPath(),
 		"--leader-elect=true", "--leader-elect-namespace", ns, "--leader-elect-name", "ordinal-chaos",
-		"--namespace", ns, "--metrics-address", ""}
+		"--namespace", ns, "--metrics-address", "", "--hook-allow-cidrs", "127.0.0.0/8"}
 	if faultRate > 0 {
 		args = append(args, "--fault-rate", strconv.FormatFloat(faultRate, 'g', -1, 64), "--fault-seed", strconv.FormatInt(faultSeed, 10))
 	}

@@ -9,7 +9,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ordinal-sh/ordinal/internal/dashboard"
-	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/plane"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
@@ -28,12 +27,7 @@ func TestMain(m *testing.M) {
 	}, func() {
 		client = planetest.Client()
 		kubeconfig = planetest.Plane().KubeconfigPath()
-		ext, err := ostsclient.NewForConfig(planetest.Plane().RESTConfig())
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "extended client:", err)
-			os.Exit(1)
-		}
-		s, err := dashboard.Start(context.Background(), dashboard.NewConfig(), client, ext)
+		s, err := dashboard.StartAsAdmin(context.Background(), dashboard.NewConfig(), planetest.Plane().RESTConfig())
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "starting the dashboard:", err)
 			os.Exit(1)

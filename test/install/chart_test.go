@@ -26,6 +26,7 @@ burst: 100
 workers: 10
 statusHoldUnderLoad: 10s
 manageAppsV1: false
+hooks: {allowCIDRs: [10.0.0.0/8, "fd00::/8"], proxyFromEnvironment: true}
 metrics:
   port: 9090
   serviceMonitor: {enabled: true, interval: 15s, labels: {release: prometheus}}
@@ -43,6 +44,18 @@ affinity:
         topologyKey: kubernetes.io/hostname
         labelSelector: {matchLabels: {app.kubernetes.io/name: ordinal-controller}}
 priorityClassName: system-cluster-critical
+`},
+	"network-policy": {name: "ordinal", namespace: "ordinal-system", values: `
+metrics: {certSecret: ordinal-metrics-tls, serviceMonitor: {enabled: true, tlsConfig: {serverName: ordinal-controller-metrics.ordinal-system.svc}}}
+networkPolicy:
+  enabled: true
+  metricsFrom:
+  - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: monitoring}}
+    podSelector: {matchLabels: {app.kubernetes.io/name: prometheus}}
+  apiServer: {cidrs: [172.18.0.2/32], ports: [6443]}
+  extraEgress:
+  - to: [{namespaceSelector: {}, podSelector: {matchLabels: {app: db}}}]
+    ports: [{port: 8080, protocol: TCP}]
 `},
 	"single-replica": {name: "sts", namespace: "ops", values: `
 replicas: 1
@@ -74,8 +87,11 @@ func TestTheChartRefusesValuesThatCannotWork(t *testing.T) {
 		{"a negative QPS", "qps: -1", "/qps"},
 		{"a duration without a unit", "statusHoldUnderLoad: \"30\"", "/statusHoldUnderLoad"},
 		{"manageAppsV1 as a string", "manageAppsV1: \"false\"", "/manageAppsV1"},
+		{"an allowed hook address without its prefix length", "hooks: {allowCIDRs: [10.0.0.1]}", "/hooks/allowCIDRs/0"},
 		{"a ServiceMonitor without its Service", "metrics: {service: {enabled: false}, serviceMonitor: {enabled: true}}",
 			"metrics.serviceMonitor.enabled needs metrics.service.enabled"},
+		{"an API server address that is no CIDR", "networkPolicy: {apiServer: {cidrs: [kubernetes.default]}}", "/networkPolicy/apiServer/cidrs/0"},
+		{"a certificate Secret that is no name", "metrics: {certSecret: My_Secret}", "/metrics/certSecret"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := release{name: "ordinal", namespace: "ordinal-system", values: tc.values}.render(t)

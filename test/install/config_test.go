@@ -60,13 +60,43 @@ func buildOverlay(t *testing.T, dir string) string {
 	return string(out)
 }
 
-// The component config/extended-only changes config/ in one place: the
-// controller's --manage-apps-v1 becomes false.
+// appsV1Rules are config/rbac.yaml's ClusterRole rules on apps/v1
+// StatefulSets, as kustomize prints them.
+const appsV1Rules = `- apiGroups:
+  - apps
+  resources:
+  - statefulsets
+  verbs:
+  - get
+  - list
+  - watch
+- apiGroups:
+  - apps
+  resources:
+  - statefulsets/status
+  verbs:
+  - update
+- apiGroups:
+  - apps
+  resources:
+  - statefulsets/finalizers
+  verbs:
+  - update
+`
+
+// The component config/extended-only changes config/ in two places: the
+// controller's --manage-apps-v1 becomes false, and its ClusterRole loses
+// the rules on apps/v1 StatefulSets, which it then never reads or writes.
 func TestTheExtendedOnlyComponentTurnsOffAppsV1AndNothingElse(t *testing.T) {
 	base, overlay := buildConfig(t), buildOverlay(t, "extended-only")
 	want := strings.Replace(base, "- --manage-apps-v1=true\n", "- --manage-apps-v1=false\n", 1)
 	if want == base {
 		t.Fatal("config/ runs the controller without --manage-apps-v1=true")
+	}
+	withRules := want
+	want = strings.Replace(want, "name: ordinal-statefulset-controller\nrules:\n"+appsV1Rules, "name: ordinal-statefulset-controller\nrules:\n", 1)
+	if want == withRules {
+		t.Fatal("config/'s ClusterRole does not start with the rules on apps/v1 StatefulSets")
 	}
 	if diff := cmp.Diff(want, overlay); diff != "" {
 		t.Errorf("config/ with the component (-config/ with the flag false +built):\n%s", diff)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -118,4 +119,28 @@ func TestTheControllerWorksWithOnlyTheChartsRolesInOneNamespace(t *testing.T) {
 	if err != nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
 		t.Errorf("the Lease scoped-system/scoped-statefulset-controller is not held: %v %+v", err, lease)
 	}
+	// Its leader election may renew its own Lease and no other in the
+	// namespace.
+	for name, want := range map[string]bool{"scoped-statefulset-controller": true, "another-components-lease": false} {
+		for _, verb := range []string{"get", "update"} {
+			attrs := authorizationv1.ResourceAttributes{Namespace: "scoped-system", Verb: verb, Group: "coordination.k8s.io", Resource: "leases", Name: name}
+			if got := mayDo(t, ctx, "scoped-system", "scoped-controller", attrs); got != want {
+				t.Errorf("the controller may %s the Lease %s: %v, want %v", verb, name, got, want)
+			}
+		}
+	}
+}
+
+// mayDo asks the API server whether the ServiceAccount may make the call.
+func mayDo(t *testing.T, ctx context.Context, namespace, name string, attrs authorizationv1.ResourceAttributes) bool {
+	t.Helper()
+	review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User:               "system:serviceaccount:" + namespace + ":" + name,
+		Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
+		ResourceAttributes: &attrs}}
+	got, err := planetest.Client().AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got.Status.Allowed
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -60,6 +61,15 @@ func TestWithManageAppsV1FalseOrdinalRunsOnlyTheExtendedKind(t *testing.T) {
 	if cfg.AppsV1 {
 		t.Fatal("the chart with manageAppsV1 false runs the controller with --manage-apps-v1=true")
 	}
+	for _, call := range []struct{ verb, resource, sub string }{
+		{"list", "statefulsets", ""}, {"watch", "statefulsets", ""}, {"get", "statefulsets", ""},
+		{"update", "statefulsets", "status"}, {"update", "statefulsets", "finalizers"},
+	} {
+		attrs := authorizationv1.ResourceAttributes{Verb: call.verb, Group: "apps", Resource: call.resource, Subresource: call.sub}
+		if mayDo(t, ctx, "ordinal-system", "ordinal-controller", attrs) {
+			t.Errorf("with manageAppsV1 false the controller may %s apps/v1 %s/%s", call.verb, call.resource, call.sub)
+		}
+	}
 	cfg.Kubeconfig = serviceAccountKubeconfig(t, "ordinal-system", "ordinal-controller")
 	cfg.MetricsAddress = ""
 	ns := "extended-only"
@@ -108,7 +118,7 @@ func TestWithManageAppsV1FalseOrdinalRunsOnlyTheExtendedKind(t *testing.T) {
 		"Ordinal": `ok +Ordinal controller +running: Lease ordinal-system/ordinal-statefulset-controller held by \S+ and renewed while watching; ` +
 			`it manages only apps\.ordinal\.dev StatefulSets \(--manage-apps-v1=false\), the built-in controller apps/v1 ones$`,
 		"the CRD":     `ok +extended kind CRD +installed and Established: `,
-		"RBAC":        `ok +RBAC +ordinal-system/ordinal-controller may make all 43 calls `,
+		"RBAC":        `ok +RBAC +ordinal-system/ordinal-controller may make all 44 calls `,
 		"the verdict": `verdict: OK, Ordinal runs StatefulSets \(see the note about built-in controller\)$`,
 	})
 }

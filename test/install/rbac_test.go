@@ -65,19 +65,35 @@ func find(t *testing.T, all []access, kind, name string) access {
 func TestTheChartGrantsExactlyWhatConfigGrants(t *testing.T) {
 	want := accessOf(t, buildConfig(t))
 	got := accessOf(t, releases["default"].mustRender(t))
-	if len(want) != 5 {
-		t.Fatalf("config/ has %d RBAC objects, want a ServiceAccount, a ClusterRole and binding, a Role and binding", len(want))
+	if len(want) != 10 {
+		t.Fatalf("config/ has %d RBAC objects, want a ServiceAccount, a ClusterRole and binding, two Roles and bindings, "+
+			"the metrics-auth ClusterRole and binding and the metrics-reader ClusterRole", len(want))
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("RBAC (-config/ +chart):\n%s", diff)
 	}
 }
 
-// Watching one namespace, the chart grants config/'s ClusterRole rules
-// of namespaced resources as a Role in that namespace, and nothing
-// cluster-wide.
+// With manageAppsV1 false, the chart grants exactly what config/ with the
+// extended-only component grants: nothing on apps/v1 StatefulSets.
+func TestTheChartWithManageAppsV1FalseGrantsWhatExtendedOnlyGrants(t *testing.T) {
+	want := accessOf(t, buildOverlay(t, "extended-only"))
+	got := accessOf(t, release{name: "ordinal", namespace: "ordinal-system", values: "manageAppsV1: false\n"}.mustRender(t))
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("RBAC (-config/ with extended-only +chart):\n%s", diff)
+	}
+	for _, r := range find(t, got, "ClusterRole", "ordinal-statefulset-controller").Rules {
+		if slices.Contains(r.APIGroups, "apps") && slices.ContainsFunc(r.Resources, func(res string) bool { return strings.HasPrefix(res, "statefulsets") }) {
+			t.Errorf("the controller may %v apps %v with manageAppsV1 false", r.Verbs, r.Resources)
+		}
+	}
+}
+
+// Watching one namespace (with manageAppsV1 false), the chart grants the
+// extended-only ClusterRole's rules of namespaced resources as a Role in
+// that namespace, and nothing cluster-wide.
 func TestTheChartWatchingOneNamespaceGrantsNothingClusterWide(t *testing.T) {
-	config := find(t, accessOf(t, buildConfig(t)), "ClusterRole", "ordinal-statefulset-controller")
+	config := find(t, accessOf(t, buildOverlay(t, "extended-only")), "ClusterRole", "ordinal-statefulset-controller")
 	got := accessOf(t, releases["one-namespace"].mustRender(t))
 	role := find(t, got, "Role", "ordinal-statefulset-controller")
 	if role.Namespace != "apps" {
@@ -92,28 +108,52 @@ func TestTheChartWatchingOneNamespaceGrantsNothingClusterWide(t *testing.T) {
 	if diff := cmp.Diff(namespaced, role.Rules); diff != "" {
 		t.Errorf("Role rules (-config/'s ClusterRole +chart):\n%s", diff)
 	}
+	// The secure metrics port's reviews are cluster-scoped: its ClusterRole
+	// and binding, and the scrapers' ClusterRole, are the only cluster-wide
+	// objects, granting the controller nothing but to ask.
+	all := accessOf(t, buildConfig(t))
+	metrics := []access{find(t, all, "ClusterRole", "ordinal-metrics-auth"), find(t, all, "ClusterRole", "ordinal-metrics-reader"),
+		find(t, all, "ClusterRoleBinding", "ordinal-metrics-auth")}
+	var cluster []access
 	for _, a := range got {
 		if strings.HasPrefix(a.Kind, "Cluster") {
-			t.Errorf("watching one namespace renders %s %s", a.Kind, a.Name)
+			cluster = append(cluster, a)
+		}
+	}
+	if diff := cmp.Diff(metrics, cluster); diff != "" {
+		t.Errorf("cluster-wide objects watching one namespace (-config/'s metrics RBAC +chart):\n%s", diff)
+	}
+	plain := release{name: "ordinal", namespace: "ordinal-system", values: "watchNamespace: apps\nmetrics: {secure: false}\n"}
+	for _, a := range accessOf(t, plain.mustRender(t)) {
+		if strings.HasPrefix(a.Kind, "Cluster") {
+			t.Errorf("watching one namespace with plain metrics renders %s %s", a.Kind, a.Name)
 		}
 	}
 }
 
 // `ordinal doctor` checks the controller's account for exactly the calls
-// config/'s roles grant.
+// config/'s roles grant, and with the extended-only component for exactly
+// the calls its ClusterRole keeps.
 func TestTheDoctorChecksExactlyTheCallsConfigGrants(t *testing.T) {
-	all := accessOf(t, buildConfig(t))
+	all, extendedOnly := accessOf(t, buildConfig(t)), accessOf(t, buildOverlay(t, "extended-only"))
+	notAppsV1 := slices.DeleteFunc(slices.Clone(doctor.ControllerPermissions), func(p doctor.Permission) bool { return p.AppsV1Only })
 	for _, tc := range []struct {
 		role  access
 		perms []doctor.Permission
 	}{
 		{find(t, all, "ClusterRole", "ordinal-statefulset-controller"), doctor.ControllerPermissions},
-		{find(t, all, "Role", "ordinal-leader-election"), []doctor.Permission{doctor.LeasePermission}},
+		{find(t, extendedOnly, "ClusterRole", "ordinal-statefulset-controller"), notAppsV1},
+		{find(t, all, "Role", "ordinal-leader-election"), doctor.LeasePermissions},
+		{find(t, all, "ClusterRole", "ordinal-metrics-auth"), doctor.MetricsAuthPermissions},
 	} {
 		var fromDoctor []string
 		for _, p := range tc.perms {
 			for _, v := range p.Verbs {
-				fromDoctor = append(fromDoctor, p.Group+" "+p.Resource+" "+v)
+				call := p.Group + " " + p.Resource + " " + v
+				if p.Named {
+					call += " " + doctor.DefaultLeaseName
+				}
+				fromDoctor = append(fromDoctor, call)
 			}
 		}
 		if diff := cmp.Diff(calls(tc.role.Rules), sorted(fromDoctor)); diff != "" {
@@ -122,14 +162,25 @@ func TestTheDoctorChecksExactlyTheCallsConfigGrants(t *testing.T) {
 	}
 }
 
-// calls expands rules into "group resource verb" lines.
+// calls expands rules into "group resource verb" lines, with the name a
+// rule limits the call to.
 func calls(rules []rbacv1.PolicyRule) []string {
 	var out []string
 	for _, r := range rules {
+		names := r.ResourceNames
+		if len(names) == 0 {
+			names = []string{""}
+		}
 		for _, g := range r.APIGroups {
 			for _, res := range r.Resources {
 				for _, v := range r.Verbs {
-					out = append(out, g+" "+res+" "+v)
+					for _, n := range names {
+						call := g + " " + res + " " + v
+						if n != "" {
+							call += " " + n
+						}
+						out = append(out, call)
+					}
 				}
 			}
 		}

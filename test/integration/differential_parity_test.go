@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -105,7 +106,14 @@ func TestDifferentialTerminatingClaim(t *testing.T) {
 
 // type RollingUpdate without a rollingUpdate block, under Parallel: a pod
 // deleted in the middle of the rollout is recreated at the current revision
-// (upstream decides by status.currentReplicas), and replaced in its turn.
+// (upstream decides by status.currentReplicas). Ordinal replaces it in its
+// turn; upstream 1.37's two-phase update deletes it at once, as an
+// unavailable old pod, and it comes back at the current revision again,
+// until the rollout above it has moved status.currentReplicas: the one
+// deliberate difference here (README), which shows when upstream sees
+// web-0 back before the rollout has moved on. Revisions, the final status
+// and the events must match; the pod events differ only by those extra
+// deletes and creates of web-0.
 func TestDifferentialRecreatedPodWithoutRollingUpdateBlock(t *testing.T) {
 	t.Parallel()
 	builtin, ordinal, ok := differential(t, true, func(r *run) {
@@ -132,9 +140,52 @@ func TestDifferentialRecreatedPodWithoutRollingUpdateBlock(t *testing.T) {
 		waitSet(t, ns, 2*time.Minute, "the rollout", updatedFrom(rev1))
 		r.step()
 	})
-	if ok {
-		compareOutcomes(t, builtin, ordinal)
+	if !ok {
+		return
 	}
+	// Ordinal deletes web-0 at the current revision once, upstream more
+	// than once: drop every event of web-0 at the current revision after
+	// the first step and compare the rest, and the counts apart.
+	rev1 := builtin.Steps[0][0].Rev
+	count := func(o outcome) (n int, rest [][]podEvent) {
+		rest = [][]podEvent{o.Steps[0]}
+		for _, step := range o.Steps[1:] {
+			var kept []podEvent
+			for _, e := range step {
+				if e.Name == "web-0" && e.Rev == rev1 {
+					if e.Type == evDeleted {
+						n++
+					}
+					continue
+				}
+				kept = append(kept, e)
+			}
+			rest = append(rest, kept)
+		}
+		return n, rest
+	}
+	nb, restB := count(builtin)
+	no, restO := count(ordinal)
+	// How often upstream goes round depends on how soon it sees web-0
+	// again: four times in one run here, twice (as Ordinal) in another.
+	if no != 2 || nb < no {
+		t.Errorf("web-0 at %s deleted %d times by upstream, %d by Ordinal; want 2 under Ordinal (the test's delete and its turn) and at least as many under upstream", rev1, nb, no)
+	}
+	sortedEvents := func(steps [][]podEvent) []string {
+		var out []string
+		for _, step := range steps[1:] {
+			for _, e := range step {
+				out = append(out, e.String())
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if diff := cmp.Diff(sortedEvents(restB), sortedEvents(restO)); diff != "" || !slices.Equal(typedNames(restB[0]), typedNames(restO[0])) {
+		t.Errorf("pod events other than web-0's at %s differ (-builtin +ordinal):\n%s", rev1, diff)
+	}
+	builtin.Steps, ordinal.Steps = nil, nil
+	compareOutcomes(t, builtin, ordinal)
 }
 
 // Turning on whenDeleted: Delete on a running set sets the claims' owner

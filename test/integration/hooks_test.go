@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
 
 // withHooks gives the set spec.lifecycle.
@@ -33,13 +36,29 @@ func httpLifecycleHook(url string, timeout int32, policy v1alpha1.HookFailurePol
 	return &v1alpha1.LifecycleHook{HTTP: &v1alpha1.HTTPHook{URL: url}, TimeoutSeconds: timeout, FailurePolicy: policy}
 }
 
-// hookNamespace is a new namespace with Ordinal running in it; its
-// events are logged if the test fails.
+// hookNamespace is a new namespace with Ordinal running in it, allowed to
+// call the tests' hook receivers on loopback; its events are logged if the
+// test fails.
 func hookNamespace(t *testing.T) string {
+	t.Helper()
+	return hookNamespaceWith(t, hookOptions())
+}
+
+// hookOptions let hooks call loopback, where the tests' receivers listen
+// and which a controller refuses by default, and name the plane's API
+// server, whose port stays refused.
+func hookOptions() controller.HookOptions {
+	return controller.HookOptions{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")},
+		APIServer: planetest.Plane().RESTConfig().Host}
+}
+
+// hookNamespaceWith is a new namespace with Ordinal running in it with
+// the hook options opts.
+func hookNamespaceWith(t *testing.T, opts controller.HookOptions) string {
 	t.Helper()
 	ns := newNamespace(t)
 	logEvents(t, ns)
-	startOrdinal(t, ns)
+	startOrdinalWith(t, ns, controller.Options{Hooks: opts})
 	return ns
 }
 
@@ -132,6 +151,10 @@ func TestAPreUpdateHandshakeHoldsEachPod(t *testing.T) {
 	waitForEvent(t, ns, "HookStarted")
 }
 
+// answerSecret is in every answer of a hookServer, as credentials would
+// be in a metadata service's: it must show nowhere.
+const answerSecret = "AKIAIOSFODNN7-answer-s3cret"
+
 // hookServer answers an http hook: each pod's first call fails with 503,
 // later calls run answer (nil: 200).
 type hookServer struct {
@@ -161,7 +184,7 @@ func newHookServer(t *testing.T, answer func(v1alpha1.HookRequest) int) *hookSer
 			code = s.answer(req)
 		}
 		w.WriteHeader(code)
-		fmt.Fprintf(w, "answered %d", code)
+		fmt.Fprintf(w, "answered %d with %s", code, answerSecret)
 	}))
 	t.Cleanup(s.Close)
 	return s
@@ -295,16 +318,22 @@ func TestHookFailurePolicies(t *testing.T) {
 		t.Parallel()
 		ns := hookNamespace(t)
 		srv := newHookServer(t, func(v1alpha1.HookRequest) int { return http.StatusInternalServerError })
-		readySet(t, ns, 2, withHooks(httpLifecycleHook(srv.URL, 3, v1alpha1.HookHalt), nil))
+		url := strings.Replace(srv.URL, "http://", "http://ops:"+urlSecret+"@", 1) + "/switchover?token=" + urlSecret
+		readySet(t, ns, 2, withHooks(httpLifecycleHook(url, 3, v1alpha1.HookHalt), nil))
 		before := identities(t, ns)
 		rollTo(t, ns, imageNew)
 		set := waitExtended(t, ns, time.Minute, "web-1 halted", blocked("web-1", "PreUpdateHookTimedOut", true))
-		if msg := set.Status.BlockedBy[0].Message; !strings.Contains(msg, "HTTP 500: answered 500") {
-			t.Errorf("blockedBy message %q, want the last error", msg)
+		if msg := set.Status.BlockedBy[0].Message; !strings.Contains(msg, "last: HTTP 500)") {
+			t.Errorf("blockedBy message %q, want the last error, the status code alone", msg)
+		}
+		if msg := eventMessage(t, ns, "HookStarted"); !strings.Contains(msg, "calls "+srv.URL+"/switchover;") {
+			t.Errorf("HookStarted event %q, want the URL without its credentials and query", msg)
 		}
 		if got := identities(t, ns); fmt.Sprint(got) != fmt.Sprint(before) {
 			t.Errorf("pods %v, want %v", got, before)
 		}
+		waitForEvent(t, ns, "HookFailed")
+		noSecrets(t, ns, answerSecret, urlSecret)
 	})
 	t.Run("a preDelete handshake that fails holds scale-in under Halt, and Proceed lets it go", func(t *testing.T) {
 		t.Parallel()

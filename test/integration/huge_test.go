@@ -56,7 +56,7 @@ func startProductionOrdinal(t *testing.T, ns string) {
 	rc := planetest.Plane().RESTConfig()
 	cfg.Limit(rc)
 	limiter := controller.Throttle(rc)
-	opts := cfg.Options(limiter.Busy)
+	opts := cfg.Options(limiter.Busy, rc.Host)
 	opts.StorageClasses = true
 	var err error
 	if opts.Extended, err = controller.ExtendedClient(rc); err != nil {

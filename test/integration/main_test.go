@@ -24,9 +24,12 @@ import (
 var client kubernetes.Interface
 
 // TestMain starts the package's one control plane with no StatefulSet
-// controller: each test attaches its own to its namespace. The plane turns
-// the MaxUnavailableStatefulSet gate on process-wide, so upstream's
-// controller in this process takes its maxUnavailable path.
+// controller: each test attaches its own to its namespace. The plane's
+// feature gates are 1.37's defaults, process-wide: MaxUnavailableStatefulSet
+// on, so upstream's controller in this process takes its maxUnavailable
+// path, and StatefulSetRecreateStrategy off. The Recreate tests turn that
+// one on and off themselves (differential_recreate_test.go); they do not
+// call t.Parallel, so they run before any test that does, alone.
 func TestMain(m *testing.M) {
 	planetest.Main(m, func(cfg *plane.Config) {
 		cfg.StatefulSetController = plane.ControllerNone
@@ -91,6 +94,14 @@ func startOrdinal(t *testing.T, ns string) {
 // ends.
 func startOrdinalWith(t *testing.T, ns string, opts controller.Options) {
 	t.Helper()
+	t.Cleanup(runOrdinalController(t, ns, opts))
+}
+
+// runOrdinalController runs Ordinal's controller for ns with opts until the
+// returned stop is called; stop waits for it to end, and may be called
+// more than once.
+func runOrdinalController(t *testing.T, ns string, opts controller.Options) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	opts.Workers, opts.Namespace, opts.StorageClasses = 5, ns, true
@@ -99,7 +110,7 @@ func startOrdinalWith(t *testing.T, ns string, opts controller.Options) {
 		t.Fatal(err)
 	}
 	go func() { done <- controller.Run(ctx, controllerClient(), opts) }()
-	t.Cleanup(func() {
+	return sync.OnceFunc(func() {
 		cancel()
 		select {
 		case err := <-done:
@@ -112,9 +123,17 @@ func startOrdinalWith(t *testing.T, ns string, opts controller.Options) {
 	})
 }
 
-// startBuiltin runs upstream's controller (k8s.io/kubernetes v1.36) for ns
-// until the test ends, with informers scoped to ns.
+// startBuiltin runs upstream's controller (k8s.io/kubernetes v1.37) for ns
+// until the test ends, with informers scoped to ns. It follows the
+// process's feature gates, as kube-controller-manager follows its own.
 func startBuiltin(t *testing.T, ns string) {
+	t.Helper()
+	t.Cleanup(runBuiltinController(t, ns))
+}
+
+// runBuiltinController runs upstream's controller for ns until the returned stop is
+// called; stop waits for it to end, and may be called more than once.
+func runBuiltinController(t *testing.T, ns string) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cl := controllerClient()
@@ -128,7 +147,7 @@ func startBuiltin(t *testing.T, ns string) {
 		defer close(done)
 		sc.Run(ctx, 5)
 	}()
-	t.Cleanup(func() {
+	return sync.OnceFunc(func() {
 		cancel()
 		select {
 		case <-done:

@@ -14,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/controller"
@@ -215,8 +216,8 @@ func TestMigrateRefusesWithTheReasonUnlessForced(t *testing.T) {
 	}
 	want := []string{
 		"the controller has not observed generation 1 yet (status is at 0)",
-		"spec.progressDeadlineSeconds is 30 (default 600)",
-		"spec.updateStrategy.rollingUpdate.onFailure is Rollback (default Report)",
+		"spec.progressDeadlineSeconds is 30 (default 600; apps/v1 has no progress deadline)",
+		"spec.updateStrategy.rollingUpdate.onFailure is Rollback (default Report; apps/v1 neither pauses nor rolls back a failed rollout)",
 	}
 	if !slices.Equal(refused.Reasons, want) {
 		t.Errorf("reasons %q, want %q", refused.Reasons, want)
@@ -229,7 +230,7 @@ func TestMigrateRefusesWithTheReasonUnlessForced(t *testing.T) {
 	plan.Describe(&out, "/backups")
 	for _, line := range []string{
 		"would migrate statefulset.apps.ordinal.dev/web to statefulset.apps/web (the API server accepts the new set in a dry run):",
-		"  --force overrides: spec.progressDeadlineSeconds is 30 (default 600)",
+		"  --force overrides: spec.progressDeadlineSeconds is 30 (default 600; apps/v1 has no progress deadline)",
 		"  2. delete statefulset.apps.ordinal.dev/web with propagationPolicy=Orphan; pods (none) and revisions (none) keep running",
 	} {
 		if !strings.Contains(out.String(), line+"\n") {
@@ -240,6 +241,54 @@ func TestMigrateRefusesWithTheReasonUnlessForced(t *testing.T) {
 		t.Error("the dry run created an apps/v1 set")
 	}
 	getExtended(t, ns)
+}
+
+// A set with ordinal 1 reserved runs web-0, web-2 and web-3. apps/v1
+// would create web-1 and delete web-3, without its preDelete hook and,
+// under whenScaled Delete, with its claim: the migration is refused even
+// with --force, names both and the hook setting, and changes nothing.
+func TestMigrateToAppsV1RefusesToMovePodsEvenWhenForced(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	startOrdinal(t, ns)
+	createExtended(t, asExtended(t, webSet(ns, replicas(3), withClaims(), retention(appsv1.RetainPersistentVolumeClaimRetentionPolicyType, appsv1.DeletePersistentVolumeClaimRetentionPolicyType)), func(s *v1alpha1.StatefulSet) {
+		s.Spec.ReserveOrdinals = []intstr.IntOrString{intstr.FromInt32(1)}
+		s.Spec.Lifecycle = &v1alpha1.Lifecycle{PreDelete: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}}}
+	}))
+	waitExtended(t, ns, time.Minute, "web-0, web-2 and web-3", podsAre(t, ns, "web-0", "web-2", "web-3"))
+	rec := recordPods(t, ns)
+	before, mark := snapshot(t, ns), rec.Mark()
+	c := migrate.Clients{Kube: client, Extended: extendedClient(t)}
+	ref := setops.Ref{Kind: setops.ExtendedKind, Name: setName}
+	for _, force := range []bool{false, true} {
+		_, err := migrate.Prepare(context.Background(), c, ns, ref, setops.AppsV1, force)
+		var unsafe *migrate.Unsafe
+		if !errors.As(err, &unsafe) {
+			t.Fatalf("force %v: Prepare returned %v, want a refusal --force cannot override", force, err)
+		}
+		want := []string{
+			"spec.reserveOrdinals reserves web-1, which apps/v1 would create (its pods are ordinals 0 to 2)",
+			"pod web-3 is outside apps/v1's ordinals 0 to 2: apps/v1 would delete it and, under whenScaled Delete, its claims without running any hook",
+		}
+		if len(unsafe.Reasons) != len(want) {
+			t.Fatalf("force %v: reasons %q, want %d", force, unsafe.Reasons, len(want))
+		}
+		for i, w := range want {
+			if !strings.HasPrefix(unsafe.Reasons[i], w) {
+				t.Errorf("force %v: reason %q, want it to start %q", force, unsafe.Reasons[i], w)
+			}
+		}
+		for _, w := range []string{"spec.reserveOrdinals is [1]", "spec.lifecycle is [preDelete]"} {
+			if !slices.ContainsFunc(unsafe.Overridable, func(r string) bool { return strings.HasPrefix(r, w) }) {
+				t.Errorf("force %v: the refusals --force overrides, %q, do not name %q", force, unsafe.Overridable, w)
+			}
+		}
+	}
+	if _, err := client.AppsV1().StatefulSets(ns).Get(context.Background(), setName, metav1.GetOptions{}); err == nil {
+		t.Error("an apps/v1 set was created")
+	}
+	getExtended(t, ns)
+	untouched(t, ns, before, rec, mark)
 }
 
 // An OnDelete rollout half done (the template changed, no pod deleted) is

@@ -107,8 +107,11 @@ func priorityCases() []invalidCase {
 
 func hookCases() []invalidCase {
 	const (
-		oneHandler = "a lifecycle hook has exactly one handler: handshake or http"
+		oneHandler = "a lifecycle hook has exactly one handler: set one of handshake, http or service"
 		badURL     = "url must be an absolute http:// or https:// URL with a host"
+		caBundle   = "caBundle verifies an https:// url: make the url https:// or remove caBundle"
+		svcName    = "name must be a Service name: at most 63 lowercase letters, digits and '-', starting with a letter and ending with a letter or digit"
+		svcPath    = "path must start with / and hold no ? or #"
 	)
 	hook := func(h v1alpha1.LifecycleHook) func(*v1alpha1.StatefulSet) {
 		return func(s *v1alpha1.StatefulSet) { s.Spec.Lifecycle = &v1alpha1.Lifecycle{PreUpdate: &h} }
@@ -119,6 +122,14 @@ func hookCases() []invalidCase {
 			ruleError("spec.lifecycle.preUpdate", oneHandler)},
 		{"a hook without a handler", hook(v1alpha1.LifecycleHook{TimeoutSeconds: 5}),
 			ruleError("spec.lifecycle.preUpdate", oneHandler)},
+		{"a hook with an http and a service handler", hook(v1alpha1.LifecycleHook{HTTP: web, Service: &v1alpha1.ServiceHook{Name: "db-admin"}}),
+			ruleError("spec.lifecycle.preUpdate", oneHandler)},
+		{"a caBundle for an http:// URL", hook(v1alpha1.LifecycleHook{HTTP: &v1alpha1.HTTPHook{URL: web.URL, CABundle: []byte("PEM")}}),
+			ruleError("spec.lifecycle.preUpdate.http", caBundle)},
+		{"a service hook's name that is no Service name", hook(v1alpha1.LifecycleHook{Service: &v1alpha1.ServiceHook{Name: "DB_admin"}}),
+			ruleError("spec.lifecycle.preUpdate.service.name", `"DB_admin": `+svcName)},
+		{"a service hook's path without a /", hook(v1alpha1.LifecycleHook{Service: &v1alpha1.ServiceHook{Name: "db-admin", Path: "switchover?now"}}),
+			ruleError("spec.lifecycle.preUpdate.service.path", `"switchover?now": `+svcPath)},
 		{"a hook URL without a scheme", hook(v1alpha1.LifecycleHook{HTTP: &v1alpha1.HTTPHook{URL: "db-admin:8080/switchover"}}),
 			ruleError("spec.lifecycle.preUpdate.http.url", `"db-admin:8080/switchover": `+badURL)},
 		{"a hook URL of another scheme", hook(v1alpha1.LifecycleHook{HTTP: &v1alpha1.HTTPHook{URL: "ftp://db-admin/switchover"}}),

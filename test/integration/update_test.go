@@ -167,8 +167,8 @@ func TestOnDeleteReplacesOnlyDeletedPodsAndPromotesWhenAllAreUpdated(t *testing.
 	})
 	deletePod(t, ns, "web-0")
 	deletePod(t, ns, "web-2")
-	// Ordinal promotes currentRevision for OnDelete too (upstream #73492,
-	// fixed in 1.37); upstream 1.36 would leave it at rev1.
+	// currentRevision is promoted for OnDelete too, as upstream does from
+	// 1.37 (#73492; 1.36 left it at rev1).
 	set := waitSet(t, ns, time.Minute, "all updated and currentRevision promoted", settled)
 	if set.Status.CurrentRevision != rev2 {
 		t.Fatalf("currentRevision %s, want %s", set.Status.CurrentRevision, rev2)
@@ -198,7 +198,8 @@ func TestMaxUnavailableTwoDeletesTwoPodsAtOnceHighestFirst(t *testing.T) {
 
 // TestBrokenOldRevisionPodIsReplaced is upstream #137409: with
 // maxUnavailable 1, an old-revision pod that is already unavailable used
-// up the budget in 1.35/1.36 and was never replaced. Ordinal replaces it.
+// up the budget in 1.35/1.36 and was never replaced. Ordinal replaces it,
+// as 1.37 does.
 func TestBrokenOldRevisionPodIsReplaced(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)

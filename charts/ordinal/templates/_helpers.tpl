@@ -1,7 +1,9 @@
 {{/*
 Names. With the release name "ordinal" they are config/'s: the ServiceAccount
 and Deployment ordinal-controller, the ClusterRole and Lease
-ordinal-statefulset-controller, the Role ordinal-leader-election.
+ordinal-statefulset-controller, the Roles ordinal-leader-election and
+ordinal-hook-token, the ClusterRoles ordinal-metrics-auth and
+ordinal-metrics-reader.
 */}}
 {{- define "ordinal.name" -}}
 {{- printf "%s-controller" .Release.Name | trunc 63 | trimSuffix "-" -}}
@@ -13,6 +15,18 @@ ordinal-statefulset-controller, the Role ordinal-leader-election.
 
 {{- define "ordinal.leaderRole" -}}
 {{- printf "%s-leader-election" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "ordinal.metricsAuthRole" -}}
+{{- printf "%s-metrics-auth" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "ordinal.metricsReaderRole" -}}
+{{- printf "%s-metrics-reader" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "ordinal.hookTokenRole" -}}
+{{- printf "%s-hook-token" .Release.Name | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
 {{- define "ordinal.leaseName" -}}
@@ -43,9 +57,12 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 The calls the controller makes, and no more: the rules of config/rbac.yaml's
 ClusterRole but its StorageClass rule (a test compares them). Every
 resource here is namespaced, so a controller that watches one namespace
-needs them only there.
+needs them only there. With manageAppsV1 false the controller neither
+reads nor writes apps/v1 StatefulSets, and gets no rule on them (as with
+config/extended-only).
 */}}
 {{- define "ordinal.controllerRules" -}}
+{{- if .Values.manageAppsV1 -}}
 - apiGroups: ["apps"]
   resources: ["statefulsets"]
   verbs: ["get", "list", "watch"]
@@ -57,6 +74,7 @@ needs them only there.
 - apiGroups: ["apps"]
   resources: ["statefulsets/finalizers"]
   verbs: ["update"]
+{{ end -}}
 # The extended StatefulSet (apps.ordinal.dev/v1alpha1): the controller
 # writes its spec (a rollback restores the template, a failure pauses it)
 # and its status; it never uses the scale subresource.
@@ -78,10 +96,22 @@ needs them only there.
 - apiGroups: [""]
   resources: ["pods/finalizers"]
   verbs: ["update"]
+# An update in place: the readiness gate's condition through the status,
+# new resources through the resize subresource.
+- apiGroups: [""]
+  resources: ["pods/status", "pods/resize"]
+  verbs: ["patch"]
 - apiGroups: [""]
   resources: ["persistentvolumeclaims"]
   verbs: ["get", "list", "watch", "create", "patch"]
 - apiGroups: ["", "events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch", "update"]
+# Service lifecycle hooks: the Service's port and its ready endpoints.
+- apiGroups: [""]
+  resources: ["services"]
+  verbs: ["get"]
+- apiGroups: ["discovery.k8s.io"]
+  resources: ["endpointslices"]
+  verbs: ["list"]
 {{- end -}}

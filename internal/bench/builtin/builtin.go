@@ -31,7 +31,7 @@ const ProtobufContentType = "application/vnd.kubernetes.protobuf"
 type Options struct {
 	Workers int
 	// MaxUnavailableGate sets feature gate MaxUnavailableStatefulSet in this
-	// process (1.36 ships it off).
+	// process (1.37 ships it on, 1.35.4 to 1.36 off).
 	MaxUnavailableGate bool
 	// Namespace limits the controller to the StatefulSets, pods, claims and
 	// revisions of one namespace; empty means all, as in

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
-	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/klog/v2"
 
 	"github.com/ordinal-sh/ordinal/internal/bench/contender"
@@ -24,16 +23,15 @@ const benchComponentQPS = 1000
 // free port, no StatefulSet controller, etcd without fsync, and the
 // plane's own controllers and scheduler not throttled (benchComponentQPS).
 //
-// --feature-gates sets gates of the plane's components over the plane's
-// defaults (plane.DefaultFeatureGates: MaxUnavailableStatefulSet on, which
+// --feature-gates (plane.Config's) sets gates of the plane's components
+// over 1.37's defaults, among them MaxUnavailableStatefulSet on, which
 // every contender's runs need, since an API server with it off drops
-// spec.updateStrategy.rollingUpdate.maxUnavailable); an explicit
+// spec.updateStrategy.rollingUpdate.maxUnavailable; an explicit
 // MaxUnavailableStatefulSet=false turns it off.
 func NewPlane() *cobra.Command {
-	gates := map[string]bool{}
 	cfg := plane.NewConfig()
 	cfg.Port, cfg.StatefulSetController = 0, plane.ControllerNone
-	cfg.ComponentQPS = benchComponentQPS
+	cfg.ComponentQPS, cfg.DNSAddress = benchComponentQPS, ""
 	cmd := &cobra.Command{
 		Use: "bench-plane", Hidden: true, Args: cobra.NoArgs,
 		Short: "Run a control plane for one benchmark run (no StatefulSet controller, no fsync, components unthrottled)",
@@ -42,7 +40,6 @@ func NewPlane() *cobra.Command {
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
-			cfg.FeatureGates = gates
 			if err := logToFile(filepath.Join(cfg.DataDir, "components.log"), cfg.Verbosity); err != nil {
 				return err
 			}
@@ -61,7 +58,6 @@ func NewPlane() *cobra.Command {
 		},
 	}
 	cfg.AddFlags(cmd.Flags())
-	cmd.Flags().Var(cliflag.NewMapStringBool(&gates), "feature-gates", "feature gates of the plane's components, A=true,B=false")
 	return cmd
 }
 

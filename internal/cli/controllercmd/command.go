@@ -63,15 +63,19 @@ func Run(ctx context.Context, cfg Config) error {
 	if _, err := client.Discovery().ServerVersion(); err != nil {
 		return fmt.Errorf("cannot reach the API server at %s: %w", restConfig.Host, err)
 	}
-	opts := cfg.Options(limiter.Busy)
+	opts := cfg.Options(limiter.Busy, restConfig.Host)
 	if opts.Extended, err = controller.ExtendedClient(restConfig); err != nil {
 		return err
 	}
 	ready := make(chan struct{})
 	if cfg.MetricsAddress != "" {
+		m, err := newMetricsServer(cfg, restConfig)
+		if err != nil {
+			return err
+		}
 		reg := controller.NewRegistry()
 		opts.Metrics = reg
-		if err := serveMetrics(ctx, cfg.MetricsAddress, reg, ready); err != nil {
+		if err := serveMetrics(ctx, m, reg, ready); err != nil {
 			return err
 		}
 	}

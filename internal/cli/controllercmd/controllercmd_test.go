@@ -43,7 +43,7 @@ func TestTheMetricsAddressServesHealthReadinessAndMetrics(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ready := make(chan struct{})
-	if err := serveMetrics(ctx, addr, controller.NewRegistry(), ready); err != nil {
+	if err := serveMetrics(ctx, metricsServer{address: addr}, controller.NewRegistry(), ready); err != nil {
 		t.Fatal(err)
 	}
 	base := "http://" + addr
@@ -69,7 +69,7 @@ func TestTheMetricsAddressServesHealthReadinessAndMetrics(t *testing.T) {
 	}
 
 	// The port is now ours: a second controller on it gets a clear error.
-	err = serveMetrics(ctx, addr, controller.NewRegistry(), ready)
+	err = serveMetrics(ctx, metricsServer{address: addr}, controller.NewRegistry(), ready)
 	if err == nil || !strings.Contains(err.Error(), "serving metrics on "+addr) || !strings.Contains(err.Error(), "address already in use") {
 		t.Errorf("serving on a busy port: %v, want an error naming %s and the busy address", err, addr)
 	}

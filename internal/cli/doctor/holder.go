@@ -34,6 +34,18 @@ func namespaceFlag(p *corev1.Pod) string {
 	return v
 }
 
+// secureMetricsFlags reports whether the pod's controller serves /metrics
+// securely: an address (127.0.0.1:8080 unless --metrics-address says
+// otherwise, empty turning metrics off) and --metrics-secure, which is on
+// unless false.
+func secureMetricsFlags(p *corev1.Pod) bool {
+	if addr, ok := flagValue(p, "metrics-address"); ok && addr == "" {
+		return false
+	}
+	secure, ok := flagValue(p, "metrics-secure")
+	return !ok || secure != "false"
+}
+
 // flagValue finds --name=value or --name value among the arguments of the
 // pod's containers.
 func flagValue(p *corev1.Pod, name string) (string, bool) {

@@ -23,8 +23,8 @@ const defaultLeaseDuration = 15 * time.Second
 type leaseSeen struct {
 	// renewed is the Lease when a renewal was seen, else nil.
 	renewed *coordinationv1.Lease
-	// namespace is the namespace of the Lease found, renewed or not.
-	namespace string
+	// namespace and name are the Lease found, renewed or not.
+	namespace, name string
 	// extendedOnly is true when the Lease's holder manages only the
 	// extended kind (--manage-apps-v1=false), beside the built-in
 	// controller: the renewed Lease's, or the last holder of the Lease
@@ -44,7 +44,7 @@ func (d *Doctor) checkOrdinal(ctx context.Context) (leaseSeen, Result) {
 	if len(leases) == 0 {
 		return leaseSeen{}, d.withoutLease(ctx, where)
 	}
-	seen := leaseSeen{namespace: leases[0].Namespace, extendedOnly: extendedOnly(&leases[0])}
+	seen := leaseSeen{namespace: leases[0].Namespace, name: leases[0].Name, extendedOnly: extendedOnly(&leases[0])}
 	var stale []string
 	for i := range leases {
 		renewed, err := d.watchRenewal(ctx, &leases[i])
@@ -62,7 +62,7 @@ func (d *Doctor) checkOrdinal(ctx context.Context) (leaseSeen, Result) {
 // running is the check's answer for a Lease seen renewed, saying which
 // StatefulSets its holder manages when not all.
 func running(l *coordinationv1.Lease) (leaseSeen, Result) {
-	seen := leaseSeen{renewed: l, namespace: l.Namespace, extendedOnly: extendedOnly(l)}
+	seen := leaseSeen{renewed: l, namespace: l.Namespace, name: l.Name, extendedOnly: extendedOnly(l)}
 	msg := fmt.Sprintf("running: Lease %s held by %s and renewed while watching", key(l), holder(l))
 	if seen.extendedOnly {
 		msg += fmt.Sprintf("; it manages only %s StatefulSets (--manage-apps-v1=false), the built-in controller apps/v1 ones", extendedGroup)

@@ -8,6 +8,12 @@ type Permission struct {
 	Verbs    []string
 	// ClusterOnly is a call only a controller of every namespace makes.
 	ClusterOnly bool
+	// AppsV1Only is a call only a controller of apps/v1 StatefulSets
+	// makes: not one with --manage-apps-v1=false.
+	AppsV1Only bool
+	// Named is a call on one object the controller names, the Lease: the
+	// rule grants it by resourceNames, and the review asks about that name.
+	Named bool
 }
 
 // ControllerPermissions are the calls Ordinal's controller makes on the
@@ -15,20 +21,38 @@ type Permission struct {
 // the rules of config/rbac.yaml's ClusterRole (and of the chart's
 // ClusterRole or Role), which a test keeps equal.
 var ControllerPermissions = []Permission{
-	{Group: "apps", Resource: "statefulsets", Verbs: []string{"get", "list", "watch"}},
-	{Group: "apps", Resource: "statefulsets/status", Verbs: []string{"update"}},
-	{Group: "apps", Resource: "statefulsets/finalizers", Verbs: []string{"update"}},
+	{Group: "apps", Resource: "statefulsets", Verbs: []string{"get", "list", "watch"}, AppsV1Only: true},
+	{Group: "apps", Resource: "statefulsets/status", Verbs: []string{"update"}, AppsV1Only: true},
+	{Group: "apps", Resource: "statefulsets/finalizers", Verbs: []string{"update"}, AppsV1Only: true},
 	{Group: "apps.ordinal.dev", Resource: "statefulsets", Verbs: []string{"get", "list", "watch", "update", "patch"}},
 	{Group: "apps.ordinal.dev", Resource: "statefulsets/status", Verbs: []string{"update", "patch"}},
 	{Group: "apps.ordinal.dev", Resource: "statefulsets/finalizers", Verbs: []string{"update"}},
 	{Group: "apps", Resource: "controllerrevisions", Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
 	{Group: "", Resource: "pods", Verbs: []string{"get", "list", "watch", "create", "delete", "patch"}},
 	{Group: "", Resource: "pods/finalizers", Verbs: []string{"update"}},
+	{Group: "", Resource: "pods/status", Verbs: []string{"patch"}},
+	{Group: "", Resource: "pods/resize", Verbs: []string{"patch"}},
 	{Group: "", Resource: "persistentvolumeclaims", Verbs: []string{"get", "list", "watch", "create", "patch"}},
 	{Group: "", Resource: "events", Verbs: []string{"create", "patch", "update"}},
 	{Group: "events.k8s.io", Resource: "events", Verbs: []string{"create", "patch", "update"}},
+	{Group: "", Resource: "services", Verbs: []string{"get"}},
+	{Group: "discovery.k8s.io", Resource: "endpointslices", Verbs: []string{"list"}},
 	{Group: "storage.k8s.io", Resource: "storageclasses", Verbs: []string{"list", "watch"}, ClusterOnly: true},
 }
 
-// LeasePermission is what leader election needs in the Lease's namespace.
-var LeasePermission = Permission{Group: "coordination.k8s.io", Resource: "leases", Verbs: []string{"get", "create", "update"}}
+// LeasePermissions are what leader election needs in the Lease's
+// namespace: creating a Lease (which RBAC cannot limit to a name, for the
+// authorizer sees no name on a create), reading and renewing its own.
+var LeasePermissions = []Permission{
+	{Group: "coordination.k8s.io", Resource: "leases", Verbs: []string{"create"}},
+	{Group: "coordination.k8s.io", Resource: "leases", Verbs: []string{"get", "update"}, Named: true},
+}
+
+// MetricsAuthPermissions are what the secure metrics port (the controller's
+// default, --metrics-secure) needs to ask the API server about a scraper:
+// who its token belongs to, and whether that user may get /metrics. Both
+// are cluster-scoped, whatever namespace the controller manages.
+var MetricsAuthPermissions = []Permission{
+	{Group: "authentication.k8s.io", Resource: "tokenreviews", Verbs: []string{"create"}},
+	{Group: "authorization.k8s.io", Resource: "subjectaccessreviews", Verbs: []string{"create"}},
+}

@@ -18,9 +18,16 @@ type account struct {
 	namespace, name string
 	// scope is the one namespace the controller manages; empty for all.
 	scope string
-	// leaseNamespace is where it needs LeasePermission; empty when it runs
-	// without leader election.
-	leaseNamespace string
+	// leaseNamespace and leaseName are the Lease it needs LeasePermissions
+	// on; the namespace is empty when it runs without leader election.
+	leaseNamespace, leaseName string
+	// extendedOnly leaves out the calls on apps/v1 StatefulSets, which a
+	// controller with --manage-apps-v1=false does not make.
+	extendedOnly bool
+	// secureMetrics adds MetricsAuthPermissions: the controller serves
+	// /metrics with --metrics-secure, as it does unless its pod says
+	// otherwise.
+	secureMetrics bool
 }
 
 func (a account) String() string { return a.namespace + "/" + a.name }
@@ -57,12 +64,16 @@ func (d *Doctor) checkRBAC(ctx context.Context, lease leaseSeen) Result {
 // holding the Lease (with its --namespace flag), else the default. It
 // needs the Lease permission where a Lease was found.
 func (d *Doctor) controllerAccount(ctx context.Context, lease leaseSeen) account {
-	acct := account{leaseNamespace: lease.namespace}
+	acct := account{leaseNamespace: lease.namespace, leaseName: lease.name, extendedOnly: lease.extendedOnly, secureMetrics: true}
+	if acct.leaseName == "" {
+		acct.leaseName = DefaultLeaseName
+	}
 	acct.namespace, acct.name, _ = splitName(DefaultServiceAccount)
 	if d.opts.ServiceAccount != "" {
 		acct.namespace, acct.name, _ = splitName(d.opts.ServiceAccount)
 	} else if pod := d.holderPod(ctx, lease.renewed); pod != nil {
 		acct.namespace, acct.name, acct.scope = pod.Namespace, pod.Spec.ServiceAccountName, namespaceFlag(pod)
+		acct.secureMetrics = secureMetricsFlags(pod)
 	}
 	return acct
 }
@@ -74,14 +85,21 @@ func (d *Doctor) denied(ctx context.Context, acct account) ([]string, int, error
 		p  Permission
 		ns string
 	}
-	asks := make([]ask, 0, len(ControllerPermissions)+1)
+	asks := make([]ask, 0, len(ControllerPermissions)+len(LeasePermissions))
 	for _, p := range ControllerPermissions {
-		if !p.ClusterOnly || acct.scope == "" {
+		if (!p.ClusterOnly || acct.scope == "") && (!p.AppsV1Only || !acct.extendedOnly) {
 			asks = append(asks, ask{p, acct.scope})
 		}
 	}
+	if acct.secureMetrics {
+		for _, p := range MetricsAuthPermissions {
+			asks = append(asks, ask{p, ""})
+		}
+	}
 	if acct.leaseNamespace != "" {
-		asks = append(asks, ask{LeasePermission, acct.leaseNamespace})
+		for _, p := range LeasePermissions {
+			asks = append(asks, ask{p, acct.leaseNamespace})
+		}
 	}
 	var denied []string
 	calls := 0
@@ -93,7 +111,11 @@ func (d *Doctor) denied(ctx context.Context, acct account) ([]string, int, error
 				return nil, 0, err
 			}
 			if !ok {
-				denied = append(denied, verb+" "+a.p.String())
+				call := verb + " " + a.p.String()
+				if a.p.Named {
+					call += " " + acct.leaseName
+				}
+				denied = append(denied, call)
 			}
 		}
 	}
@@ -102,11 +124,15 @@ func (d *Doctor) denied(ctx context.Context, acct account) ([]string, int, error
 
 func (d *Doctor) allowed(ctx context.Context, acct account, ns, verb string, p Permission) (bool, error) {
 	resource, sub, _ := strings.Cut(p.Resource, "/")
+	name := ""
+	if p.Named {
+		name = acct.leaseName
+	}
 	review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 		User:   "system:serviceaccount:" + acct.namespace + ":" + acct.name,
 		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + acct.namespace, "system:authenticated"},
 		ResourceAttributes: &authorizationv1.ResourceAttributes{
-			Namespace: ns, Verb: verb, Group: p.Group, Resource: resource, Subresource: sub},
+			Namespace: ns, Verb: verb, Group: p.Group, Resource: resource, Subresource: sub, Name: name},
 	}}
 	got, err := d.client.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
 	if err != nil {

@@ -48,9 +48,14 @@ the error says what state things are in and how to finish or undo.
 
 It refuses while a rollout is in progress, and, going back to apps/v1,
 while an extended-only setting (Recreate, paused, progressDeadlineSeconds,
-selfHealing, onFailure) is not at its default; --force migrates anyway
-(apps/v1 then drops those settings). --dry-run checks everything, asks the
-API server to accept the new set in a dry run, and prints the steps.`,
+selfHealing, onFailure, reserveOrdinals, lifecycle, priority,
+podUpdatePolicy, inPlace, volumeClaimUpdateStrategy) is not at its default;
+--force migrates anyway (apps/v1 then drops those settings). Going back, it
+refuses even with --force what apps/v1 would at once do to the pods: create
+a reserved ordinal, delete a pod outside its ordinals, skip a hook that is
+Pending or Failed, leave an update in place or a claim's resize unfinished.
+--dry-run checks everything, asks the API server to accept the new set in a
+dry run, and prints the steps.`,
 		Example: `  ordinal migrate sts/web --dry-run
   ordinal migrate sts/web
   ordinal migrate osts/web --to apps/v1`,

@@ -33,9 +33,12 @@ func TestBrokenRolloutRehearsal(t *testing.T) {
 
 	patchSet(t, ns, fmt.Sprintf(`{"metadata":{"annotations":{"kubernetes.io/change-cause":"never-ready template"}},"spec":{"template":{"metadata":{"annotations":{%q:"never-ready"}}}}}`, behaviorKey))
 	fmt.Fprintf(&transcript, "$ kubectl patch statefulset web -p '{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"%s\":\"never-ready\"}}}}}'\n", behaviorKey)
-	// A count-only status change may be held back while the controller's
-	// client waits for rate-limiter tokens (controller.DefaultStatusHold),
-	// so wait until the status counts web-2 before asking how it stands.
+	// A count-only status change is held back while the controller's
+	// client waits for rate-limiter tokens, until the client has been
+	// quiet for a second (at most controller.DefaultStatusHold): a busy
+	// spell outlasting the 4 s below would still show web-2 uncounted, so
+	// wait until the status counts it before asking how the rollout
+	// stands.
 	waitFor(t, "the status to count web-2 at the new revision", func(ctx context.Context) (bool, error) {
 		s, err := client.AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
 		return err == nil && s.Status.ObservedGeneration == s.Generation && s.Status.UpdatedReplicas == 1, err

@@ -66,17 +66,22 @@ func (s *statusOptions) run(ctx context.Context, arg string) error {
 	if err != nil {
 		return err
 	}
+	reqCtx := ctx
 	if s.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		var cancel, cancelReq context.CancelFunc
+		ctx, cancel = context.WithTimeout(reqCtx, s.timeout)
 		defer cancel()
+		reqCtx, cancelReq = context.WithTimeout(reqCtx, s.timeout+requestGrace)
+		defer cancelReq()
 	}
 	d := newDrawer(s.out)
+	var last view.Snapshot
 	for first := true; ; first = false {
-		snap, err := s.observe(ctx, t, first)
+		snap, err := s.observe(reqCtx, t, first)
 		if err != nil {
-			return s.stopped(ctx, err, snap)
+			return s.stopped(ctx, err, last)
 		}
+		last = snap
 		if s.output != "" {
 			return printObject(s.out, s.output, snap)
 		}
@@ -91,6 +96,14 @@ func (s *statusOptions) run(ctx context.Context, arg string) error {
 		}
 	}
 }
+
+// requestGrace is how much longer than --timeout the watch's API calls may
+// take. The client's rate limiter refuses at once a request whose wait
+// for a token would outlast its context's deadline; with the watch's own
+// deadline, a refusal in its last moments ended it with that error (exit
+// 1) instead of the timeout (exit 6). Past --timeout the watch ends
+// anyway, with the timeout.
+const requestGrace = time.Second
 
 // observe reads the set (already read on the first round) and its pods.
 func (s *statusOptions) observe(ctx context.Context, t *setops.Target, first bool) (view.Snapshot, error) {

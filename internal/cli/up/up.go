@@ -8,18 +8,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/dashboard"
-	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/plane"
+	"github.com/ordinal-sh/ordinal/internal/plane/realnode"
 )
 
 // New returns the `up` command.
@@ -33,9 +34,18 @@ func New() *cobra.Command {
 simulated nodes, a volume provisioner and a StatefulSet controller in this process,
 bound to 127.0.0.1. State lives in --data-dir and survives restarts. Ctrl-C stops it.
 
+Cluster DNS for cluster.local (Services, StatefulSet pods' stable names,
+SRV, PTR) answers on --dns-address, printed once everything is up.
+
+Lifecycle hooks of extended sets may call loopback addresses (127.0.0.0/8,
+::1), where the receivers of a rehearsal listen; a controller in a cluster
+refuses them unless --hook-allow-cidrs says otherwise. --hook-allow-cidrs=
+(empty) gives the plane's controller the cluster's defaults.
+
 Component logs go to DATA_DIR/logs/ordinal-up.log. The rollout dashboard is
-served on --dashboard-address (empty turns it off); its URL, with the token
-it requires, is printed once everything is up.`,
+served on --dashboard-address (empty turns it off) as the plane's admin, or
+with --dashboard-read-only as ordinal:dashboard-read-only, a user who may only
+read; its URL, with the token it requires, is printed once everything is up.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return run(cmd.Context(), cmd, cfg, dash)
@@ -67,9 +77,20 @@ func run(ctx context.Context, cmd *cobra.Command, cfg plane.Config, dash dashboa
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "Ordinal is up at %s: export KUBECONFIG=%s, then kubectl get nodes (Ctrl-C stops it)\n",
 		p.Server(), p.KubeconfigPath())
+	if note := hookNote(cfg); note != "" {
+		fmt.Fprintln(stderr, note)
+	}
 	d, err := startDashboard(ctx, dash, p, cmd.OutOrStdout())
 	if err != nil {
 		return errors.Join(err, p.Close())
+	}
+	if addr := p.DNSAddr(); addr != "" {
+		host, port, _ := net.SplitHostPort(addr)
+		fmt.Fprintf(cmd.OutOrStdout(), "Cluster DNS (cluster.local) at %s: dig @%s -p %s web-0.nginx.default.svc.cluster.local\n", addr, host, port)
+	}
+	if n := p.RealNode(); n != nil {
+		fmt.Fprintf(cmd.OutOrStdout(), "Real node %s (pods tolerate the taint %s): kubectl apply -f examples/real-web.yaml; its logs in %s\n",
+			n.Name(), realnode.Taint, n.LogDir())
 	}
 	var runErr error
 	select {
@@ -87,24 +108,27 @@ func run(ctx context.Context, cmd *cobra.Command, cfg plane.Config, dash dashboa
 	return closeErr
 }
 
+// hookNote says which addresses lifecycle hooks may call beyond a cluster
+// controller's defaults; "" when none, or when the plane runs no Ordinal
+// controller.
+func hookNote(cfg plane.Config) string {
+	if cfg.StatefulSetController != plane.ControllerOrdinal || len(cfg.Controller.HookAllowCIDRs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Lifecycle hooks may call %s here, unlike in a cluster (the API server's port excepted); --hook-allow-cidrs= turns that off",
+		strings.Join(cfg.Controller.HookAllowCIDRs, ", "))
+}
+
 // served is the dashboard of `ordinal up`, or nothing when turned off.
 type served struct{ s *dashboard.Server }
 
-// startDashboard serves the dashboard against the plane, as its admin,
-// and prints its URL.
+// startDashboard serves the dashboard against the plane, as its admin or,
+// read-only, as dashboard.ReadOnlyUser, and prints its URL.
 func startDashboard(ctx context.Context, cfg dashboard.Config, p *plane.Plane, out io.Writer) (served, error) {
 	if cfg.Address == "" {
 		return served{}, nil
 	}
-	client, err := kubernetes.NewForConfig(p.RESTConfig())
-	if err != nil {
-		return served{}, fmt.Errorf("dashboard client: %w", err)
-	}
-	ext, err := ostsclient.NewForConfig(p.RESTConfig())
-	if err != nil {
-		return served{}, fmt.Errorf("dashboard client: %w", err)
-	}
-	s, err := dashboard.Start(ctx, cfg, client, ext)
+	s, err := dashboard.StartAsAdmin(ctx, cfg, p.RESTConfig())
 	if err != nil {
 		return served{}, err
 	}

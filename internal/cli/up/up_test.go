@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/miekg/dns"
+
 	"github.com/ordinal-sh/ordinal/internal/cli/root"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
@@ -38,6 +40,8 @@ type upProcess struct {
 	lines  chan string
 	// dashboard is the URL of the dashboard line, token included.
 	dashboard string
+	// dns is the cluster DNS's address, from its line.
+	dns string
 }
 
 // startUp runs `ordinal up` on dir and waits for its "is up" line.
@@ -82,7 +86,32 @@ func startUp(t *testing.T, dir string) *upProcess {
 	case <-time.After(time.Minute):
 		t.Errorf("ordinal up printed no dashboard line; stderr:\n%s", stderr.String())
 	}
+	select {
+	case line := <-lines:
+		rest, ok := strings.CutPrefix(line, "Cluster DNS (cluster.local) at ")
+		addr, _, _ := strings.Cut(rest, ":")
+		if !ok || addr != "127.0.0.1" {
+			t.Errorf("third line %q is not the cluster DNS's loopback address", line)
+		}
+		u.dns, _, _ = strings.Cut(rest, ": ")
+	case <-time.After(time.Minute):
+		t.Errorf("ordinal up printed no cluster DNS line; stderr:\n%s", stderr.String())
+	}
 	return u
+}
+
+// checkDNS asks the cluster DNS for the API server's Service.
+func checkDNS(t *testing.T, addr, clusterIP string) {
+	t.Helper()
+	m := new(dns.Msg)
+	m.SetQuestion("kubernetes.default.svc.cluster.local.", dns.TypeA)
+	r, _, err := (&dns.Client{Timeout: 5 * time.Second}).Exchange(m, addr)
+	if err != nil {
+		t.Fatalf("asking the cluster DNS at %s: %v", addr, err)
+	}
+	if len(r.Answer) != 1 || r.Answer[0].(*dns.A).A.String() != clusterIP {
+		t.Errorf("kubernetes.default.svc.cluster.local answers %v, want %s", r.Answer, clusterIP)
+	}
 }
 
 // checkDashboard fetches the dashboard's page without its token (refused)
@@ -151,6 +180,7 @@ func TestOrdinalUpStopsWithinTenSecondsAndComesBackWithItsObjects(t *testing.T) 
 	}
 	up = startUp(t, dir)
 	defer up.interrupt(t)
+	checkDNS(t, up.dns, run("get", "service", "kubernetes", "-o", "jsonpath={.spec.clusterIP}"))
 	if got := run("get", "configmap", "survivor", "-o", "jsonpath={.data.k}"); got != "v" {
 		t.Errorf("after restart the configmap holds %q, want v", got)
 	}
@@ -158,8 +188,8 @@ func TestOrdinalUpStopsWithinTenSecondsAndComesBackWithItsObjects(t *testing.T) 
 	if got := run("get", "osts", "web", "-o", "jsonpath={.spec.replicas}"); got != "3" {
 		t.Errorf("after restart the extended set web wants %q replicas, want 3", got)
 	}
-	if out := run("version", "-o", "json"); !strings.Contains(out, `"gitVersion": "v1.36`) {
-		t.Errorf("kubectl version does not see a v1.36 server:\n%s", out)
+	if out := run("version", "-o", "json"); !strings.Contains(out, `"gitVersion": "v1.37`) {
+		t.Errorf("kubectl version does not see a v1.37 server:\n%s", out)
 	}
 	checkDashboard(t, up.dashboard)
 	_, token, _ := strings.Cut(up.dashboard, "?token=")

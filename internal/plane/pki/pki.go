@@ -1,7 +1,7 @@
 // Package pki creates and loads the certificates and keys of the embedded
-// control plane: one certificate authority, serving certificates bound to the
-// loopback address, client certificates for each identity, and the
-// service-account signing key. Everything is generated once and kept in the
+// control plane: certificate authorities (each in its own directory),
+// serving certificates bound to the loopback address, client certificates
+// for each identity, and the service-account signing key. Everything is generated once and kept in the
 // data directory, so a restart reuses the same identities and every issued
 // token and kubeconfig stays valid.
 package pki

@@ -1,0 +1,114 @@
+package dashboard
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	rbacac "k8s.io/client-go/applyconfigurations/rbac/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+)
+
+// ReadOnlyUser is the identity an administrator's read-only dashboard
+// takes (StartAsAdmin): the user of the ClusterRole and
+// ClusterRoleBinding of the same name, which grant exactly what the pages
+// read.
+const ReadOnlyUser = "ordinal:dashboard-read-only"
+
+// readOnlyRules are the reads of the dashboard: its watches (store.go) and
+// preflight, nothing more (no secrets, no writes).
+func readOnlyRules() []*rbacac.PolicyRuleApplyConfiguration {
+	read := []string{"get", "list", "watch"}
+	return []*rbacac.PolicyRuleApplyConfiguration{
+		rbacac.PolicyRule().WithAPIGroups("apps").WithResources("statefulsets", "controllerrevisions").WithVerbs(read...),
+		rbacac.PolicyRule().WithAPIGroups("").WithResources("pods", "persistentvolumeclaims", "events").WithVerbs(read...),
+		rbacac.PolicyRule().WithAPIGroups(v1alpha1.GroupName).WithResources(v1alpha1.Resource.Resource).WithVerbs(read...),
+	}
+}
+
+// fieldManager owns the read-only role and binding.
+const fieldManager = "ordinal-dashboard"
+
+// GrantReadOnly makes (or brings up to date) the ClusterRole and
+// ClusterRoleBinding that let ReadOnlyUser read what the dashboard shows.
+// admin must be allowed to manage RBAC.
+func GrantReadOnly(ctx context.Context, admin kubernetes.Interface) error {
+	labels := map[string]string{"app.kubernetes.io/managed-by": "ordinal"}
+	opts := metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
+	role := rbacac.ClusterRole(ReadOnlyUser).WithLabels(labels).WithRules(readOnlyRules()...)
+	if _, err := admin.RbacV1().ClusterRoles().Apply(ctx, role, opts); err != nil {
+		return fmt.Errorf("granting the read-only dashboard its reads: clusterrole %s: %w", ReadOnlyUser, err)
+	}
+	binding := rbacac.ClusterRoleBinding(ReadOnlyUser).WithLabels(labels).
+		WithRoleRef(rbacac.RoleRef().WithAPIGroup("rbac.authorization.k8s.io").WithKind("ClusterRole").WithName(ReadOnlyUser)).
+		WithSubjects(rbacac.Subject().WithAPIGroup("rbac.authorization.k8s.io").WithKind("User").WithName(ReadOnlyUser))
+	if _, err := admin.RbacV1().ClusterRoleBindings().Apply(ctx, binding, opts); err != nil {
+		return fmt.Errorf("granting the read-only dashboard its reads: clusterrolebinding %s: %w", ReadOnlyUser, err)
+	}
+	return nil
+}
+
+// impersonateReadOnly grants ReadOnlyUser its reads and returns a copy of
+// admin that acts as that user.
+func impersonateReadOnly(ctx context.Context, admin *rest.Config) (*rest.Config, error) {
+	client, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		return nil, fmt.Errorf("granting the read-only dashboard its reads: %w", err)
+	}
+	if err := GrantReadOnly(ctx, client); err != nil {
+		return nil, err
+	}
+	rc := rest.CopyConfig(admin)
+	rc.Impersonate = rest.ImpersonationConfig{UserName: ReadOnlyUser}
+	return rc, nil
+}
+
+// readOnlyTransport refuses, before it leaves the process, every request
+// but a read (GET, HEAD, OPTIONS: gets, lists, watches and discovery). It
+// answers as the API server would refuse it, a Forbidden Status, so
+// callers see apierrors.IsForbidden.
+type readOnlyTransport struct{ next http.RoundTripper }
+
+func (t readOnlyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	switch req.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return t.next.RoundTrip(req)
+	}
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+	msg := fmt.Sprintf("%s %s refused: this dashboard is read-only (--read-only), its client sends no writes", req.Method, req.URL.Path)
+	body, err := json.Marshal(metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusFailure, Message: msg, Reason: metav1.StatusReasonForbidden, Code: http.StatusForbidden,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &http.Response{
+		Status: "403 Forbidden", StatusCode: http.StatusForbidden,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": []string{"application/json"}},
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
+		Request:       req,
+	}, nil
+}
+
+// clientConfig is the configuration the server's clients are built from:
+// a copy of rc, whose transport refuses writes when the server is
+// read-only.
+func clientConfig(rc *rest.Config, readOnly bool) *rest.Config {
+	rc = rest.CopyConfig(rc)
+	if readOnly {
+		rc.Wrap(func(next http.RoundTripper) http.RoundTripper { return readOnlyTransport{next} })
+	}
+	return rc
+}

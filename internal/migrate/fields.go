@@ -1,0 +1,182 @@
+package migrate
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/utils/ptr"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/osts"
+)
+
+// decision is what a migration to apps/v1 does with one field of the
+// extended spec.
+type decision int
+
+const (
+	// carried: apps/v1 has the same field at the same path; its value
+	// goes across unchanged.
+	carried decision = iota
+	// refusedUnlessDefault: apps/v1 has no place for the field; a
+	// migration is refused (--force overrides) unless the value is one
+	// of the field's defaults, which apps/v1 behaves as.
+	refusedUnlessDefault
+)
+
+// field is one field of the extended spec and its decision. For a field
+// that is refused unless default, accepted lists the values that migrate
+// (the zero value, the schema's default, values apps/v1 shares) and why
+// says what apps/v1 would do instead, for the refusal's message.
+type field struct {
+	path     string
+	decision decision
+	accepted func(s *v1alpha1.StatefulSetSpec) bool
+	value    func(s *v1alpha1.StatefulSetSpec) string
+	why      string
+}
+
+// specFields decides every field of the extended spec, as a JSON path. A
+// carried struct of the extended kind's own (the update strategy, the
+// claim retention policy, ordinals) is decided field by field; a refused
+// one as a whole. TestEveryFieldOfTheExtendedSpecHasADecision walks the Go
+// type and fails on a field missing here, so a new field cannot reach a
+// release without a decision.
+var specFields = []field{
+	{path: "spec.replicas"},
+	{path: "spec.selector"},
+	{path: "spec.template"},
+	{path: "spec.volumeClaimTemplates"},
+	{path: "spec.serviceName"},
+	{path: "spec.podManagementPolicy"},
+	{path: "spec.revisionHistoryLimit"},
+	{path: "spec.minReadySeconds"},
+	{path: "spec.persistentVolumeClaimRetentionPolicy.whenDeleted"},
+	{path: "spec.persistentVolumeClaimRetentionPolicy.whenScaled"},
+	{path: "spec.ordinals.start"},
+	{path: "spec.updateStrategy.rollingUpdate.partition"},
+	{path: "spec.updateStrategy.rollingUpdate.maxUnavailable"},
+	{
+		path: "spec.updateStrategy.type", decision: refusedUnlessDefault,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool {
+			return s.UpdateStrategy.Type != v1alpha1.RecreateStatefulSetStrategyType
+		},
+		value: func(s *v1alpha1.StatefulSetSpec) string { return string(s.UpdateStrategy.Type) },
+		why:   "apps/v1 has RollingUpdate and OnDelete; it would become RollingUpdate",
+	},
+	{
+		path: "spec.volumeClaimUpdateStrategy", decision: refusedUnlessDefault,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool {
+			v := s.VolumeClaimUpdateStrategy
+			return v == v1alpha1.VolumeClaimUpdateStrategy{} || v == v1alpha1.VolumeClaimUpdateStrategy{Type: v1alpha1.OnClaimDeleteVolumeClaimUpdateStrategyType}
+		},
+		value: func(s *v1alpha1.StatefulSetSpec) string { return "type " + string(s.VolumeClaimUpdateStrategy.Type) },
+		why:   "apps/v1 never changes a claim once made: later changes of the claim templates would not reach the claims",
+	},
+	{
+		path: "spec.reserveOrdinals", decision: refusedUnlessDefault,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool { return len(s.ReserveOrdinals) == 0 },
+		value:    func(s *v1alpha1.StatefulSetSpec) string { return jsonText(s.ReserveOrdinals) },
+		why:      "apps/v1 numbers pods from spec.ordinals.start without gaps: a later scale-up would create the reserved ordinals",
+	},
+	{
+		path: "spec.progressDeadlineSeconds", decision: refusedUnlessDefault,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool {
+			return ptr.Deref(s.ProgressDeadlineSeconds, osts.DefaultProgressDeadline) == osts.DefaultProgressDeadline
+		},
+		value: func(s *v1alpha1.StatefulSetSpec) string { return fmt.Sprint(ptr.Deref(s.ProgressDeadlineSeconds, 0)) },
+		why:   fmt.Sprintf("default %d; apps/v1 has no progress deadline", osts.DefaultProgressDeadline),
+	},
+	{
+		path: "spec.lifecycle", decision: refusedUnlessDefault,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool {
+			return s.Lifecycle == nil || *s.Lifecycle == v1alpha1.Lifecycle{}
+		},
+		value: func(s *v1alpha1.StatefulSetSpec) string { return lifecycleHooks(s.Lifecycle) },
+		why:   "apps/v1 has no lifecycle hooks: its deletes and updates would not wait for them",
+	},
+	rolling("paused", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.Paused },
+		"resume the rollout first", false),
+	rolling("selfHealing", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.SelfHealing },
+		"default Enabled; apps/v1 leaves broken pods of an old revision to the rolling update",
+		v1alpha1.SelfHealing(""), v1alpha1.SelfHealingEnabled),
+	rolling("onFailure", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.OnFailure },
+		"default Report; apps/v1 neither pauses nor rolls back a failed rollout",
+		v1alpha1.FailurePolicy(""), v1alpha1.FailureReport),
+	rolling("priority", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.Priority },
+		"apps/v1 updates pods by ordinal, highest first, whatever their labels", []v1alpha1.UpdatePriorityRule(nil), []v1alpha1.UpdatePriorityRule{}),
+	rolling("podUpdatePolicy", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.PodUpdatePolicy },
+		"default Recreate; apps/v1 recreates every pod it updates",
+		v1alpha1.PodUpdatePolicy(""), v1alpha1.PodUpdateRecreate),
+	rolling("inPlace", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any {
+		return ptr.Deref(r.InPlace, v1alpha1.InPlaceUpdate{})
+	},
+		"apps/v1 has no updates in place",
+		v1alpha1.InPlaceUpdate{}, v1alpha1.InPlaceUpdate{ResizeTimeoutSeconds: osts.DefaultResizeTimeout}),
+}
+
+// rolling is a field of spec.updateStrategy.rollingUpdate refused unless
+// get returns one of accepted (a missing rollingUpdate block is accepted).
+func rolling(name string, get func(*v1alpha1.RollingUpdateStatefulSetStrategy) any, why string, accepted ...any) field {
+	return field{
+		path: "spec.updateStrategy.rollingUpdate." + name, decision: refusedUnlessDefault,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool {
+			ru := s.UpdateStrategy.RollingUpdate
+			if ru == nil {
+				return true
+			}
+			v := get(ru)
+			for _, a := range accepted {
+				if equality.Semantic.DeepEqual(v, a) {
+					return true
+				}
+			}
+			return false
+		},
+		value: func(s *v1alpha1.StatefulSetSpec) string { return jsonText(get(s.UpdateStrategy.RollingUpdate)) },
+		why:   why,
+	}
+}
+
+// jsonText is v as JSON, as a manifest would show it; a string is
+// itself, unquoted.
+func jsonText(v any) string {
+	if reflect.ValueOf(v).Kind() == reflect.String {
+		return fmt.Sprint(v)
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(data)
+}
+
+// lifecycleHooks names the hooks a lifecycle sets.
+func lifecycleHooks(l *v1alpha1.Lifecycle) string {
+	var out []string
+	if l.PreUpdate != nil {
+		out = append(out, "preUpdate")
+	}
+	if l.PreDelete != nil {
+		out = append(out, "preDelete")
+	}
+	if len(out) == 0 {
+		return "set"
+	}
+	return fmt.Sprint(out)
+}
+
+// extendedOnly lists the extended-only settings of set that are not at
+// their defaults, each as a sentence naming the field and what apps/v1
+// would do instead; apps/v1 has no place for them.
+func extendedOnly(set *v1alpha1.StatefulSet) []string {
+	var out []string
+	for _, f := range specFields {
+		if f.decision == refusedUnlessDefault && !f.accepted(&set.Spec) {
+			out = append(out, fmt.Sprintf("%s is %s (%s)", f.path, f.value(&set.Spec), f.why))
+		}
+	}
+	return out
+}

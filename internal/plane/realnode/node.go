@@ -1,0 +1,219 @@
+package realnode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// Timeouts of the node's stages and of its shutdown.
+const (
+	runtimeReadyTimeout = 60 * time.Second
+	stopGrace           = 10 * time.Second
+	sandboxesTimeout    = 60 * time.Second
+)
+
+// Node is a running real node: containerd, the kubelet and kube-proxy.
+type Node struct {
+	cfg        Config
+	gateway    net.IP
+	containerd *process
+	kubelet    *process
+	proxy      *process
+	cri        *criClient
+	exited     chan error
+	closeOnce  sync.Once
+	closeErr   error
+}
+
+// Start starts the node's processes in order and returns once each runs:
+//  1. containerd, until its CRI service answers ready;
+//  2. the removal of every pod sandbox a previous run left (a node that
+//     starts again starts empty, as after a reboot; the kubelet recreates
+//     the pods bound to it);
+//  3. the import of the tools directory's images;
+//  4. the pods' CNI configuration;
+//  5. the kubelet, which registers the node (tainted, see Taint);
+//  6. kube-proxy.
+//
+// The caller waits for the node to turn Ready through the API. On an error
+// the processes already started are stopped again.
+func Start(ctx context.Context, cfg Config) (*Node, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.checkTools(); err != nil {
+		return nil, err
+	}
+	if cfg.Dir == "" || cfg.Kubeconfig == "" || cfg.ProxyKubeconfig == "" || cfg.ServiceCIDR == "" {
+		return nil, errors.New("real node: the configuration needs a directory, kubeconfigs and the service range")
+	}
+	if len(cfg.socket()) > maxSocketPath {
+		return nil, fmt.Errorf("real node: containerd's socket %s would be longer than a unix socket path may be (%d bytes); choose a shorter --data-dir", cfg.socket(), maxSocketPath)
+	}
+	gw, err := cfg.Gateway()
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{cfg: cfg, gateway: gw, exited: make(chan error, 1)}
+	if err := n.start(ctx); err != nil {
+		_ = n.Close()
+		return nil, err
+	}
+	go n.watch()
+	return n, nil
+}
+
+func (n *Node) start(ctx context.Context) error {
+	if err := os.MkdirAll(n.cfg.path("logs"), 0o700); err != nil {
+		return fmt.Errorf("real node: %w", err)
+	}
+	began := time.Now()
+	if err := n.startContainerd(ctx); err != nil {
+		return err
+	}
+	n.cfg.logf("real node: containerd ready (%s)", since(began))
+	if removed, err := n.cri.removeSandboxes(ctx); err != nil {
+		return fmt.Errorf("real node: clearing a previous run's pods: %w", err)
+	} else if removed > 0 {
+		n.cfg.logf("real node: removed %d pod sandboxes of a previous run", removed)
+	}
+	names, err := n.importImages(ctx)
+	if err != nil {
+		return err
+	}
+	n.cfg.logf("real node: images %v imported (%s)", names, since(began))
+	if err := writeFile(n.cfg.cniConfDir()+"/10-ordinal.conflist", n.cfg.cniConfig(n.gateway)); err != nil {
+		return fmt.Errorf("real node: CNI configuration: %w", err)
+	}
+	if err := n.startKubelet(); err != nil {
+		return err
+	}
+	return n.startProxy()
+}
+
+func (n *Node) startContainerd(ctx context.Context) error {
+	if err := writeFile(n.cfg.containerdConf(), n.cfg.containerdConfig()); err != nil {
+		return fmt.Errorf("real node: containerd configuration: %w", err)
+	}
+	var err error
+	n.containerd, err = startProcess("containerd", n.cfg.logPath("containerd"), n.cfg.env(), n.cfg.bin("containerd"), "--config", n.cfg.containerdConf())
+	if err != nil {
+		return fmt.Errorf("real node: %w", err)
+	}
+	if n.cri, err = dialCRI(n.cfg.socket()); err != nil {
+		return fmt.Errorf("real node: %w", err)
+	}
+	var last error
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, runtimeReadyTimeout, true, func(ctx context.Context) (bool, error) {
+		if done, err := n.containerd.exited(); done {
+			return false, fmt.Errorf("%w (its log: %s)", err, n.cfg.logPath("containerd"))
+		}
+		last = n.cri.ready(ctx)
+		return last == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("real node: containerd did not become ready: %w (last: %v)", err, last)
+	}
+	return nil
+}
+
+func (n *Node) startKubelet() error {
+	if err := writeFile(n.cfg.kubeletConf(), n.cfg.kubeletConfig(n.gateway)); err != nil {
+		return fmt.Errorf("real node: kubelet configuration: %w", err)
+	}
+	var err error
+	n.kubelet, err = startProcess("kubelet", n.cfg.logPath("kubelet"), n.cfg.env(), n.cfg.bin("kubelet"), n.cfg.kubeletArgs(n.gateway)...)
+	if err != nil {
+		return fmt.Errorf("real node: %w", err)
+	}
+	return nil
+}
+
+func (n *Node) startProxy() error {
+	if err := writeFile(n.cfg.proxyConf(), n.cfg.proxyConfig(n.gateway)); err != nil {
+		return fmt.Errorf("real node: kube-proxy configuration: %w", err)
+	}
+	var err error
+	n.proxy, err = startProcess("kube-proxy", n.cfg.logPath("kube-proxy"), n.cfg.env(), n.cfg.bin("kube-proxy"), "--config="+n.cfg.proxyConf(), "--v=1")
+	if err != nil {
+		return fmt.Errorf("real node: %w", err)
+	}
+	return nil
+}
+
+// watch reports the first process that ends before Close.
+func (n *Node) watch() {
+	select {
+	case <-n.containerd.done:
+	case <-n.kubelet.done:
+	case <-n.proxy.done:
+	}
+	for _, p := range []*process{n.containerd, n.kubelet, n.proxy} {
+		if done, err := p.exited(); done {
+			n.exited <- fmt.Errorf("real node: %w (its log: %s)", err, n.cfg.logPath(p.name))
+			return
+		}
+	}
+}
+
+// Exited delivers an error when containerd, the kubelet or kube-proxy ends
+// on its own; Close's stopping them is not reported.
+func (n *Node) Exited() <-chan error { return n.exited }
+
+// Name is the node's name.
+func (n *Node) Name() string { return n.cfg.NodeName }
+
+// Gateway is the address pods reach the host on.
+func (n *Node) Gateway() net.IP { return n.gateway }
+
+// LogDir holds containerd.log, kubelet.log and kube-proxy.log.
+func (n *Node) LogDir() string { return n.cfg.path("logs") }
+
+// Close stops the node and removes what it left on the machine, in order:
+//  1. the kubelet, so nothing restarts what follows stops;
+//  2. kube-proxy, then its iptables rules (kube-proxy --cleanup) and the
+//     kubelet's;
+//  3. every pod sandbox, through CRI: containers killed, networks torn
+//     down, mounts and cgroups removed;
+//  4. containerd;
+//  5. any mount still under the node's directory (a projected volume of a
+//     pod the kubelet had no time to tear down, a leftover network
+//     namespace);
+//  6. the kubelet's kubepods cgroups.
+//
+// It is safe to call more than once.
+func (n *Node) Close() error {
+	n.closeOnce.Do(func() {
+		var errs []error
+		errs = append(errs, n.kubelet.stop(stopGrace), n.proxy.stop(stopGrace))
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		if n.proxy != nil {
+			errs = append(errs, run(ctx, n.cfg.bin("kube-proxy"), "--cleanup", "--config="+n.cfg.proxyConf()))
+		}
+		if n.kubelet != nil {
+			removeKubeletChains(ctx)
+		}
+		cancel()
+		if n.cri != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), sandboxesTimeout)
+			_, err := n.cri.removeSandboxes(ctx)
+			cancel()
+			errs = append(errs, err)
+			_ = n.cri.Close()
+		}
+		errs = append(errs, n.containerd.stop(stopGrace))
+		errs = append(errs, unmountUnder(n.cfg.Dir))
+		if n.kubelet != nil {
+			removeKubepodsCgroups()
+		}
+		n.closeErr = errors.Join(errs...)
+	})
+	return n.closeErr
+}
+
+func since(t time.Time) string { return time.Since(t).Round(100 * time.Millisecond).String() }
