@@ -57,10 +57,12 @@ type StatefulSetList struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.template.spec) || !has(self.template.spec.activeDeadlineSeconds)",message="spec.template.spec.activeDeadlineSeconds is not supported in a StatefulSet",fieldPath=`.template.spec.activeDeadlineSeconds`
 // +kubebuilder:validation:XValidation:rule="!has(self.progressDeadlineSeconds) || !has(self.minReadySeconds) || self.progressDeadlineSeconds > self.minReadySeconds",message="spec.progressDeadlineSeconds must be greater than spec.minReadySeconds",fieldPath=`.progressDeadlineSeconds`
 type StatefulSetSpec struct {
-	// Replicas is the number of pods wanted. Defaults to 1.
+	// Replicas is the number of pods wanted. Defaults to 1; at most
+	// 100000.
 	//
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100000
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
 

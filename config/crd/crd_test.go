@@ -8,6 +8,8 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // The API server's own CRD validation, run here so that a rule over the
@@ -67,5 +69,18 @@ func TestTheCRDHasTheKindsNamesAndSubresources(t *testing.T) {
 	}
 	if got := v.Subresources.Scale.LabelSelectorPath; got == nil || *got != ".status.labelSelector" {
 		t.Errorf("scale labelSelectorPath %v, want .status.labelSelector", got)
+	}
+}
+
+// The schema's maximum of spec.replicas is the one the controller and
+// its tests know as v1alpha1.MaxReplicas.
+func TestTheSchemaBoundsReplicasAtMaxReplicas(t *testing.T) {
+	crd, err := StatefulSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	replicas := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["replicas"]
+	if replicas.Maximum == nil || *replicas.Maximum != v1alpha1.MaxReplicas {
+		t.Errorf("spec.replicas maximum %v, want %d", replicas.Maximum, v1alpha1.MaxReplicas)
 	}
 }

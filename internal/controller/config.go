@@ -169,13 +169,19 @@ func (c *Config) RESTConfig(userAgent string) (*rest.Config, error) {
 // Options returns Run's options for this configuration, which Validate
 // accepted; busy is the client's Limiter.Busy (nil when unthrottled) and
 // apiServer the client's rest.Config.Host, whose addresses hooks may not
-// call. Options.Extended is the caller's to set (ExtendedClient).
+// call. Under a QPS limit one set's Parallel batch writes at most Burst
+// pods at once (Options.BurstInFlight). Options.Extended is the caller's
+// to set (ExtendedClient).
 func (c *Config) Options(busy func() bool, apiServer string) Options {
 	allow, _ := parseCIDRs(c.HookAllowCIDRs)
 	sa, _ := parseServiceAccount(c.HookTokenServiceAccount)
-	return Options{Workers: c.Workers, Namespace: c.Namespace, Busy: busy, StatusHold: c.StatusHold, SkipAppsV1: !c.AppsV1,
+	opts := Options{Workers: c.Workers, Namespace: c.Namespace, Busy: busy, StatusHold: c.StatusHold, SkipAppsV1: !c.AppsV1,
 		Hooks:   HookOptions{AllowCIDRs: allow, ProxyFromEnvironment: c.HookProxyFromEnvironment, TokenServiceAccount: sa, APIServer: apiServer},
 		Release: planner.Release{RecreateGateOff: !RecreateGate(c.FeatureGates)}}
+	if c.QPS > 0 {
+		opts.BurstInFlight = max(c.Burst, 1)
+	}
+	return opts
 }
 
 // parseCIDRs reads --hook-allow-cidrs.

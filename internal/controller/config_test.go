@@ -89,6 +89,22 @@ func TestQPSZeroBuildsAClientWithNoRateLimiter(t *testing.T) {
 	}
 }
 
+// Under a QPS limit a set's batch writes at most --burst pods at once;
+// unthrottled, a whole batch, as upstream.
+func TestTheBurstBoundsABatchOnlyUnderAQPSLimit(t *testing.T) {
+	for _, tc := range []struct {
+		qps   float32
+		burst int
+		want  int
+	}{{20, 30, 30}, {5, 0, 1}, {0, 30, 0}} {
+		cfg := NewConfig()
+		cfg.QPS, cfg.Burst = tc.qps, tc.burst
+		if got := cfg.Options(nil, "").BurstInFlight; got != tc.want {
+			t.Errorf("--qps %g --burst %d: %d pods of a batch at once, want %d", tc.qps, tc.burst, got, tc.want)
+		}
+	}
+}
+
 // The hook flags reach Run's options: the allow list as ranges, the proxy
 // switch, the token's ServiceAccount, and the API server's URL.
 func TestHookFlagsBecomeHookOptions(t *testing.T) {

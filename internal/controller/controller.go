@@ -39,6 +39,12 @@ const orphanIndex = "orphanOf"
 // namespace's revisions (a thousand sets have thousands).
 const orphanRevisionIndex = "orphanRevisionIn"
 
+// claimPrefixIndex indexes claims by namespace and their name without
+// its ordinal: <template>-<set> of <template>-<set>-<ordinal>. A sync
+// reads the claims of its set's templates from it, so what it reads
+// follows the claims that exist, never spec.replicas.
+const claimPrefixIndex = "claimPrefix"
+
 // Controller reconciles apps/v1 StatefulSets and, when the cluster serves
 // it, the extended kind (apps.ordinal.dev/v1alpha1).
 type Controller struct {
@@ -105,6 +111,9 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	if err := revInf.Informer().AddIndexers(cache.Indexers{ownerIndex: indexByOwner, orphanRevisionIndex: indexOrphanRevision}); err != nil {
 		return nil, fmt.Errorf("adding revision index: %w", err)
 	}
+	if err := claimInf.Informer().AddIndexers(cache.Indexers{claimPrefixIndex: indexClaimPrefix}); err != nil {
+		return nil, fmt.Errorf("adding claim index: %w", err)
+	}
 	events := record.NewBroadcaster(record.WithContext(context.Background()))
 	events.StartRecordingToSink(&yieldingSink{EventSink: &typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")}, busy: busy})
 	recorder := events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "ordinal-statefulset-controller"})
@@ -121,7 +130,8 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	c.status, c.deferred = newAPIStatus(client, c.states), statusDeferrals{states: c.states}
 	c.quiet = newQuietWatch(c.states, busy)
 	c.exp = newExpectations(c.states, time.Now)
-	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp, hooks: newHookCaller(context.Background(), client, c.states, opts.Hooks, interfaceAddrs())}
+	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp, hooks: newHookCaller(context.Background(), client, c.states, opts.Hooks, interfaceAddrs()),
+		inFlight: opts.BurstInFlight}
 	if opts.Metrics != nil {
 		if err := opts.Metrics.Register(newRolloutCollector(c.states)); err != nil {
 			return nil, fmt.Errorf("registering the rollout gauges: %w", err)
@@ -242,6 +252,20 @@ func indexOrphanByParent(obj any) ([]string, error) {
 		return nil, nil
 	}
 	return []string{r.Namespace() + "/" + parent}, nil
+}
+
+// indexClaimPrefix keys a claim by namespace and its name without the
+// ordinal; a claim whose name ends in no ordinal is not indexed.
+func indexClaimPrefix(obj any) ([]string, error) {
+	r, ok := obj.(*claimRecord)
+	if !ok {
+		return nil, nil
+	}
+	prefix, _, ok := planner.SplitPodName(r.Name())
+	if !ok {
+		return nil, nil
+	}
+	return []string{r.Namespace() + "/" + prefix}, nil
 }
 
 func indexOrphanRevision(obj any) ([]string, error) {

@@ -27,6 +27,9 @@ type apiPodControl struct {
 	recorder record.EventRecorder
 	exp      *expectations
 	hooks    *hookCaller
+	// inFlight, when positive, bounds the units of a batch that run at
+	// once (Options.BurstInFlight).
+	inFlight int
 }
 
 var _ PodControl = (*apiPodControl)(nil)
@@ -57,19 +60,28 @@ func (c *apiPodControl) sequential(ctx context.Context, set *appsv1.StatefulSet,
 }
 
 // burst runs the step's batches in order, the units of one batch
-// concurrently; a batch with an error ends the step after all its units
-// have run, so one failing pod never stops its siblings already in flight.
+// concurrently (at most inFlight at once, in order, when it is set); a
+// batch with an error ends the step after all its units have run, so one
+// failing pod never stops its siblings already in flight. Which units run
+// is upstream's either way: only how many wait for the client's tokens at
+// once differs.
 func (c *apiPodControl) burst(ctx context.Context, set *appsv1.StatefulSet, setKey string, step planner.Step) error {
 	start := 0
 	for _, n := range batchSizes(step) {
 		batch := units(step.Actions[start : start+n])
 		start += n
 		errs := make([]error, len(batch))
+		width := len(batch)
+		if c.inFlight > 0 {
+			width = min(width, c.inFlight)
+		}
+		slots := make(chan struct{}, width)
 		var wg sync.WaitGroup
 		for i, unit := range batch {
 			wg.Add(1)
+			slots <- struct{}{}
 			go func() {
-				defer wg.Done()
+				defer func() { <-slots; wg.Done() }()
 				errs[i] = c.unit(ctx, set, setKey, unit)
 			}()
 		}

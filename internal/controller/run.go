@@ -37,6 +37,12 @@ type Options struct {
 	// Busy (DefaultStatusHold is the commands' default); below the 1 s
 	// debounce every status change waits for, it means that debounce.
 	StatusHold time.Duration
+	// BurstInFlight, when positive, is how many pods of one set's
+	// Parallel batch are written at once; 0 writes a whole batch (up to
+	// planner.MaxBatch pods) at once, as upstream does. Config.Options
+	// sets it to the client's burst: more would only wait for tokens,
+	// and every request of every other set would queue behind them.
+	BurstInFlight int
 	// SkipAppsV1 leaves apps/v1 StatefulSets to another controller.
 	SkipAppsV1 bool
 	// Extended, when set, makes the controller manage the extended kind
@@ -69,6 +75,9 @@ type Options struct {
 func Run(ctx context.Context, client kubernetes.Interface, opts Options) error {
 	if opts.Workers < 1 {
 		return fmt.Errorf("workers must be at least 1, got %d", opts.Workers)
+	}
+	if opts.BurstInFlight < 0 {
+		return fmt.Errorf("burst in flight must not be negative, got %d", opts.BurstInFlight)
 	}
 	if opts.StatusHold < 0 {
 		return fmt.Errorf("status hold must not be negative, got %s", opts.StatusHold)

@@ -81,6 +81,11 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	truncErr := c.truncate(ctx, set, revs, in)
 	recordRollout(c.states, key, set, plan)
+	if plan.Truncated {
+		// The plan left ordinals for the next sync (planner.MaxCreates),
+		// which waits for the cache to show this one's creates.
+		requeue = cacheLagRequeue
+	}
 	return requeue, errors.Join(applyErr, changeErr, statusErr, truncErr)
 }
 
@@ -199,44 +204,36 @@ func (c *Controller) ownedPods(ctx context.Context, set *appsv1.StatefulSet, sel
 	return claimPods(ctx, c.client, c.fresh, set, selector, b.pods(records))
 }
 
-// claimsFor looks up, by name, the claims of every ordinal of the set
-// (past its reserved ones, for an extended set) and of every owned pod, so
-// the planner never needs to list a namespace.
+// claimsFor reads the claims of the set's ordinals (past its reserved
+// ones, for an extended set) and of every owned pod from the claim index
+// by template, so the planner never needs to list a namespace, and what a
+// sync reads follows the claims that exist, not spec.replicas.
 func (c *Controller) claimsFor(set *appsv1.StatefulSet, pods []*corev1.Pod, ext *planner.Extended, b *builder) map[string]*corev1.PersistentVolumeClaim {
 	out := map[string]*corev1.PersistentVolumeClaim{}
 	if len(set.Spec.VolumeClaimTemplates) == 0 {
 		return out
 	}
-	ordinals := map[int32]bool{}
-	start, replicas := planner.StartOrdinal(set), planner.Replicas(set)
-	if ext != nil && len(ext.Reserved) > 0 {
-		for _, o := range planner.SetOrdinals(start, replicas, ext.Reserved) {
-			ordinals[o] = true
-		}
+	var reserved []planner.OrdinalRange
+	if ext != nil {
+		reserved = ext.Reserved
 	}
+	layout := planner.NewLayout(planner.StartOrdinal(set), planner.Replicas(set), reserved)
+	podAt := make(map[int32]bool, len(pods))
 	for _, p := range pods {
-		// Pods in the ordinal range are looked up with the range.
-		if o, ok := planner.ParseOrdinal(set.Name, p.Name); ok && (o < start || o >= start+replicas) {
-			ordinals[o] = true
+		if o, ok := planner.ParseOrdinal(set.Name, p.Name); ok {
+			podAt[o] = true
 		}
 	}
-	for o := start; o < start+replicas && o >= start; o++ {
-		c.addClaims(out, set, o, b)
-	}
-	for o := range ordinals {
-		c.addClaims(out, set, o, b)
+	for i := range set.Spec.VolumeClaimTemplates {
+		template := set.Spec.VolumeClaimTemplates[i].Name
+		for _, r := range byIndex[*claimRecord](c.claimIdx, claimPrefixIndex, set.Namespace+"/"+template+"-"+set.Name) {
+			_, o, ok := planner.SplitPodName(r.Name())
+			if _, in := layout.Index(o); ok && (in || podAt[o]) && r.Name() == planner.ClaimName(template, set.Name, o) {
+				out[r.Name()] = b.claim(r)
+			}
+		}
 	}
 	return out
-}
-
-// addClaims adds to out the cached claims of the set's pod at ordinal o.
-func (c *Controller) addClaims(out map[string]*corev1.PersistentVolumeClaim, set *appsv1.StatefulSet, o int32, b *builder) {
-	for i := range set.Spec.VolumeClaimTemplates {
-		name := planner.ClaimName(set.Spec.VolumeClaimTemplates[i].Name, set.Name, o)
-		if r, ok := claimRecordByName(c.claimIdx, set.Namespace, name); ok {
-			out[name] = b.claim(r)
-		}
-	}
 }
 
 // truncate deletes revisions beyond the history limit; never a live one.

@@ -77,18 +77,17 @@ func (*ExtendedStatefulSets) Reserved(obj any) []int32 {
 	if set == nil || len(set.Spec.ReserveOrdinals) == 0 {
 		return nil
 	}
-	ranges := osts.Reserved(set)
 	view := osts.View(set)
 	start := planner.StartOrdinal(view)
-	ords := planner.SetOrdinals(start, planner.Replicas(view), ranges)
-	if len(ords) == 0 {
-		return nil
-	}
 	var out []int32
-	for ord := start; ord < ords[len(ords)-1] && len(out) < maxReservedCells; ord++ {
-		if planner.Reserved(ranges, ord) {
-			out = append(out, ord)
+	// The reserved ordinals below the highest are the gaps before and
+	// between the runs of the set's ordinals.
+	next := int64(start)
+	for _, run := range planner.NewLayout(start, planner.Replicas(view), osts.Reserved(set)).Runs() {
+		for ord := next; ord < int64(run.Low) && len(out) < maxReservedCells; ord++ {
+			out = append(out, int32(ord))
 		}
+		next = int64(run.High) + 1
 	}
 	return slices.Clip(out)
 }

@@ -98,10 +98,14 @@ func snapshot(o observed) view.Snapshot {
 // markReserved gives reserved ordinals without a pod the reserved state,
 // adding cells for those outside the listed range.
 func markReserved(cells []view.Cell, reserved []int32, setName string) []view.Cell {
+	at := make(map[int32]int, len(cells))
+	for i, c := range cells {
+		at[c.Ordinal] = i
+	}
 	for _, ord := range reserved {
-		i := slices.IndexFunc(cells, func(c view.Cell) bool { return c.Ordinal == ord })
+		i, ok := at[ord]
 		switch {
-		case i < 0:
+		case !ok:
 			cells = append(cells, view.Cell{Ordinal: ord, Pod: setName + "-" + strconv.Itoa(int(ord)), State: StateReserved})
 		case cells[i].State == view.StateMissing:
 			cells[i].State = StateReserved
@@ -124,6 +128,9 @@ func summarize(kind string, s view.Snapshot) Summary {
 	for _, c := range s.Cells {
 		sum.States[c.State]++
 	}
+	if s.MoreMissing > 0 {
+		sum.States[view.StateMissing] += int(s.MoreMissing)
+	}
 	// Reserved cells lie among the set's ordinals (see Reserver), so its
 	// pods reach that many ordinals further; pods above are condemned.
 	end := s.StartOrdinal + s.Replicas + int32(sum.States[StateReserved])
@@ -142,7 +149,7 @@ func health(s view.Snapshot, sum Summary) string {
 		return HealthFailing
 	case s.PausedPartition != "" || s.Extended != nil && s.Extended.Paused:
 		return HealthPaused
-	case s.Done && sum.States[view.StateReady]+sum.States[StateReserved] == len(s.Cells) && s.CurrentRevision == s.UpdateRevision:
+	case s.Done && s.MoreMissing == 0 && sum.States[view.StateReady]+sum.States[StateReserved] == len(s.Cells) && s.CurrentRevision == s.UpdateRevision:
 		return HealthComplete
 	}
 	return HealthProgressing

@@ -1,10 +1,12 @@
 package dashboard
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -111,5 +113,30 @@ func TestTheTimelineHoldsTheSetsPodsAndClaimsNewestFirst(t *testing.T) {
 	want := []string{"Pod/web-0 Started", "PersistentVolumeClaim/data-web-0 Provisioned", "StatefulSet/web SuccessfulCreate"}
 	if diff := cmp.Diff(want, reasons); diff != "" {
 		t.Errorf("timeline (-want +got):\n%s", diff)
+	}
+}
+
+// The page of a set scaled to a million replicas with three pods costs
+// its pods: a bounded strip of cells whose missing ones are counted, a
+// summary that counts every missing ordinal, and a plan that lists a few
+// of its creates.
+func TestThePageOfAHugeSetIsBounded(t *testing.T) {
+	set := testgen.StatefulSet("web", testgen.Replicas(1_000_000), testgen.Parallel())
+	rev := testgen.RevisionOf(set, 1)
+	set.Status.CurrentRevision, set.Status.UpdateRevision = rev.Name, rev.Name
+	pods := []*corev1.Pod{testgen.Pod(set, 0, testgen.At(rev)), testgen.Pod(set, 1, testgen.At(rev)), testgen.Pod(set, 2, testgen.At(rev))}
+	o := observed{kind: &StatefulSets{}, Observed: setops.Observed{Set: set, Pods: pods, Revisions: []*appsv1.ControllerRevision{rev}}}
+	d := detail(o, true, testgen.Epoch.Add(time.Hour))
+	if n := len(d.Status.Cells); n != 3+view.MaxMissingCells {
+		t.Errorf("%d cells, want %d", n, 3+view.MaxMissingCells)
+	}
+	if got := d.Summary.States[view.StateMissing]; got != 1_000_000-3 {
+		t.Errorf("the summary counts %d missing pods, want %d", got, 1_000_000-3)
+	}
+	if d.Summary.Health != HealthProgressing {
+		t.Errorf("health %s, want %s", d.Summary.Health, HealthProgressing)
+	}
+	if lines := strings.Count(d.Plan, "\n"); lines > 40 || !strings.Contains(d.Plan, "… and ") {
+		t.Errorf("the plan is %d lines and does not count what it leaves out:\n%s", lines, d.Plan)
 	}
 }

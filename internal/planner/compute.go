@@ -31,11 +31,12 @@ type planner struct {
 	current, update       string
 	currentSet, updateSet *appsv1.StatefulSet
 	start                 int32
-	replicas              []slot // in ordinal order; see indexOf
-	// ordinals and index are the set's ordinals and their places in
-	// replicas when it reserves some; nil when they run from start on.
-	ordinals  []int32
-	index     map[int32]int
+	// layout is the set's ordinals, and replicas the observed pods at
+	// them, in ordinal order. An ordinal without a pod has no slot: its
+	// pod is built only by a pass that acts on it (placeholder), so a
+	// plan's cost follows the pods that exist, not spec.replicas.
+	layout    Layout
+	replicas  []slot
 	condemned []slot // highest ordinal first
 	monotonic bool
 	plan      Plan
@@ -85,7 +86,8 @@ type block struct {
 
 // Compute plans one sync of in.Set. The passes run in upstream's order and
 // stop where upstream stops:
-//  1. sort pods into the ordinal range and condemned, fill missing ordinals;
+//  1. sort pods into the ordinal range and condemned (a missing ordinal's
+//     pod is built by the pass that acts on it);
 //  2. if the set is being deleted, only compute status; otherwise carry
 //     on an extended set's updates in place and set readiness gates
 //     (inplacepod.go);
@@ -94,7 +96,8 @@ type block struct {
 //  4. the replica pass: replace finished pods, create missing ones, repair
 //     identity, storage and claim retention (OrderedReady stops at the first
 //     pod that is not healthy; Parallel works pod by pod in slow-start
-//     batches and stops after a batch in which a pod fails);
+//     batches and stops after a batch in which a pod fails, or in which it
+//     reached MaxCreates missing pods);
 //  5. claim retention for condemned pods, then the scale-down pass
 //     (OrderedReady deletes one pod, highest ordinal first); Parallel runs
 //     these two before the replica pass (scalePasses);
@@ -112,7 +115,6 @@ func Compute(in Input) Plan {
 	p.monotonic = in.Set.Spec.PodManagementPolicy != appsv1.ParallelPodManagement
 	p.sortPods()
 	if p.resolveRevisions() && p.recreateAllowed() {
-		p.fillHoles()
 		p.checkNames()
 		p.checkStrategy()
 		p.unordered = !p.compilePriority()
@@ -252,25 +254,29 @@ func (p *planner) apply(rev *appsv1.ControllerRevision) (*appsv1.StatefulSet, er
 func (p *planner) sortPods() {
 	p.start = StartOrdinal(p.set)
 	count := Replicas(p.set)
-	if len(p.reservations()) > 0 {
-		count = p.placeOrdinals(count)
-	} else if limit := int64(math.MaxInt32) - int64(p.start) + 1; int64(count) > limit {
-		p.warn(ReasonOrdinalOverflow, "StatefulSet/"+p.set.Name, fmt.Sprintf("ordinals above %d cannot be named; only %d replicas are managed", math.MaxInt32, limit))
-		count = int32(limit)
+	p.layout = NewLayout(p.start, count, p.reservations())
+	if n := p.layout.Len(); n < count && len(p.reservations()) > 0 {
+		p.warn(ReasonOrdinalOverflow, "StatefulSet/"+p.set.Name, fmt.Sprintf(
+			"ordinals above %d cannot be named; with the reserved ordinals only %d replicas are managed", math.MaxInt32, n))
+	} else if n < count {
+		p.warn(ReasonOrdinalOverflow, "StatefulSet/"+p.set.Name, fmt.Sprintf("ordinals above %d cannot be named; only %d replicas are managed", math.MaxInt32, n))
 	}
-	p.replicas = make([]slot, count)
 	seen := make(map[string]bool, len(p.in.Pods))
+	placed := make(map[int32]int, len(p.in.Pods))
 	for _, pod := range p.in.Pods {
 		ord, ok := p.admit(pod, seen)
-		if !ok {
-			continue
-		}
-		if i, ok := p.indexOf(ord); ok {
+		switch i, held := placed[ord]; {
+		case !ok:
+		case held:
 			p.place(&p.replicas[i], slot{ordinal: ord, pod: pod})
-		} else {
+		case p.inRange(ord):
+			placed[ord] = len(p.replicas)
+			p.replicas = append(p.replicas, slot{ordinal: ord, pod: pod})
+		default:
 			p.condemned = append(p.condemned, slot{ordinal: ord, pod: pod})
 		}
 	}
+	slices.SortFunc(p.replicas, func(a, b slot) int { return cmp.Compare(a.ordinal, b.ordinal) })
 	slices.SortFunc(p.condemned, func(a, b slot) int { return cmp.Compare(b.ordinal, a.ordinal) })
 }
 
@@ -308,24 +314,28 @@ func (p *planner) admit(pod *corev1.Pod, seen map[string]bool) (int32, bool) {
 	return ord, ok
 }
 
-// fillHoles builds the pod each missing ordinal should get. Upstream's
-// newVersionedStatefulSetPod rule decides the revision: below the partition
-// (counted from the start ordinal) a pod is recreated at the current
-// revision. With type RollingUpdate but no rollingUpdate block, upstream
-// compares with status.currentReplicas instead, a quirk kept here.
-func (p *planner) fillHoles() {
-	for i := range p.replicas {
-		if p.replicas[i].pod != nil {
-			continue
-		}
-		ord := p.ordinalAt(i)
-		pod := newPod(p.updateSet, p.ownerKind(), p.update, ord)
-		if p.recreateAtCurrent(ord) {
-			pod = newPod(p.currentSet, p.ownerKind(), p.current, ord)
-		}
-		p.addGate(pod)
-		p.replicas[i] = slot{ordinal: ord, pod: pod, placeholder: true}
+// placeholder builds the pod a missing ordinal should get. Upstream's
+// newVersionedStatefulSetPod rule decides the revision: below the
+// partition (counted from the start ordinal) a pod is recreated at the
+// current revision. With type RollingUpdate but no rollingUpdate block,
+// upstream compares with status.currentReplicas instead, a quirk kept
+// here. Only the passes that act on a missing ordinal build its pod.
+func (p *planner) placeholder(ord int32) slot {
+	pod := newPod(p.updateSet, p.ownerKind(), p.update, ord)
+	if p.recreateAtCurrent(ord) {
+		pod = newPod(p.currentSet, p.ownerKind(), p.current, ord)
 	}
+	p.addGate(pod)
+	return slot{ordinal: ord, pod: pod, placeholder: true}
+}
+
+// placeholderFor is the observed pod's slot, or for a missing ordinal
+// (observed nil) its placeholder.
+func (p *planner) placeholderFor(ord int32, observed *slot) slot {
+	if observed != nil {
+		return *observed
+	}
+	return p.placeholder(ord)
 }
 
 func (p *planner) recreateAtCurrent(ord int32) bool {
@@ -354,8 +364,8 @@ func (p *planner) checkNames() {
 				len(name), appsv1.StatefulSetRevisionLabel))
 		}
 	}
-	if n := len(p.replicas); n > 0 {
-		if last := p.replicas[n-1].pod.Name; len(last) > validation.DNS1123LabelMaxLength {
+	if ord, ok := p.layout.Last(); ok {
+		if last := PodName(p.set.Name, ord); len(last) > validation.DNS1123LabelMaxLength {
 			p.warn(ReasonPodNameTooLong, "Pod/"+last, "the pod name is over 63 characters, the limit for its hostname and pod-name label; the pod cannot be created")
 		}
 	}

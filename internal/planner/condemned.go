@@ -72,13 +72,21 @@ func (p *planner) scaleDown(s slot) []Action {
 }
 
 // firstUnavailable is the first unavailable pod in ordinal order within the
-// range, else the lowest-ordinal unavailable condemned pod.
+// range, a missing one included (its pod is built), else the
+// lowest-ordinal unavailable condemned pod.
 func (p *planner) firstUnavailable() *corev1.Pod {
 	minReady, now := p.set.Spec.MinReadySeconds, p.in.Now
+	missing, hasMissing := p.firstMissing()
 	for _, s := range p.replicas {
+		if hasMissing && missing < s.ordinal {
+			break
+		}
 		if isUnavailable(s.pod, minReady, now) {
 			return s.pod
 		}
+	}
+	if hasMissing {
+		return p.placeholder(missing).pod
 	}
 	for i := len(p.condemned) - 1; i >= 0; i-- {
 		if s := p.condemned[i]; isUnavailable(s.pod, minReady, now) {

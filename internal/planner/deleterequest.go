@@ -31,7 +31,7 @@ func (p *planner) deleteRequestedPass() {
 	var actions []Action
 	for i := len(p.replicas) - 1; i >= 0; i-- {
 		s := p.replicas[i]
-		if s.placeholder || isTerminating(s.pod) || p.deleted[s.ordinal] || s.pod.Labels[v1alpha1.DeleteRequestedLabel] != "true" {
+		if isTerminating(s.pod) || p.deleted[s.ordinal] || s.pod.Labels[v1alpha1.DeleteRequestedLabel] != "true" {
 			continue
 		}
 		free := !IsAvailable(s.pod, minReady, now) || p.inPlaceBusy(s.pod)
@@ -55,7 +55,7 @@ func (p *planner) deleteRequestedPass() {
 // unavailableCount is how many of the set's pods, created or not, are
 // unavailable.
 func (p *planner) unavailableCount() int {
-	n := 0
+	n := p.missing()
 	for _, s := range p.replicas {
 		if isUnavailable(s.pod, p.set.Spec.MinReadySeconds, p.in.Now) || p.inPlaceBusy(s.pod) {
 			n++

@@ -10,4 +10,8 @@
 // adopts from later releases called out where they apply. Where an older
 // release's controller behaves otherwise and the set does not show which
 // release admitted it, Input.Release says (release.go).
+//
+// What a plan costs follows the pods that exist, never spec.replicas: the
+// set's ordinals are a Layout, and a missing ordinal's pod is built only
+// by the pass that acts on it (at most MaxCreates of them a plan).
 package planner

@@ -233,7 +233,7 @@ func (p *planner) inPlacePass() {
 	}
 	var actions []Action
 	for _, s := range p.replicas {
-		if s.placeholder || isTerminating(s.pod) || !isCreated(s.pod) {
+		if isTerminating(s.pod) || !isCreated(s.pod) {
 			continue
 		}
 		gate := gateStatus(s.pod)

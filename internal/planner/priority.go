@@ -94,7 +94,7 @@ func (p *planner) updateOrder() []OrderedPod {
 	var pending []slot
 	for i := len(p.replicas) - 1; i >= 0 && int64(p.replicas[i].ordinal) >= from; i-- {
 		s := p.replicas[i]
-		if !s.placeholder && !isTerminating(s.pod) && podRevision(s.pod) != p.update {
+		if !isTerminating(s.pod) && podRevision(s.pod) != p.update {
 			pending = append(pending, s)
 		}
 	}

@@ -37,6 +37,7 @@ func (p *planner) extend(st appsv1.StatefulSetStatus) *ExtendedPlan {
 		out.Change = p.onFailure(&x, failure)
 	}
 	x.Conditions = p.conditions(st, x, rolling, failure)
+	x.BlockedBy = x.BlockedBy[:min(len(x.BlockedBy), MaxBlockedBy)]
 	out.Status = x
 	if rolling && !p.ext.Paused && !p.atPartition {
 		p.requeueBy(p.deadlineLeft(x))
@@ -55,15 +56,17 @@ func (p *planner) partitionReached() bool {
 		return false
 	}
 	from, minReady, now := int64(p.start)+int64(part), p.set.Spec.MinReadySeconds, p.in.Now
+	observed := 0
 	for _, s := range p.replicas {
 		if int64(s.ordinal) < from {
 			continue
 		}
-		if s.placeholder || isTerminating(s.pod) || podRevision(s.pod) != p.update || !IsAvailable(s.pod, minReady, now) {
+		if isTerminating(s.pod) || podRevision(s.pod) != p.update || !IsAvailable(s.pod, minReady, now) {
 			return false
 		}
+		observed++
 	}
-	return true
+	return observed == p.ordinalsFrom(from)
 }
 
 func (p *planner) countUpdated(x *ExtendedStatus) {
@@ -120,6 +123,18 @@ func (p *planner) resumed() bool {
 	return (c.Reason == ReasonRolloutPaused && !p.ext.Paused) || (c.Reason == ReasonPartitionRolledOut && !p.atPartition)
 }
 
+// MaxBlockedBy bounds status.blockedBy, and MaxFailuresListed the pods
+// the ReplicaFailure condition's message names. Both list pods that
+// exist, but a set of many thousands of pods whose image cannot be pulled
+// has that many stuck pods, and a status must stay writable: the API
+// server refuses a condition message over 32768 characters, and an
+// object over its request size limit (about 1.5 MiB). The first pods by
+// ordinal are listed; the rollout's failure is judged from them all.
+const (
+	MaxBlockedBy      = 50
+	MaxFailuresListed = 10
+)
+
 // blockedBy lists, in ordinal order, the pods the rollout waits on or that
 // run the update revision and are not Available, which are stuck: failing
 // permanently (at once), or in their state for longer than the progress
@@ -131,7 +146,7 @@ func (p *planner) blockedBy() []PodFailure {
 	}
 	var out []PodFailure
 	for _, s := range append(append([]slot(nil), p.replicas...), p.condemned...) {
-		if s.placeholder || (!waited[s.pod.Name] && podRevision(s.pod) != p.update) {
+		if !waited[s.pod.Name] && podRevision(s.pod) != p.update {
 			continue
 		}
 		f := Classify(s.pod, p.set.Spec.MinReadySeconds, p.in.Now, p.ext.ProgressDeadline)
@@ -242,12 +257,22 @@ func (p *planner) progressing(st appsv1.StatefulSetStatus, x ExtendedStatus, rol
 	return metav1.ConditionTrue, ReasonRolloutProgressing, fmt.Sprintf("%d of %d pods at revision %s are available", x.UpdatedAvailableReplicas, p.replicaCount(), st.UpdateRevision)
 }
 
+// permanentFailures names the pods that fail permanently, the first
+// MaxFailuresListed of them, and counts the rest.
 func permanentFailures(fs []PodFailure) []string {
 	var out []string
+	more := 0
 	for _, f := range fs {
-		if f.Permanent {
+		switch {
+		case !f.Permanent:
+		case len(out) < MaxFailuresListed:
 			out = append(out, fmt.Sprintf("%s: %s: %s", f.Pod, f.Reason, f.Message))
+		default:
+			more++
 		}
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("and %d more pods", more))
 	}
 	return out
 }

@@ -41,7 +41,7 @@ func (p *planner) recreatePass() bool {
 	var units [][]Action
 	old := false
 	for _, s := range p.everyPod() {
-		if s.placeholder || !isCreated(s.pod) || podRevision(s.pod) == p.update {
+		if !isCreated(s.pod) || podRevision(s.pod) == p.update {
 			continue
 		}
 		old = true
@@ -57,28 +57,35 @@ func (p *planner) recreatePass() bool {
 
 // recreateAppsV1 is upstream 1.37's Recreate for an apps/v1 set. The
 // deletes run side by side in slow-start batches whatever the pod
-// management policy, counted over every pod as upstream counts them; a
-// deleted pod still counts in status until the API shows it terminating.
-// The Progressing condition says RecreateInProgress while old pods are
-// deleted or awaited, and while the new ones are created.
+// management policy, counted as upstream counts them: over every ordinal
+// of the range, a missing one included, then the condemned pods. Only
+// the pods that exist are visited, each at its place. A deleted pod still
+// counts in status until the API shows it terminating. The Progressing
+// condition says RecreateInProgress while old pods are deleted or
+// awaited, and while the new ones are created.
 func (p *planner) recreateAppsV1() bool {
-	pods := p.everyPod()
-	units := make([][]Action, len(pods))
+	var units []placedUnit
 	old := false
-	for i, s := range pods {
-		if s.placeholder || !isCreated(s.pod) || podRevision(s.pod) == p.update {
-			continue
+	visit := func(at int64, s slot) {
+		if !isCreated(s.pod) || podRevision(s.pod) == p.update {
+			return
 		}
 		old = true
 		if isTerminating(s.pod) {
 			p.plan.Waits = append(p.plan.Waits, *p.recreateWait(s))
-			continue
+			return
 		}
 		p.deleted[s.ordinal] = true
-		units[i] = []Action{{Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulDelete, FailEvent: EventFailedDelete,
-			Reason: p.recreateReason(s)}}
+		units = append(units, placedUnit{at: at, actions: []Action{{Kind: DeletePod, Ordinal: s.ordinal, Pod: s.pod,
+			EventReason: EventSuccessfulDelete, FailEvent: EventFailedDelete, Reason: p.recreateReason(s)}}})
 	}
-	p.addBurstUnits(StepRecreate, units)
+	for _, s := range p.replicas {
+		visit(int64(p.layout.Below(s.ordinal)), s)
+	}
+	for i, s := range p.condemned {
+		visit(int64(p.layout.Len())+int64(i), s)
+	}
+	p.addPlacedUnits(StepRecreate, units)
 	switch {
 	case old:
 		p.recreateProgress = &appsv1.StatefulSetCondition{Type: appsv1.StatefulSetProgressing, Status: corev1.ConditionTrue, Reason: ReasonRecreateInProgress, Message: "Deleting old revision pods"}
@@ -88,8 +95,8 @@ func (p *planner) recreateAppsV1() bool {
 	return old
 }
 
-// everyPod is the ordinal range in order, then the condemned pods,
-// highest ordinal first.
+// everyPod is the observed pods of the ordinal range in order, then the
+// condemned pods, highest ordinal first.
 func (p *planner) everyPod() []slot {
 	return append(append(make([]slot, 0, len(p.replicas)+len(p.condemned)), p.replicas...), p.condemned...)
 }

@@ -29,6 +29,13 @@ func TestRecreateAppsV1(t *testing.T) {
 		pods:  with(f.pods(0, 2)),
 		steps: []string{"recreate*1: DeletePod web-0", "recreate*2: DeletePod web-2"},
 	}, {
+		name: "the batches count every ordinal, missing ones too, then the condemned pods, as upstream counts them",
+		f:    rollout(testgen.Replicas(5), testgen.Recreate()),
+		pods: f.pods(0, 3, 7),
+		// Places 0 (web-0), 1-2 (missing web-1, web-2), 3-6 (web-3, web-4
+		// missing, condemned web-7 at place 5 after the five ordinals).
+		steps: []string{"recreate*1: DeletePod web-0", "recreate*3: DeletePod web-3", "recreate*3: DeletePod web-7"},
+	}, {
 		name:  "a terminating old pod is waited for, and nothing is created meanwhile",
 		f:     f,
 		pods:  []*corev1.Pod{f.pod(1, testgen.Terminating(now))},

@@ -21,6 +21,18 @@ type outcome struct {
 	halt bool
 }
 
+// MaxCreates bounds the missing pods one plan builds under Parallel. Upstream
+// goes through every ordinal in one sync, so a scale-up to a million
+// replicas builds a million pods in memory and holds the sync (and any
+// change of the set, such as scaling back) until all are created. Here
+// the replica pass stops after the slow-start batch in which it built
+// its MaxCreates-th missing pod, like a sync cut short: the plan says
+// Truncated, the later passes wait for a sync that gets through every
+// pod, and the next sync carries on from there. A scale-up of up to
+// MaxCreates pods (up to 1011 from none: ten full batches) is planned in
+// one sync exactly as upstream plans it.
+const MaxCreates = 1000
+
 // replicaPass runs upstream's processReplica over the ordinal range and
 // reports whether the later passes may run. OrderedReady processes pods in
 // ordinal order and stops at the first one that is not healthy, so at most
@@ -28,11 +40,16 @@ type outcome struct {
 // Running, Ready and Available. Parallel processes every pod, each pod's
 // actions in order (its claims before it), pods side by side in slow-start
 // batches, and waits for none; like upstream it stops after a batch in
-// which a pod failed.
+// which a pod failed, and it stops after the batch in which it reached
+// MaxCreates missing pods.
 func (p *planner) replicaPass() bool {
 	units := make([][]Action, 0, len(p.replicas))
-	exited := false
-	for _, s := range p.replicas {
+	exited, built, batchEnd, size := false, 0, 1, 1
+	p.eachOrdinal(func(ord int32, observed *slot) bool {
+		if observed == nil {
+			built++
+		}
+		s := p.placeholderFor(ord, observed)
 		out := p.processReplica(s)
 		units = append(units, out.actions)
 		if out.wait != nil {
@@ -41,9 +58,19 @@ func (p *planner) replicaPass() bool {
 		p.halted = p.halted || out.halt
 		if p.monotonic && (out.exit || out.halt) {
 			exited = true
-			break
+			return false
 		}
-	}
+		if p.monotonic || len(units) < batchEnd {
+			return true
+		}
+		if built >= MaxCreates && len(units) < int(p.layout.Len()) {
+			p.plan.Truncated, exited = true, true
+			return false
+		}
+		size = min(2*size, MaxBatch)
+		batchEnd += size
+		return true
+	})
 	p.addUnits(StepReplicas, units)
 	return !exited && !p.halted
 }

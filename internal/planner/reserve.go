@@ -48,42 +48,72 @@ func (p *planner) reservations() []OrdinalRange {
 	return p.ext.Reserved
 }
 
-// placeOrdinals lays out the ordinals of a set that reserves some: its
-// pods go to the first count free ordinals, and a pod at a reserved
-// ordinal is condemned like one above the range. It returns how many
-// ordinals there are, fewer than count when they run past the largest
-// ordinal a pod name can carry.
-func (p *planner) placeOrdinals(count int32) int32 {
-	p.ordinals = SetOrdinals(p.start, count, p.ext.Reserved)
-	p.index = make(map[int32]int, len(p.ordinals))
-	for i, ord := range p.ordinals {
-		p.index[ord] = i
-	}
-	if n := int32(len(p.ordinals)); n < count {
-		p.warn(ReasonOrdinalOverflow, "StatefulSet/"+p.set.Name, fmt.Sprintf(
-			"ordinals above %d cannot be named; with the reserved ordinals only %d replicas are managed", math.MaxInt32, n))
-		return n
-	}
-	return count
+// inRange reports whether ord is one of the set's ordinals.
+func (p *planner) inRange(ord int32) bool {
+	_, ok := p.layout.Index(ord)
+	return ok
 }
 
-// indexOf is the place in p.replicas of the pod with ordinal ord, if the
-// ordinal is one of the set's.
-func (p *planner) indexOf(ord int32) (int, bool) {
-	if p.index != nil {
-		i, ok := p.index[ord]
-		return i, ok
-	}
-	i := int64(ord) - int64(p.start)
-	return int(i), i >= 0 && i < int64(len(p.replicas))
+// missing is how many of the set's ordinals have no pod.
+func (p *planner) missing() int {
+	return int(p.layout.Len()) - len(p.replicas)
 }
 
-// ordinalAt is the ordinal of the pod at place i of p.replicas.
-func (p *planner) ordinalAt(i int) int32 {
-	if p.ordinals != nil {
-		return p.ordinals[i]
+// eachOrdinal calls f with the set's ordinals in order, each with its
+// observed pod's slot, nil when it has none, until f returns false. A
+// pass that acts on a missing ordinal builds its pod (placeholder).
+func (p *planner) eachOrdinal(f func(ord int32, s *slot) bool) {
+	j := 0
+	for _, run := range p.layout.Runs() {
+		for ord := int64(run.Low); ord <= int64(run.High); ord++ {
+			var s *slot
+			if j < len(p.replicas) && int64(p.replicas[j].ordinal) == ord {
+				s = &p.replicas[j]
+				j++
+			}
+			if !f(int32(ord), s) {
+				return
+			}
+		}
 	}
-	return p.start + int32(i)
+}
+
+// eachOrdinalDown is eachOrdinal from the highest ordinal down.
+func (p *planner) eachOrdinalDown(f func(ord int32, s *slot) bool) {
+	runs, j := p.layout.Runs(), len(p.replicas)-1
+	for r := len(runs) - 1; r >= 0; r-- {
+		for ord := int64(runs[r].High); ord >= int64(runs[r].Low); ord-- {
+			var s *slot
+			if j >= 0 && int64(p.replicas[j].ordinal) == ord {
+				s = &p.replicas[j]
+				j--
+			}
+			if !f(int32(ord), s) {
+				return
+			}
+		}
+	}
+}
+
+// ordinalsFrom is how many of the set's ordinals are at or above from.
+func (p *planner) ordinalsFrom(from int64) int {
+	if from > math.MaxInt32 {
+		return 0
+	}
+	return int(p.layout.Len() - p.layout.Below(int32(max(from, 0))))
+}
+
+// firstMissing is the lowest of the set's ordinals without a pod.
+func (p *planner) firstMissing() (int32, bool) {
+	if p.missing() == 0 {
+		return 0, false
+	}
+	var first int32
+	p.eachOrdinal(func(ord int32, s *slot) bool {
+		first = ord
+		return s != nil
+	})
+	return first, true
 }
 
 // condemnedWhy says why a condemned pod goes: its ordinal is reserved, or
@@ -99,20 +129,12 @@ func (p *planner) condemnedWhy(s slot) string {
 // rangeWords names the set's ordinals: "0..2", or with reserved ordinals
 // the runs between them, "0, 2..3 (1 reserved)".
 func (p *planner) rangeWords() string {
-	n := len(p.replicas)
-	if n == 0 {
+	runs := p.layout.Runs()
+	switch {
+	case len(runs) == 0:
 		return "(none: replicas is 0)"
-	}
-	if p.ordinals == nil {
-		return fmt.Sprintf("%d..%d", p.start, int64(p.start)+int64(n)-1)
-	}
-	var runs []OrdinalRange
-	for _, ord := range p.ordinals {
-		if k := len(runs) - 1; k >= 0 && int64(runs[k].High)+1 == int64(ord) {
-			runs[k].High = ord
-			continue
-		}
-		runs = append(runs, OrdinalRange{ord, ord})
+	case len(p.reservations()) == 0:
+		return fmt.Sprintf("%d..%d", runs[0].Low, runs[0].High)
 	}
 	return fmt.Sprintf("%s (%s reserved)", rangesWords(runs), rangesWords(p.reservations()))
 }

@@ -96,15 +96,18 @@ func (p *planner) maxUnavailableGate() bool {
 // time, in vain; it still leaves currentReplicas.
 func (p *planner) legacyRollingUpdate() {
 	minReady, now := p.set.Spec.MinReadySeconds, p.in.Now
-	for i := len(p.replicas) - 1; i >= 0 && p.abovePartition(p.replicas[i].ordinal); i-- {
-		s := p.replicas[i]
+	p.eachOrdinalDown(func(ord int32, observed *slot) bool {
+		if !p.abovePartition(ord) {
+			return false
+		}
+		s := p.placeholderFor(ord, observed)
 		if podRevision(s.pod) != p.update && !isTerminating(s.pod) {
 			if p.deleted[s.ordinal] {
 				p.currentDeletes++
-				return
+				return false
 			}
 			p.addStep(StepRollingUpdate, p.rollingDelete(s, ""))
-			return
+			return false
 		}
 		if isUnavailable(s.pod, minReady, now) {
 			if !s.placeholder {
@@ -112,14 +115,15 @@ func (p *planner) legacyRollingUpdate() {
 					"RollingUpdate (no maxUnavailable): pods are replaced from the highest ordinal down, each once the pods above it are available; %s is not", s.pod.Name),
 					p.budgetHint(s)))
 			}
-			return
+			return false
 		}
-	}
+		return true
+	})
 }
 
 // comesBackUpdated reports whether deleting the pod in s now brings it
 // back at the update revision. Without a rollingUpdate block a recreated
-// pod's revision follows status.currentReplicas (fillHoles), which every
+// pod's revision follows status.currentReplicas (placeholder), which every
 // rolling delete lowers by one: pods replaced from the top come back
 // updated, but a lower one deleted out of turn comes back at the current
 // revision, still unavailable, and would be deleted for nothing again and
@@ -150,7 +154,7 @@ func (p *planner) outdated() []slot {
 	var out []slot
 	for i := len(p.replicas) - 1; i >= 0 && p.abovePartition(p.replicas[i].ordinal); i-- {
 		s := p.replicas[i]
-		if !s.placeholder && !isTerminating(s.pod) && !p.deleted[s.ordinal] && !p.changed[s.ordinal] && podRevision(s.pod) != p.update {
+		if !isTerminating(s.pod) && !p.deleted[s.ordinal] && !p.changed[s.ordinal] && podRevision(s.pod) != p.update {
 			out = append(out, s)
 		}
 	}
@@ -205,7 +209,7 @@ func (p *planner) budgetWaits(maxUnavailable, unavailable int) {
 	policy := fmt.Sprintf("RollingUpdate maxUnavailable %d: %d unavailable now, so %s (old revision) is replaced only when a pod becomes available",
 		maxUnavailable, unavailable, pending[0].pod.Name)
 	for _, s := range p.replicas {
-		if !s.placeholder && isUnavailable(s.pod, p.set.Spec.MinReadySeconds, p.in.Now) {
+		if isUnavailable(s.pod, p.set.Spec.MinReadySeconds, p.in.Now) {
 			p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, policy, p.budgetHint(s)))
 		}
 	}

@@ -74,9 +74,7 @@ func (p *planner) promote(st *appsv1.StatefulSetStatus) bool {
 func (p *planner) observed() []*corev1.Pod {
 	pods := make([]*corev1.Pod, 0, len(p.replicas)+len(p.condemned))
 	for _, s := range p.replicas {
-		if s.pod != nil && !s.placeholder {
-			pods = append(pods, s.pod)
-		}
+		pods = append(pods, s.pod)
 	}
 	for _, s := range p.condemned {
 		pods = append(pods, s.pod)

@@ -114,7 +114,7 @@ func (p *planner) storageRound() []podStorage {
 	var slots []slot
 	for i := len(p.replicas) - 1; i >= 0 && p.abovePartition(p.replicas[i].ordinal); i-- {
 		s := p.replicas[i]
-		if !s.placeholder && !isTerminating(s.pod) && !p.deleted[s.ordinal] {
+		if !isTerminating(s.pod) && !p.deleted[s.ordinal] {
 			slots = append(slots, s)
 		}
 	}
@@ -363,7 +363,7 @@ func (p *planner) volumeClaims() []ClaimTemplateStatus {
 	for i := range templates {
 		out[i].Name = templates[i].Name
 		for _, s := range p.replicas {
-			if s.placeholder || !claimMatches(p.in.Claims[ClaimName(templates[i].Name, p.set.Name, s.ordinal)], &templates[i]) {
+			if !claimMatches(p.in.Claims[ClaimName(templates[i].Name, p.set.Name, s.ordinal)], &templates[i]) {
 				continue
 			}
 			out[i].MatchingReplicas++

@@ -68,6 +68,10 @@ type Plan struct {
 	RequeueAfter time.Duration
 	// Warnings report odd objects a user should know about.
 	Warnings []Warning
+	// Truncated says the Parallel replica pass stopped after MaxCreates
+	// missing pods, leaving the rest of the set's ordinals, and the passes
+	// after it, to the next sync, which should follow at once.
+	Truncated bool
 	// Extended is what an extended set's plan adds; nil for apps/v1.
 	Extended *ExtendedPlan
 }

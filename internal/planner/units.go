@@ -26,30 +26,63 @@ func (p *planner) addUnits(name string, units [][]Action) {
 // addBurstUnits adds units as one Burst step whatever the pod management
 // policy, in slow-start batches counted over every unit, empty ones too.
 func (p *planner) addBurstUnits(name string, units [][]Action) {
-	step := Step{Name: name, Burst: true}
-	for start, size := 0, 1; start < len(units); start, size = start+size, min(2*size, MaxBatch) {
-		end, n, failed := min(start+size, len(units)), 0, false
-		for _, u := range units[start:end] {
-			step.Actions = append(step.Actions, u...)
-			n += len(u)
-			failed = failed || fails(u)
+	placed := make([]placedUnit, 0, len(units))
+	for i, u := range units {
+		if len(u) > 0 {
+			placed = append(placed, placedUnit{at: int64(i), actions: u})
 		}
-		step.Batches = append(step.Batches, n)
-		if failed {
-			break
+	}
+	p.addPlacedUnits(name, placed)
+}
+
+// placedUnit is one pod's actions at the pod's place among all the pods a
+// pass goes through.
+type placedUnit struct {
+	at      int64
+	actions []Action
+}
+
+// addPlacedUnits adds a Burst step of the units of a pass that has
+// nothing to do for most of its pods: only the units with actions are
+// given, each at its place (ascending), and the slow-start batches are
+// counted over every place, as addBurstUnits counts them, without a unit
+// for each place. Batches are listed up to the last with actions, empty
+// ones as zero: one int for every MaxBatch places below the last unit,
+// the only part of the step that follows the places rather than the
+// units (16 KiB for a unit at place 1000000).
+func (p *planner) addPlacedUnits(name string, units []placedUnit) {
+	if len(units) == 0 {
+		return
+	}
+	step := Step{Name: name, Burst: true, Batches: make([]int, 0, batchAt(units[len(units)-1].at)+1)}
+	last := -1 // the batch that holds a failing unit
+	for _, u := range units {
+		b := batchAt(u.at)
+		if len(u.actions) == 0 || (last >= 0 && b > last) {
+			continue
+		}
+		for len(step.Batches) <= b {
+			step.Batches = append(step.Batches, 0)
+		}
+		step.Actions = append(step.Actions, u.actions...)
+		step.Batches[b] += len(u.actions)
+		if fails(u.actions) {
+			last = b
 		}
 	}
 	if len(step.Actions) > 0 {
-		step.Batches = trimTrailingZeros(step.Batches)
 		p.plan.Steps = append(p.plan.Steps, step)
 	}
 }
 
-func trimTrailingZeros(batches []int) []int {
-	for len(batches) > 0 && batches[len(batches)-1] == 0 {
-		batches = batches[:len(batches)-1]
+// batchAt is the slow-start batch, from 0, of the unit at place i:
+// batches of 1, 2, 4, … pods up to MaxBatch, then MaxBatch each.
+func batchAt(i int64) int {
+	b, start, size := 0, int64(0), int64(1)
+	for size < MaxBatch && i >= start+size {
+		start, size, b = start+size, min(2*size, MaxBatch), b+1
 	}
-	return batches
+	return b + int((i-start)/size)
 }
 
 // fails reports whether a unit ends in a Fail action.

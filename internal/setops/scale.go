@@ -3,6 +3,7 @@ package setops
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,7 +75,7 @@ func heldOrdinals(set *v1alpha1.StatefulSet, pods []*corev1.Pod, ordinals []int3
 	}
 	view := osts.View(set)
 	ranges := osts.Extended(set).Reserved
-	own := planner.SetOrdinals(planner.StartOrdinal(view), planner.Replicas(view), ranges)
+	own := planner.NewLayout(planner.StartOrdinal(view), planner.Replicas(view), ranges)
 	byOrdinal := podsByOrdinal(set.Name, pods)
 	held := map[int32]*corev1.Pod{}
 	var errs []error
@@ -83,7 +84,7 @@ func heldOrdinals(set *v1alpha1.StatefulSet, pods []*corev1.Pod, ordinals []int3
 		switch {
 		case planner.Reserved(ranges, ord):
 			errs = append(errs, fmt.Errorf("ordinal %d is already reserved (spec.reserveOrdinals %s)", ord, reserveWords(reserved)))
-		case pod == nil || !slices.Contains(own, ord):
+		case pod == nil || !inLayout(own, ord):
 			errs = append(errs, fmt.Errorf("ordinal %d holds no pod of %s/%s (its pods: %s)", ord, ExtendedKind.Short(), set.Name, podWords(set.Name, own, byOrdinal)))
 		case pod.DeletionTimestamp != nil:
 			errs = append(errs, fmt.Errorf("%s is already terminating", pod.Name))
@@ -105,11 +106,16 @@ func podsByOrdinal(setName string, pods []*corev1.Pod) map[int32]*corev1.Pod {
 	return out
 }
 
+func inLayout(l planner.Layout, ord int32) bool {
+	_, ok := l.Index(ord)
+	return ok
+}
+
 // podWords names the pods at the set's own ordinals: "web-0, web-2".
-func podWords(setName string, own []int32, byOrdinal map[int32]*corev1.Pod) string {
+func podWords(setName string, own planner.Layout, byOrdinal map[int32]*corev1.Pod) string {
 	var names []string
-	for _, ord := range own {
-		if byOrdinal[ord] != nil {
+	for _, ord := range slices.Sorted(maps.Keys(byOrdinal)) {
+		if inLayout(own, ord) {
 			names = append(names, planner.PodName(setName, ord))
 		}
 	}

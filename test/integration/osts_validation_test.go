@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -212,6 +213,8 @@ func createCases() []invalidCase {
 		{"negative replicas", func(s *v1alpha1.StatefulSet) { s.Spec.Replicas = ptr(int32(-1)) },
 			schemaErrors("spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0",
 				".spec.replicas: Invalid value: -1: should be a non-negative integer")},
+		{"replicas over the maximum", func(s *v1alpha1.StatefulSet) { s.Spec.Replicas = ptr(int32(v1alpha1.MaxReplicas + 1)) },
+			schemaErrors("spec.replicas: Invalid value: 100001: spec.replicas in body should be less than or equal to 100000")},
 		{"negative revisionHistoryLimit", func(s *v1alpha1.StatefulSet) { s.Spec.RevisionHistoryLimit = ptr(int32(-1)) },
 			schemaErrors("spec.revisionHistoryLimit: Invalid value: -1: spec.revisionHistoryLimit in body should be greater than or equal to 0")},
 		{"negative minReadySeconds", func(s *v1alpha1.StatefulSet) { s.Spec.MinReadySeconds = -1 },
@@ -314,6 +317,7 @@ func TestValidExtendedSetsAreAccepted(t *testing.T) {
 			metav1.LabelSelectorRequirement{Key: "zone", Operator: metav1.LabelSelectorOpExists},
 			metav1.LabelSelectorRequirement{Key: "tier", Operator: metav1.LabelSelectorOpDoesNotExist}))},
 		{"a 63-character name", func(s *v1alpha1.StatefulSet) { s.Name = strings.Repeat("w", 63) }},
+		{"replicas at the maximum", func(s *v1alpha1.StatefulSet) { s.Spec.Replicas = ptr(int32(v1alpha1.MaxReplicas)) }},
 		{"InPlace claim updates", func(s *v1alpha1.StatefulSet) {
 			s.Spec.VolumeClaimUpdateStrategy.Type = v1alpha1.InPlaceVolumeClaimUpdateStrategyType
 		}},
@@ -326,5 +330,22 @@ func TestValidExtendedSetsAreAccepted(t *testing.T) {
 				t.Errorf("refused: %v", err)
 			}
 		})
+	}
+}
+
+// `kubectl scale osts/web --replicas=1000000` goes through the scale
+// subresource, which the API server validates against the schema too:
+// the set keeps its replicas and the user reads the maximum.
+func TestScalingAnExtendedSetPastTheMaximumIsRefused(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	createExtended(t, extended(t, webSet(ns, replicas(0))))
+	_, err := extendedSets(t, ns).Patch(context.Background(), setName, types.MergePatchType, []byte(`{"spec":{"replicas":1000000}}`), metav1.PatchOptions{}, "scale")
+	want := "spec.replicas: Invalid value: 1000000: spec.replicas in body should be less than or equal to 100000"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("scaling to a million: %v, want an error saying %q", err, want)
+	}
+	if got := *getExtended(t, ns).Spec.Replicas; got != 0 {
+		t.Errorf("replicas %d after the refused scale, want 0", got)
 	}
 }

@@ -112,6 +112,7 @@ function setPage(kind, ns, name) {
     partition: el("div", {class: "partition"}),
     legend: el("div", {class: "legend"}),
     grid: el("div", {class: "grid", id: "grid"}),
+    moreMissing: el("p", {class: "muted", id: "more-missing", hidden: ""}),
     failures: el("ul", {class: "failures"}),
     extended: el("section", {class: "card", id: "extended", hidden: ""}),
     plan: el("pre", {id: "plan"}),
@@ -129,7 +130,7 @@ function setPage(kind, ns, name) {
   };
   const diffButton = el("button", {id: "diff-button", onclick: () => showDiff(kind, ns, name, v)}, "Diff selected revisions");
   main.replaceChildren(v.title, v.summary, v.actions, v.error,
-    el("section", {class: "card"}, el("h2", {}, "Pods by ordinal"), v.partition, v.legend, v.grid, v.failures),
+    el("section", {class: "card"}, el("h2", {}, "Pods by ordinal"), v.partition, v.legend, v.grid, v.moreMissing, v.failures),
     v.extended,
     el("div", {class: "cols"},
       el("section", {class: "card"}, el("h2", {}, "What happens next"), v.plan),
@@ -162,6 +163,10 @@ function renderSet(kind, ns, name, v, d) {
   if (changed(v, "partition", d.partitionLine)) v.partition.textContent = d.partitionLine || "";
   if (changed(v, "legend", d.revisions)) v.legend.replaceChildren(...legend(d, st));
   renderGrid(v, st, colours);
+  // The status lists at most a hundred ordinals without a pod and counts
+  // the rest, so a set of a million replicas is not a million cells.
+  v.moreMissing.hidden = !st.moreMissing;
+  v.moreMissing.textContent = st.moreMissing ? "… and " + st.moreMissing + " more ordinals without a pod" : "";
   const failing = st.pods.filter((c) => c.state === "failing").slice(0, 20);
   if (changed(v, "failures", failing)) v.failures.replaceChildren(...failing.map((c) => el("li", {}, c.pod + ": " + c.reason)));
   if (changed(v, "extended", st.extended)) renderExtended(v, st.extended);

@@ -92,8 +92,8 @@ func NewExtendedSnapshot(view *appsv1.StatefulSet, set *v1alpha1.StatefulSet, re
 ) Snapshot {
 	s := NewSnapshot(view, pods, update)
 	if len(reserved) > 0 {
-		ords := planner.SetOrdinals(planner.StartOrdinal(view), planner.Replicas(view), reserved)
-		s.Cells = cellsAt(view.Name, ords, pods, s.UpdateRevision)
+		layout := planner.NewLayout(planner.StartOrdinal(view), planner.Replicas(view), reserved)
+		s.Cells, s.MoreMissing = cellsAt(view.Name, layout, pods, s.UpdateRevision)
 	}
 	s.Extended = extendedState(set)
 	s.Extended.Claims = claimStates(set, s.Cells, claims)

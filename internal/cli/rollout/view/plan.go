@@ -32,6 +32,10 @@ type PlanReport struct {
 	// Extended is what the extended kind's rollout safety will do; nil
 	// for apps/v1 (see ExtendPlan).
 	Extended *ExtendedPlan `json:"extended,omitempty"`
+
+	// Truncated says the replica pass stops after planner.MaxCreates new
+	// pods this sync; the next sync goes on with the rest.
+	Truncated bool `json:"truncated,omitempty"`
 	// numbers maps revision names to their numbers, for the text view.
 	numbers map[string]int64
 }
@@ -94,7 +98,7 @@ func NewPlanReport(set *appsv1.StatefulSet, res revision.Resolution, revisions [
 		PodManagementPolicy: string(set.Spec.PodManagementPolicy), Strategy: string(set.Spec.UpdateStrategy.Type),
 		Replicas: planner.Replicas(set), PausedPartition: set.Annotations[PausedAnnotation],
 		Current: ref(res.Current), Update: ref(res.Update), RevisionWrite: res.Write.String(),
-		Steps: []Step{}, Waits: []Wait{}, Warnings: []Warn{}, numbers: map[string]int64{},
+		Steps: []Step{}, Truncated: plan.Truncated, Waits: []Wait{}, Warnings: []Warn{}, numbers: map[string]int64{},
 		Status: Summary{plan.Status.Replicas, plan.Status.ReadyReplicas, plan.Status.CurrentReplicas, plan.Status.UpdatedReplicas},
 	}
 	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
@@ -156,6 +160,9 @@ func RenderPlan(w io.Writer, r PlanReport, now time.Time) {
 		orDefault(r.PodManagementPolicy, "OrderedReady"), r.Strategy, partitionSuffix(r))
 	renderRevisions(w, r)
 	renderSteps(w, r.Steps)
+	if r.Truncated {
+		fmt.Fprintf(w, "The replica pass stops here: a sync builds at most %d missing pods, finishing its slow-start batch; the next sync goes on with the rest.\n", planner.MaxCreates)
+	}
 	for _, wt := range r.Waits {
 		renderWait(w, r, wt, now)
 	}
@@ -196,6 +203,11 @@ func renderRevisions(w io.Writer, r PlanReport) {
 	}
 }
 
+// MaxListedActions bounds the actions the text of a plan lists for one
+// step; the rest are counted ("… and 2000 more"), so a scale-down of
+// thousands of pods reads in one screen. JSON and YAML list them all.
+const MaxListedActions = 20
+
 func renderSteps(w io.Writer, steps []Step) {
 	if len(steps) == 0 {
 		fmt.Fprintln(w, "Next actions: none.")
@@ -209,9 +221,13 @@ func renderSteps(w io.Writer, steps []Step) {
 			mode = "concurrently"
 		}
 		fmt.Fprintf(w, "  step %q (%s):\n", s.Name, mode)
-		for _, a := range s.Actions {
+		for _, a := range s.Actions[:min(len(s.Actions), MaxListedActions)] {
 			n++
 			fmt.Fprintf(w, "    %d. %s %s: %s\n", n, a.Kind, a.Object, a.Reason)
+		}
+		if more := len(s.Actions) - MaxListedActions; more > 0 {
+			n += more
+			fmt.Fprintf(w, "    … and %d more\n", more)
 		}
 	}
 }

@@ -17,14 +17,14 @@ const barWidth = 30
 func RenderStatus(w io.Writer, s Snapshot) {
 	fmt.Fprintf(w, "%s/%s: %s, %s, revision %s\n", orDefault(s.Resource, ResourceAppsV1), s.Name, orDefault(s.PodManagementPolicy, "OrderedReady"), s.Strategy, revisionLine(s))
 	if s.Err != "" {
-		renderCells(w, s.Cells)
+		renderCells(w, s)
 		return
 	}
-	fmt.Fprintf(w, "%s %d/%d updated, %d/%d ready\n", Bar(s.updatedCells(), len(s.Cells)), s.updatedCells(), s.Replicas, s.ReadyReplicas, s.Replicas)
+	fmt.Fprintf(w, "%s %d/%d updated, %d/%d ready\n", Bar(s.updatedCells(), len(s.Cells)+int(s.MoreMissing)), s.updatedCells(), s.Replicas, s.ReadyReplicas, s.Replicas)
 	if line := PartitionLine(s); line != "" {
 		fmt.Fprintln(w, line)
 	}
-	renderCells(w, s.Cells)
+	renderCells(w, s)
 	if s.Extended != nil {
 		renderExtendedState(w, s)
 	}
@@ -99,9 +99,9 @@ func span(from, to int32) string {
 	return fmt.Sprintf("%d-%d", from, to)
 }
 
-func renderCells(w io.Writer, cells []Cell) {
+func renderCells(w io.Writer, s Snapshot) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, c := range cells {
+	for _, c := range s.Cells {
 		mark := " "
 		if c.Updated {
 			mark = "*"
@@ -113,6 +113,9 @@ func renderCells(w io.Writer, cells []Cell) {
 		fmt.Fprintf(tw, "  %s %s\t%s\t%s\n", mark, c.Pod, orDefault(c.Revision, "-"), state)
 	}
 	_ = tw.Flush()
+	if s.MoreMissing > 0 {
+		fmt.Fprintf(w, "  … and %d more ordinals without a pod\n", s.MoreMissing)
+	}
 }
 
 func orDefault(s, def string) string {

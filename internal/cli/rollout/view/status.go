@@ -58,6 +58,9 @@ type Snapshot struct {
 	Generation         int64  `json:"generation"`
 	ObservedGeneration int64  `json:"observedGeneration"`
 	Cells              []Cell `json:"pods"`
+	// MoreMissing counts the set's ordinals without a pod that Cells
+	// leaves out: it lists at most MaxMissingCells of them, lowest first.
+	MoreMissing int32 `json:"moreMissing,omitempty"`
 	// Done and Message are kubectl's verdict (rollout_status.go), so the two
 	// tools agree on when a rollout is complete.
 	Done    bool   `json:"done"`
@@ -107,38 +110,60 @@ func NewSnapshot(set *appsv1.StatefulSet, pods []*corev1.Pod, update string) Sna
 	if update != "" {
 		s.UpdateRevision = update
 	}
-	s.Cells = cells(set, pods, s.UpdateRevision)
+	s.Cells, s.MoreMissing = cellsAt(set.Name, planner.NewLayout(planner.StartOrdinal(set), planner.Replicas(set), nil), pods, s.UpdateRevision)
 	s.Done, s.Message, s.Err = kubectlVerdict(set)
 	s.Failure = failure(s)
 	return s
 }
 
-// cells lists the ordinal range, then any pod above it.
-func cells(set *appsv1.StatefulSet, pods []*corev1.Pod, update string) []Cell {
-	return cellsAt(set.Name, planner.SetOrdinals(planner.StartOrdinal(set), planner.Replicas(set), nil), pods, update)
-}
+// MaxMissingCells bounds the cells of ordinals without a pod that a
+// snapshot lists: a set scaled to a million replicas with three pods is
+// three cells, a hundred missing ones and a count of the rest, not a
+// million cells.
+const MaxMissingCells = 100
 
-// cellsAt lists the set's ordinals ords, in order, then any other pod of
-// the set by ordinal: pods being removed, or above the range.
-func cellsAt(setName string, ords []int32, pods []*corev1.Pod, update string) []Cell {
-	byName := make(map[string]*corev1.Pod, len(pods))
-	for _, p := range pods {
-		byName[p.Name] = p
+// cellsAt lists the set's ordinals (layout), in order, then any other pod
+// of the set by ordinal: pods being removed, or above the range. Of the
+// ordinals without a pod it lists the first MaxMissingCells and counts
+// the rest, so what it costs follows the pods, not spec.replicas.
+func cellsAt(setName string, layout planner.Layout, pods []*corev1.Pod, update string) ([]Cell, int32) {
+	type member struct {
+		ord int32
+		pod *corev1.Pod
 	}
-	out := make([]Cell, 0, len(ords))
-	for _, ord := range ords {
-		name := planner.PodName(setName, ord)
-		out = append(out, cellOf(ord, name, byName[name], update))
-		delete(byName, name)
-	}
+	var in []member
 	var others []Cell
-	for name, p := range byName {
-		if ord, ok := planner.ParseOrdinal(setName, name); ok {
-			others = append(others, cellOf(ord, name, p, update))
+	for _, p := range pods {
+		ord, ok := planner.ParseOrdinal(setName, p.Name)
+		switch _, inRange := layout.Index(ord); {
+		case !ok:
+		case inRange && p.Name == planner.PodName(setName, ord):
+			in = append(in, member{ord, p})
+		default:
+			others = append(others, cellOf(ord, p.Name, p, update))
 		}
 	}
+	slices.SortFunc(in, func(a, b member) int { return cmp.Compare(a.ord, b.ord) })
+	out := make([]Cell, 0, len(in)+min(int(layout.Len())-len(in), MaxMissingCells)+len(others))
+	listed, more := 0, int64(0)
+	missing := func(from, to int64) { // the ordinals from..to have no pod
+		for ; from <= to && listed < MaxMissingCells; from, listed = from+1, listed+1 {
+			out = append(out, cellOf(int32(from), planner.PodName(setName, int32(from)), nil, update))
+		}
+		more += max(to-from+1, 0)
+	}
+	j := 0
+	for _, run := range layout.Runs() {
+		next := int64(run.Low)
+		for ; j < len(in) && int64(in[j].ord) <= int64(run.High); j++ {
+			missing(next, int64(in[j].ord)-1)
+			out = append(out, cellOf(in[j].ord, in[j].pod.Name, in[j].pod, update))
+			next = int64(in[j].ord) + 1
+		}
+		missing(next, int64(run.High))
+	}
 	slices.SortFunc(others, func(a, b Cell) int { return cmp.Compare(a.Ordinal, b.Ordinal) })
-	return append(out, others...)
+	return append(out, others...), int32(more)
 }
 
 func cellOf(ord int32, name string, pod *corev1.Pod, update string) Cell {
