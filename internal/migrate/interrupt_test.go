@@ -3,8 +3,8 @@ package migrate
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -102,7 +102,7 @@ func (f *fakeSets) carryStatus(_ context.Context, _, _ string, _ *int32) error {
 }
 
 // errCut is what a request cut short by Ctrl-C returns.
-var errCut = fmt.Errorf("Delete \"https://127.0.0.1:6443/...\": %w", context.Canceled)
+var errCut error = &url.Error{Op: "Delete", URL: "https://127.0.0.1:6443/...", Err: context.Canceled}
 
 // Wherever a migration is interrupted, it says what it did: never
 // "nothing was changed" once the old set is gone, and the way to finish
