@@ -110,7 +110,7 @@ func TestDifferentialTerminatingClaim(t *testing.T) {
 // turn; upstream 1.37's two-phase update deletes it at once, as an
 // unavailable old pod, and it comes back at the current revision again,
 // until the rollout above it has moved status.currentReplicas: the one
-// deliberate difference here (README), which shows when upstream sees
+// deliberate difference here (docs/compatibility.md), which shows when upstream sees
 // web-0 back before the rollout has moved on. Revisions, the final status
 // and the events must match; the pod events differ only by those extra
 // deletes and creates of web-0.

@@ -196,7 +196,7 @@ func (s *hookServer) calls() []v1alpha1.HookRequest {
 	return slices.Clone(s.requests)
 }
 
-// The README's roll-out: an in-place image update, followers first and
+// docs/extended-kind.md's roll-out: an in-place image update, followers first and
 // the primary last, with a preUpdate http hook that moves the primary
 // role off a pod before it is changed. The hook is retried after its 503,
 // gets the pod and both revisions, and no pod is recreated.

@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// readExample decodes examples/real-web.yaml, the README's manifest for
+// readExample decodes examples/real-web.yaml, docs/realnode.md's manifest for
 // the real node: its Service and StatefulSet.
 func readExample(t *testing.T) (*corev1.Service, *appsv1.StatefulSet) {
 	t.Helper()
@@ -52,7 +52,7 @@ func readExample(t *testing.T) (*corev1.Service, *appsv1.StatefulSet) {
 	return &svc, &sts
 }
 
-// The README's walk-through with real containers: the set starts in
+// docs/realnode.md's walk-through with real containers: the set starts in
 // order, each pod only once the one before it is Ready; every pod's stable
 // name resolves from inside a pod through the plane's DNS; a deleted pod
 // comes back with its volume's marker; a new image rolls out from the

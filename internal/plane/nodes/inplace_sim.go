@@ -9,8 +9,8 @@ import (
 )
 
 // Annotations on a pod that rehearse what a node does with an in-place
-// change; see the README, "Rehearsing failures". They are read on every
-// sync, so changing or removing one changes what happens next.
+// change; see docs/local-plane.md, "Rehearsing failures". They are read
+// on every sync, so changing or removing one changes what happens next.
 const (
 	// AnnotationResize is "deferred" or "infeasible": the node does not
 	// accept a resize (condition PodResizePending with that reason) until
