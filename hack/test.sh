@@ -14,9 +14,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ldflags=$(hack/ldflags.sh)
-echo "== chromium (for the dashboard's browser tests)"
+# Each step says when it started, in seconds since the command began.
+step() { echo "== $1 (at ${SECONDS} s)"; }
+step "chromium (for the dashboard's browser tests)"
 hack/ensure-chromium.sh
-echo "== real node (containerd, runc, CNI plugins, kubelet, kube-proxy and images for test/realnode)"
+step "real node (containerd, runc, CNI plugins, kubelet, kube-proxy and images for test/realnode)"
 if [ "$(id -u)" -eq 0 ] && [ "$(uname -s)" = Linux ]; then
   t0=$SECONDS
   ORDINAL_REALNODE_TOOLS=$(hack/ensure-realnode.sh | tail -1)
@@ -25,19 +27,20 @@ if [ "$(id -u)" -eq 0 ] && [ "$(uname -s)" = Linux ]; then
 else
   echo "not root on Linux: test/realnode skips its tests, saying why"
 fi
-echo "== gofmt"
+step "gofmt"
 unformatted=$(gofmt -l api cmd config internal test hack)
 if [ -n "$unformatted" ]; then echo "not gofmt-ed:"; echo "$unformatted"; exit 1; fi
-echo "== generated files"
+step "generated files"
 hack/verify-generated.sh
-echo "== go vet"
+step "go vet"
 go vet ./...
-echo "== golangci-lint"
+step "golangci-lint"
 hack/lint.sh
-echo "== go build"
+step "go build"
 go build -ldflags "$ldflags" ./...
-echo "== go test"
+step "go test"
 go test -ldflags "$ldflags" -timeout 25m -p 1 ./...
-echo "== go test -race (the controller: work queue, bursts, per-set state, handlers; the simulated nodes' concurrent stage start-up)"
+step "go test -race (the controller: work queue, bursts, per-set state, handlers; the simulated nodes' concurrent stage start-up)"
 go test -race -timeout 10m ./internal/controller/
 go test -race -timeout 10m -run TestStagesMatchConcurrentlyAfterWarmUp ./internal/plane/nodes/
+echo "== done (at ${SECONDS} s)"
