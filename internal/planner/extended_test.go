@@ -227,7 +227,7 @@ func TestRolloutFailureAndItsPolicy(t *testing.T) {
 		stale := last
 		stale.LastProgress = now.Add(-11 * time.Minute)
 		plan := f.ext(policy(planner.FailureReport, stale), f.pod(0), f.pod(1), slow)
-		if c := condition(plan.Extended.Status.Conditions, planner.ConditionProgressing); c.Reason != planner.ReasonProgressDeadlineExceded {
+		if c := condition(plan.Extended.Status.Conditions, planner.ConditionProgressing); c.Reason != planner.ReasonProgressDeadlineExceeded {
 			t.Errorf("Progressing reason %s, want ProgressDeadlineExceeded", c.Reason)
 		}
 		plan = f.ext(policy(planner.FailureReport, last), f.pod(0), f.pod(1), slow)

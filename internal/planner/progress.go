@@ -184,7 +184,7 @@ func (p *planner) rolloutFailure(x ExtendedStatus, rolling bool) string {
 	}
 	if d := p.ext.ProgressDeadline; d > 0 && p.in.Now.Sub(x.LastProgress) >= d {
 		msg := fmt.Sprintf("no progress for %s (progressDeadlineSeconds %d)", p.in.Now.Sub(x.LastProgress).Round(time.Second), int(d.Seconds()))
-		p.warn(ReasonProgressDeadlineExceded, "StatefulSet/"+p.set.Name, "revision "+p.update+": "+msg)
+		p.warn(ReasonProgressDeadlineExceeded, "StatefulSet/"+p.set.Name, "revision "+p.update+": "+msg)
 		return msg
 	}
 	return ""
@@ -248,7 +248,7 @@ func (p *planner) progressing(st appsv1.StatefulSetStatus, x ExtendedStatus, rol
 		return metav1.ConditionTrue, ReasonPartitionRolledOut, fmt.Sprintf("revision %s is rolled out to ordinals %d and above; the partition holds the others",
 			st.UpdateRevision, int64(p.start)+int64(Partition(p.set)))
 	case failure != "" && strings.HasPrefix(failure, "no progress"):
-		return metav1.ConditionFalse, ReasonProgressDeadlineExceded, failure
+		return metav1.ConditionFalse, ReasonProgressDeadlineExceeded, failure
 	case failure != "":
 		return metav1.ConditionFalse, ReasonRolloutFailed, failure
 	case x.Rollback != nil && x.Rollback.To == st.UpdateRevision:

@@ -324,7 +324,7 @@ func TestInPlaceClaimUpdateStatus(t *testing.T) {
 		if len(x.BlockedBy) != 1 || x.BlockedBy[0].Reason != planner.ReasonResizePending || x.BlockedBy[0].Permanent {
 			t.Errorf("blockedBy %+v, want web-2 ResizePending, not permanent", x.BlockedBy)
 		}
-		if c := condition(x.Conditions, planner.ConditionProgressing); c.Reason != planner.ReasonProgressDeadlineExceded {
+		if c := condition(x.Conditions, planner.ConditionProgressing); c.Reason != planner.ReasonProgressDeadlineExceeded {
 			t.Errorf("Progressing reason %s, want ProgressDeadlineExceeded", c.Reason)
 		}
 	})
