@@ -380,12 +380,10 @@ func (p *planner) setGate(s slot, status corev1.ConditionStatus, why string) Act
 // budget and order, each outdated pod brought to the update revision by
 // updateOne.
 func (p *planner) podRollingUpdate() {
-	maxUnavailable, err := p.maxUnavailable()
-	if err != nil {
-		p.warn(ReasonInvalidMaxUnavailable, "StatefulSet/"+p.set.Name, err.Error()+"; the rolling update does not proceed")
+	maxUnavailable, unavailable, ok := p.rollingBudget()
+	if !ok {
 		return
 	}
-	unavailable := p.unavailableCount() + p.requestedDeletes
 	budget := maxUnavailable - unavailable
 	pending := p.outdated()
 	p.budgetedRound(len(pending), func(i int) ([]Action, bool) {

@@ -143,9 +143,8 @@ func (p *planner) storageRound() []podStorage {
 // claim is patched; an infeasible resize or modification stops it at its
 // pod. Pods that are already unavailable take no slot.
 func (p *planner) inPlaceRollingUpdate() {
-	maxUnavailable, err := p.maxUnavailable()
-	if err != nil {
-		p.warn(ReasonInvalidMaxUnavailable, "StatefulSet/"+p.set.Name, err.Error()+"; the rolling update does not proceed")
+	maxUnavailable, unavailable, ok := p.rollingBudget()
+	if !ok {
 		return
 	}
 	round := p.storageRound()
@@ -153,7 +152,6 @@ func (p *planner) inPlaceRollingUpdate() {
 	if p.expansionRefused(round) {
 		return
 	}
-	unavailable := p.unavailableCount() + p.requestedDeletes
 	budget := maxUnavailable - unavailable - p.storageBusy(round)
 	p.budgetedRound(len(round), func(i int) ([]Action, bool) { return p.inPlaceStep(round[i], &budget) }, maxUnavailable, unavailable)
 }
