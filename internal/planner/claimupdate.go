@@ -19,7 +19,7 @@ const (
 	// ClaimUpdateOnClaimDelete changes no claim; the empty value means it.
 	ClaimUpdateOnClaimDelete ClaimUpdate = "OnClaimDelete"
 	// ClaimUpdateInPlace patches each pod's claims before the pod is
-	// updated (see inPlaceRollingUpdate).
+	// updated (see claimsInPlaceRollingUpdate).
 	ClaimUpdateInPlace ClaimUpdate = "InPlace"
 )
 
@@ -84,8 +84,9 @@ func (s podStorage) done() bool {
 	return !slices.ContainsFunc(s.claims, func(c claimCheck) bool { return !c.done() })
 }
 
-// inPlace reports whether the set's claims follow its templates in place.
-func (p *planner) inPlace() bool {
+// claimsInPlace reports whether the set's claims follow its templates in
+// place (volumeClaimUpdateStrategy InPlace).
+func (p *planner) claimsInPlace() bool {
 	return p.ext != nil && p.ext.ClaimUpdate == ClaimUpdateInPlace
 }
 
@@ -127,9 +128,9 @@ func (p *planner) storageRound() []podStorage {
 	return out
 }
 
-// inPlaceRollingUpdate is the rolling update of a set whose claims follow
-// its templates (volumeClaimUpdateStrategy InPlace). Pods are taken
-// highest ordinal first, or in the priority rules' order, as by
+// claimsInPlaceRollingUpdate is the rolling update of a set whose claims
+// follow its templates (volumeClaimUpdateStrategy InPlace). Pods are
+// taken highest ordinal first, or in the priority rules' order, as by
 // rollingUpdate, and for each:
 //  1. its claims are patched to the update revision's templates;
 //  2. the update waits until their resize and modification have finished;
@@ -142,7 +143,7 @@ func (p *planner) storageRound() []podStorage {
 // A grow that a StorageClass does not allow stops the update before any
 // claim is patched; an infeasible resize or modification stops it at its
 // pod. Pods that are already unavailable take no slot.
-func (p *planner) inPlaceRollingUpdate() {
+func (p *planner) claimsInPlaceRollingUpdate() {
 	maxUnavailable, unavailable, ok := p.rollingBudget()
 	if !ok {
 		return
@@ -153,7 +154,7 @@ func (p *planner) inPlaceRollingUpdate() {
 		return
 	}
 	budget := maxUnavailable - unavailable - p.storageBusy(round)
-	p.budgetedRound(len(round), func(i int) ([]Action, bool) { return p.inPlaceStep(round[i], &budget) }, maxUnavailable, unavailable)
+	p.budgetedRound(len(round), func(i int) ([]Action, bool) { return p.claimsInPlaceStep(round[i], &budget) }, maxUnavailable, unavailable)
 }
 
 // budgetedRound is the rolling update's step: step decides for the round's
@@ -175,9 +176,9 @@ func (p *planner) budgetedRound(n int, step func(i int) ([]Action, bool), maxUna
 	}
 }
 
-// inPlaceStep decides for one pod of the round; stop ends the round there
-// (a failed claim halts the rollout at its pod).
-func (p *planner) inPlaceStep(st podStorage, budget *int) (actions []Action, stop bool) {
+// claimsInPlaceStep decides for one pod of the round; stop ends the round
+// there (a failed claim halts the rollout at its pod).
+func (p *planner) claimsInPlaceStep(st podStorage, budget *int) (actions []Action, stop bool) {
 	s := st.slot
 	free := !p.available(s.pod)
 	switch {
@@ -203,7 +204,7 @@ func (p *planner) inPlaceStep(st podStorage, budget *int) (actions []Action, sto
 		return []Action{p.moveRevision(s)}, false
 	case p.changed[s.ordinal]:
 		return nil, false // its update in place is under way (inPlacePass)
-	case p.inPlacePolicy():
+	case p.podsInPlace():
 		return p.updateOne(s, free, budget)
 	case free || *budget > 0:
 		if !free {

@@ -53,16 +53,16 @@ const (
 	EventInPlaceUpdate = "SuccessfulInPlaceUpdate"
 )
 
-// inPlacePolicy reports whether the rolling update changes pods in place
-// where it can.
-func (p *planner) inPlacePolicy() bool {
+// podsInPlace reports whether the rolling update changes pods in place
+// where it can (podUpdatePolicy InPlaceIfPossible or InPlaceOnly).
+func (p *planner) podsInPlace() bool {
 	return p.ext != nil && (p.ext.PodUpdate == PodUpdateInPlaceIfPossible || p.ext.PodUpdate == PodUpdateInPlaceOnly)
 }
 
 // addGate gives a pod the planner creates the controller's readiness gate,
 // under an in-place policy.
 func (p *planner) addGate(pod *corev1.Pod) {
-	if p.inPlacePolicy() {
+	if p.podsInPlace() {
 		pod.Spec.ReadinessGates = append(pod.Spec.ReadinessGates, corev1.PodReadinessGate{ConditionType: v1alpha1.InPlaceReadinessGate})
 	}
 }
@@ -216,7 +216,7 @@ func (p *planner) changeOf(s slot) templateChange {
 // outdated pod in s in place now: the set updates in place, is not paused
 // or OnDelete, and s is at or above the partition.
 func (p *planner) inPlaceRolls(s slot) bool {
-	return p.inPlacePolicy() && !p.ext.Recreate && p.set.Spec.UpdateStrategy.Type != appsv1.OnDeleteStatefulSetStrategyType &&
+	return p.podsInPlace() && !p.ext.Recreate && p.set.Spec.UpdateStrategy.Type != appsv1.OnDeleteStatefulSetStrategyType &&
 		p.rollingReplaces(s.ordinal) && podRevision(s.pod) != p.update
 }
 
@@ -376,10 +376,10 @@ func (p *planner) setGate(s slot, status corev1.ConditionStatus, why string) Act
 		Reason: fmt.Sprintf("readiness gate %s of %s: %s (%s)", v1alpha1.InPlaceReadinessGate, s.pod.Name, status, why)}
 }
 
-// podRollingUpdate is rollingUpdate under an in-place policy: the same
-// budget and order, each outdated pod brought to the update revision by
-// updateOne.
-func (p *planner) podRollingUpdate() {
+// podsInPlaceRollingUpdate is rollingUpdate under an in-place policy: the
+// same budget and order, each outdated pod brought to the update revision
+// by updateOne.
+func (p *planner) podsInPlaceRollingUpdate() {
 	maxUnavailable, unavailable, ok := p.rollingBudget()
 	if !ok {
 		return

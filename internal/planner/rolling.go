@@ -33,12 +33,12 @@ func (p *planner) rollingUpdate() {
 	if p.unordered {
 		return
 	}
-	if p.inPlace() {
-		p.inPlaceRollingUpdate()
+	if p.claimsInPlace() {
+		p.claimsInPlaceRollingUpdate()
 		return
 	}
-	if p.inPlacePolicy() {
-		p.podRollingUpdate()
+	if p.podsInPlace() {
+		p.podsInPlaceRollingUpdate()
 		return
 	}
 	if !p.maxUnavailableGate() {

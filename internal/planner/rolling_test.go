@@ -167,8 +167,8 @@ func TestAnInvalidMaxUnavailableHoldsEveryRollingUpdate(t *testing.T) {
 	}{
 		{"apps/v1", podRollout, nil},
 		{"extended, pods recreated", podRollout, extended()},
-		{"extended, pods changed in place", podRollout, inPlaceExt(planner.PodUpdateInPlaceIfPossible)},
-		{"extended, claims updated in place", claimRollout, inPlace(true)},
+		{"extended, pods changed in place", podRollout, podsInPlace(planner.PodUpdateInPlaceIfPossible)},
+		{"extended, claims updated in place", claimRollout, claimsInPlace(true)},
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
@@ -190,7 +190,9 @@ func TestAnInvalidMaxUnavailableHoldsEveryRollingUpdate(t *testing.T) {
 
 func podRollout(opt testgen.SetOption) fixture { return rollout(testgen.Replicas(3), opt) }
 
-func claimRollout(opt testgen.SetOption) fixture { return inPlaceRollout(size("2Gi"), opt).fixture }
+func claimRollout(opt testgen.SetOption) fixture {
+	return claimsInPlaceRollout(size("2Gi"), opt).fixture
+}
 
 func rollingSteps(plan planner.Plan) int {
 	n := 0
