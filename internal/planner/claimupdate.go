@@ -8,19 +8,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-)
 
-// ClaimUpdate is how changes to volumeClaimTemplates reach the claims of
-// an extended set's pods.
-type ClaimUpdate string
-
-// Claim update strategies, as the extended kind spells them.
-const (
-	// ClaimUpdateOnClaimDelete changes no claim; the empty value means it.
-	ClaimUpdateOnClaimDelete ClaimUpdate = "OnClaimDelete"
-	// ClaimUpdateInPlace patches each pod's claims before the pod is
-	// updated (see claimsInPlaceRollingUpdate).
-	ClaimUpdateInPlace ClaimUpdate = "InPlace"
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // UpdateClaimStorage patches a claim towards its template: the action's
@@ -87,7 +76,7 @@ func (s podStorage) done() bool {
 // claimsInPlace reports whether the set's claims follow its templates in
 // place (volumeClaimUpdateStrategy InPlace).
 func (p *planner) claimsInPlace() bool {
-	return p.ext != nil && p.ext.ClaimUpdate == ClaimUpdateInPlace
+	return p.ext != nil && p.ext.ClaimUpdate == v1alpha1.InPlaceVolumeClaimUpdateStrategyType
 }
 
 // storageOf compares the claims of the pod in s with the update

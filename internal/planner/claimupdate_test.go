@@ -79,7 +79,7 @@ func both(changes ...func(*appsv1.StatefulSet)) func(*appsv1.StatefulSet) {
 // StorageClass, "standard", the default, which allows expansion as given.
 func claimsInPlace(expandable bool, opts ...func(*planner.Extended)) *planner.Extended {
 	return extended(append([]func(*planner.Extended){func(e *planner.Extended) {
-		e.ClaimUpdate = planner.ClaimUpdateInPlace
+		e.ClaimUpdate = v1alpha1.InPlaceVolumeClaimUpdateStrategyType
 		e.StorageClasses, e.DefaultStorageClass = map[string]bool{"standard": expandable}, "standard"
 	}}, opts...)...)
 }

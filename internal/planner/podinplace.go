@@ -15,17 +15,6 @@ import (
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
-// PodUpdate is how the rolling update of an extended set brings a pod to
-// a new template.
-type PodUpdate string
-
-// Pod update policies, as the extended kind spells them.
-const (
-	PodUpdateRecreate          PodUpdate = "Recreate"
-	PodUpdateInPlaceIfPossible PodUpdate = "InPlaceIfPossible"
-	PodUpdateInPlaceOnly       PodUpdate = "InPlaceOnly"
-)
-
 // Action kinds of updates in place. Each carries the observed pod (name,
 // namespace, UID) and Patch, a strategic merge patch.
 const (
@@ -56,7 +45,7 @@ const (
 // podsInPlace reports whether the rolling update changes pods in place
 // where it can (podUpdatePolicy InPlaceIfPossible or InPlaceOnly).
 func (p *planner) podsInPlace() bool {
-	return p.ext != nil && (p.ext.PodUpdate == PodUpdateInPlaceIfPossible || p.ext.PodUpdate == PodUpdateInPlaceOnly)
+	return p.ext != nil && (p.ext.PodUpdate == v1alpha1.PodUpdateInPlaceIfPossible || p.ext.PodUpdate == v1alpha1.PodUpdateInPlaceOnly)
 }
 
 // addGate gives a pod the planner creates the controller's readiness gate,
@@ -247,7 +236,7 @@ func (p *planner) inPlacePass() {
 		}
 		prog := p.progressOf(s.pod)
 		switch {
-		case prog.failure != nil && p.ext.PodUpdate == PodUpdateInPlaceOnly:
+		case prog.failure != nil && p.ext.PodUpdate == v1alpha1.PodUpdateInPlaceOnly:
 			p.inPlaceBlock(s, *prog.failure)
 		case prog.failure != nil:
 			actions = append(actions, p.hooked(s, needDelete, func() []Action {
@@ -295,7 +284,7 @@ func (p *planner) inPlaceBlock(s slot, f PodFailure) {
 func (p *planner) updateOne(s slot, free bool, budget *int) (actions []Action, stop bool) {
 	c := p.changeOf(s)
 	switch {
-	case len(c.impossible) > 0 && p.ext.PodUpdate == PodUpdateInPlaceOnly:
+	case len(c.impossible) > 0 && p.ext.PodUpdate == v1alpha1.PodUpdateInPlaceOnly:
 		p.inPlaceBlock(s, PodFailure{Reason: ReasonInPlaceImpossible, Revision: podRevision(s.pod),
 			Message: fmt.Sprintf("%s cannot be updated to revision %s in place: %s", s.pod.Name, p.update, strings.Join(c.impossible, "; "))})
 		return nil, true

@@ -9,6 +9,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // extend computes what an extended set's plan adds to st, in order:
@@ -196,9 +198,9 @@ func (p *planner) rolloutFailure(x ExtendedStatus, rolling bool) string {
 // instead, so a rollback never loops.
 func (p *planner) onFailure(x *ExtendedStatus, why string) *SetChange {
 	switch p.ext.OnFailure {
-	case FailurePause:
+	case v1alpha1.FailurePause:
 		return &SetChange{Pause: true, Reason: "rollout failed: " + why}
-	case FailureRollback:
+	case v1alpha1.FailureRollback:
 		to := x.LastCompletedRevision
 		switch {
 		case x.Rollback != nil && x.Rollback.To == p.update:

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
@@ -167,7 +168,7 @@ func TestAnInvalidMaxUnavailableHoldsEveryRollingUpdate(t *testing.T) {
 	}{
 		{"apps/v1", podRollout, nil},
 		{"extended, pods recreated", podRollout, extended()},
-		{"extended, pods changed in place", podRollout, podsInPlace(planner.PodUpdateInPlaceIfPossible)},
+		{"extended, pods changed in place", podRollout, podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible)},
 		{"extended, claims updated in place", claimRollout, claimsInPlace(true)},
 	}
 	for _, v := range variants {
