@@ -214,7 +214,7 @@ func TestAStartedHookLabelsThePodAndSaysSo(t *testing.T) {
 	h := newUnitHarness(t, pod)
 	hook := &planner.Hook{Name: "preUpdate", Label: v1alpha1.PreUpdateHookLabel, Timeout: time.Minute}
 	plan := planner.Compute(planner.Input{Set: set, Pods: []*corev1.Pod{pod}, Current: cur, Update: upd, Now: testgen.Epoch.Add(time.Hour),
-		Extended: &planner.Extended{SelfHealing: true, OnFailure: planner.FailureReport, ProgressDeadline: time.Hour, MaxUnavailable: 1, PreUpdate: hook}})
+		Extended: &planner.Extended{SelfHealing: true, OnFailure: v1alpha1.FailureReport, ProgressDeadline: time.Hour, MaxUnavailable: 1, PreUpdate: hook}})
 	if err := h.apply(set, plan); err != nil {
 		t.Fatal(err)
 	}

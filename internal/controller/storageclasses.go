@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
@@ -20,7 +21,7 @@ func (c *Controller) watchStorageClasses(factory informers.SharedInformerFactory
 // storageClasses fills in the StorageClasses an InPlace set's plan reads
 // (osts.StorageClasses), from the cache.
 func (c *Controller) storageClasses(ext *planner.Extended) {
-	if ext == nil || ext.ClaimUpdate != planner.ClaimUpdateInPlace || c.classes == nil {
+	if ext == nil || ext.ClaimUpdate != v1alpha1.InPlaceVolumeClaimUpdateStrategyType || c.classes == nil {
 		return
 	}
 	list, err := c.classes.List(labels.Everything())

@@ -113,19 +113,19 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 		Owner:            v1alpha1.Kind,
 		Recreate:         s.Spec.UpdateStrategy.Type == v1alpha1.RecreateStatefulSetStrategyType,
 		SelfHealing:      true,
-		OnFailure:        planner.FailureReport,
+		OnFailure:        v1alpha1.FailureReport,
 		ProgressDeadline: secondsOf(ptr.Deref(s.Spec.ProgressDeadlineSeconds, DefaultProgressDeadline)),
 		MaxUnavailable:   1,
 		Last:             lastStatus(s.Status),
 		Reserved:         Reserved(s),
-		ClaimUpdate:      planner.ClaimUpdate(s.Spec.VolumeClaimUpdateStrategy.Type),
+		ClaimUpdate:      s.Spec.VolumeClaimUpdateStrategy.Type,
 		ResizeTimeout:    secondsOf(DefaultResizeTimeout),
 	}
 	if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		e.Paused = ru.Paused
 		e.SelfHealing = ru.SelfHealing != v1alpha1.SelfHealingDisabled
 		if ru.OnFailure != "" {
-			e.OnFailure = planner.FailurePolicy(ru.OnFailure)
+			e.OnFailure = ru.OnFailure
 		}
 		if ru.MaxUnavailable != nil {
 			n, err := intstr.GetScaledValueFromIntOrPercent(ru.MaxUnavailable, int(ptr.Deref(s.Spec.Replicas, 1)), false)
@@ -134,7 +134,7 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 			}
 		}
 		e.Priority = priority(ru.Priority)
-		inPlace(e, ru)
+		podsInPlace(e, ru)
 	}
 	if l := s.Spec.Lifecycle; l != nil {
 		e.PreUpdate = hook(s.Namespace, "preUpdate", v1alpha1.PreUpdateHookLabel, l.PreUpdate)
@@ -193,9 +193,10 @@ func serviceHook(namespace string, s *v1alpha1.ServiceHook) *planner.HookEndpoin
 // is unset, which the schema's default normally prevents.
 const DefaultResizeTimeout = 120
 
-// inPlace is rollingUpdate's podUpdatePolicy and inPlace for the planner.
-func inPlace(e *planner.Extended, ru *v1alpha1.RollingUpdateStatefulSetStrategy) {
-	e.PodUpdate = planner.PodUpdate(ru.PodUpdatePolicy)
+// podsInPlace is rollingUpdate's podUpdatePolicy and inPlace for the
+// planner.
+func podsInPlace(e *planner.Extended, ru *v1alpha1.RollingUpdateStatefulSetStrategy) {
+	e.PodUpdate = ru.PodUpdatePolicy
 	if ip := ru.InPlace; ip != nil {
 		e.InPlaceGrace = secondsOf(ip.GracePeriodSeconds)
 		if ip.ResizeTimeoutSeconds > 0 {

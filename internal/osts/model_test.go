@@ -74,14 +74,14 @@ func TestTheSameManifestGivesTheSameRevisionInBothKinds(t *testing.T) {
 func TestExtendedInputs(t *testing.T) {
 	ext := asExtended(t, []byte(withServiceAccount))
 	e := osts.Extended(ext)
-	if e.Owner != v1alpha1.Kind || !e.SelfHealing || e.OnFailure != planner.FailureReport || e.ProgressDeadline.Seconds() != osts.DefaultProgressDeadline || e.MaxUnavailable != 1 {
+	if e.Owner != v1alpha1.Kind || !e.SelfHealing || e.OnFailure != v1alpha1.FailureReport || e.ProgressDeadline.Seconds() != osts.DefaultProgressDeadline || e.MaxUnavailable != 1 {
 		t.Errorf("defaults %+v", e)
 	}
 	ext.Spec.UpdateStrategy.RollingUpdate = &v1alpha1.RollingUpdateStatefulSetStrategy{Paused: true, SelfHealing: v1alpha1.SelfHealingDisabled, OnFailure: v1alpha1.FailureRollback}
 	ext.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intOrString("50%"))
 	ext.Spec.Replicas = ptr.To[int32](5)
 	e = osts.Extended(ext)
-	if !e.Paused || e.SelfHealing || e.OnFailure != planner.FailureRollback || e.MaxUnavailable != 2 {
+	if !e.Paused || e.SelfHealing || e.OnFailure != v1alpha1.FailureRollback || e.MaxUnavailable != 2 {
 		t.Errorf("from the spec %+v", e)
 	}
 	v := osts.View(ext)
@@ -127,7 +127,7 @@ func TestInPlaceSettingsReachThePlanner(t *testing.T) {
 		RollingUpdate: &v1alpha1.RollingUpdateStatefulSetStrategy{PodUpdatePolicy: v1alpha1.PodUpdateInPlaceOnly,
 			InPlace: &v1alpha1.InPlaceUpdate{GracePeriodSeconds: 5, ResizeTimeoutSeconds: 30}}}
 	e := osts.Extended(ext)
-	if e.PodUpdate != planner.PodUpdateInPlaceOnly || e.InPlaceGrace != 5*time.Second || e.ResizeTimeout != 30*time.Second {
+	if e.PodUpdate != v1alpha1.PodUpdateInPlaceOnly || e.InPlaceGrace != 5*time.Second || e.ResizeTimeout != 30*time.Second {
 		t.Errorf("from the spec: policy %q, grace %s, resize timeout %s", e.PodUpdate, e.InPlaceGrace, e.ResizeTimeout)
 	}
 }

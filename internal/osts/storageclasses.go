@@ -6,6 +6,7 @@ import (
 
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
@@ -17,7 +18,7 @@ const defaultClassAnnotation = "storageclass.kubernetes.io/is-default-class"
 // marked default give the newest, as the API server's admission does.
 // Other sets need none and get none.
 func StorageClasses(ext *planner.Extended, list []*storagev1.StorageClass) {
-	if ext == nil || ext.ClaimUpdate != planner.ClaimUpdateInPlace {
+	if ext == nil || ext.ClaimUpdate != v1alpha1.InPlaceVolumeClaimUpdateStrategyType {
 		return
 	}
 	ext.StorageClasses = make(map[string]bool, len(list))

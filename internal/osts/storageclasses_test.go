@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
@@ -28,7 +29,7 @@ func TestStorageClassesSayWhichGrowAndWhichIsTheDefault(t *testing.T) {
 		class("fast", nil, true, 2),
 		class("slow", ptr.To(false), false, 3),
 	}
-	ext := &planner.Extended{ClaimUpdate: planner.ClaimUpdateInPlace}
+	ext := &planner.Extended{ClaimUpdate: v1alpha1.InPlaceVolumeClaimUpdateStrategyType}
 	osts.StorageClasses(ext, list)
 	if diff := cmp.Diff(map[string]bool{"standard": true, "fast": false, "slow": false}, ext.StorageClasses); diff != "" {
 		t.Errorf("expandable classes (-want +got):\n%s", diff)
@@ -36,7 +37,7 @@ func TestStorageClassesSayWhichGrowAndWhichIsTheDefault(t *testing.T) {
 	if ext.DefaultStorageClass != "fast" {
 		t.Errorf("default class %q, want the newest of the two marked default, fast", ext.DefaultStorageClass)
 	}
-	onDelete := &planner.Extended{ClaimUpdate: planner.ClaimUpdateOnClaimDelete}
+	onDelete := &planner.Extended{ClaimUpdate: v1alpha1.OnClaimDeleteVolumeClaimUpdateStrategyType}
 	osts.StorageClasses(onDelete, list)
 	if onDelete.StorageClasses != nil {
 		t.Errorf("an OnClaimDelete set got classes %v; it reads none", onDelete.StorageClasses)

@@ -90,7 +90,7 @@ type block struct {
 //     pod is built by the pass that acts on it);
 //  2. if the set is being deleted, only compute status; otherwise carry
 //     on an extended set's updates in place and set readiness gates
-//     (inplacepod.go);
+//     (podinplace.go);
 //  3. under Recreate, while old-revision pods exist, their deletion and
 //     nothing else (recreate.go);
 //  4. the replica pass: replace finished pods, create missing ones, repair

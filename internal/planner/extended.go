@@ -6,6 +6,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // Extended is what the extended kind (apps.ordinal.dev/v1alpha1) adds to
@@ -24,8 +26,8 @@ type Extended struct {
 	// SelfHealing replaces a pod at or above the partition that runs an
 	// old revision and is not Ready, even while the rollout waits on it.
 	SelfHealing bool
-	// OnFailure is what a failed rollout does.
-	OnFailure FailurePolicy
+	// OnFailure is what a failed rollout does; empty means Report.
+	OnFailure v1alpha1.FailurePolicy
 	// ProgressDeadline is how long a rollout may go without progress.
 	ProgressDeadline time.Duration
 	// MaxUnavailable is rollingUpdate.maxUnavailable scaled to replicas,
@@ -42,15 +44,16 @@ type Extended struct {
 	// Last is what the set's status said at the previous sync.
 	Last ExtendedStatus
 	// ClaimUpdate is volumeClaimUpdateStrategy.type; empty means
-	// OnClaimDelete.
-	ClaimUpdate ClaimUpdate
+	// OnClaimDelete. InPlace patches each pod's claims before the pod is
+	// updated (claimsInPlaceRollingUpdate).
+	ClaimUpdate v1alpha1.VolumeClaimUpdateStrategyType
 	// StorageClasses says, for each StorageClass by name, whether it
 	// allows volume expansion; DefaultStorageClass is the class a claim
 	// without a class name gets. Only InPlace claim updates read them.
 	StorageClasses      map[string]bool
 	DefaultStorageClass string
 	// PodUpdate is rollingUpdate.podUpdatePolicy; empty means Recreate.
-	PodUpdate PodUpdate
+	PodUpdate v1alpha1.PodUpdatePolicy
 	// InPlaceGrace is how long a pod stays out of its Services' endpoints
 	// before it is changed in place; ResizeTimeout is how long a resize
 	// may stay Deferred.
@@ -72,16 +75,6 @@ type ClaimTemplateStatus struct {
 	MatchingReplicas int32
 	ReadyReplicas    int32
 }
-
-// FailurePolicy is what a failed rollout does.
-type FailurePolicy string
-
-// Failure policies, as the extended kind spells them.
-const (
-	FailureReport   FailurePolicy = "Report"
-	FailurePause    FailurePolicy = "Pause"
-	FailureRollback FailurePolicy = "Rollback"
-)
 
 // ExtendedStatus is the part of the extended kind's status the planner
 // computes beyond apps/v1's.
@@ -153,15 +146,15 @@ const (
 	ConditionProgressing    = "Progressing"
 	ConditionReplicaFailure = "ReplicaFailure"
 
-	ReasonRolloutComplete         = "RolloutComplete"
-	ReasonRolloutProgressing      = "RolloutProgressing"
-	ReasonRolloutPaused           = "RolloutPaused"
-	ReasonPartitionRolledOut      = "PartitionRolledOut"
-	ReasonRolloutFailed           = "RolloutFailed"
-	ReasonProgressDeadlineExceded = "ProgressDeadlineExceeded"
-	ReasonRollingBack             = "RollingBack"
-	ReasonMinimumAvailable        = "MinimumReplicasAvailable"
-	ReasonMinimumUnavailable      = "MinimumReplicasUnavailable"
-	ReasonPodFailure              = "PodFailure"
-	ReasonNoFailure               = "NoPodFailure"
+	ReasonRolloutComplete          = "RolloutComplete"
+	ReasonRolloutProgressing       = "RolloutProgressing"
+	ReasonRolloutPaused            = "RolloutPaused"
+	ReasonPartitionRolledOut       = "PartitionRolledOut"
+	ReasonRolloutFailed            = "RolloutFailed"
+	ReasonProgressDeadlineExceeded = "ProgressDeadlineExceeded"
+	ReasonRollingBack              = "RollingBack"
+	ReasonMinimumAvailable         = "MinimumReplicasAvailable"
+	ReasonMinimumUnavailable       = "MinimumReplicasUnavailable"
+	ReasonPodFailure               = "PodFailure"
+	ReasonNoFailure                = "NoPodFailure"
 )

@@ -45,7 +45,7 @@ func generateExtended(r *rand.Rand, g generated) *planner.Extended {
 		e.SelfHealing = r.IntN(4) > 0
 		e.Paused = r.IntN(5) == 0
 		e.Recreate = r.IntN(6) == 0
-		e.OnFailure = []planner.FailurePolicy{planner.FailureReport, planner.FailurePause, planner.FailureRollback}[r.IntN(3)]
+		e.OnFailure = []v1alpha1.FailurePolicy{v1alpha1.FailureReport, v1alpha1.FailurePause, v1alpha1.FailureRollback}[r.IntN(3)]
 		e.Last.LastProgress = now.Add(-time.Duration(r.IntN(20)) * time.Minute)
 		e.Last.UpdateRevision = []string{g.f.cur.Name, g.f.upd.Name}[r.IntN(2)]
 		e.Last.LastCompletedRevision = []string{"", g.f.cur.Name, g.f.upd.Name}[r.IntN(3)]
@@ -240,7 +240,7 @@ func changeViolation(in planner.Input, x *planner.ExtendedPlan) string {
 		return "a rollback to the update revision itself"
 	case c.RollbackTo != "" && e.Last.Rollback != nil && e.Last.Rollback.To == update:
 		return "a rollback of a revision a rollback restored: a loop"
-	case c.RollbackTo != "" && e.OnFailure != planner.FailureRollback:
+	case c.RollbackTo != "" && e.OnFailure != v1alpha1.FailureRollback:
 		return "a rollback without onFailure Rollback"
 	}
 	return ""

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
@@ -17,7 +18,7 @@ var ostsKind = schema.GroupVersionKind{Group: "apps.ordinal.dev", Version: "v1al
 
 // extended returns the extended kind's defaults, changed by opts.
 func extended(opts ...func(*planner.Extended)) *planner.Extended {
-	e := &planner.Extended{Owner: ostsKind, SelfHealing: true, OnFailure: planner.FailureReport,
+	e := &planner.Extended{Owner: ostsKind, SelfHealing: true, OnFailure: v1alpha1.FailureReport,
 		ProgressDeadline: 10 * time.Minute, MaxUnavailable: 1}
 	for _, o := range opts {
 		o(e)
@@ -174,11 +175,11 @@ func TestRolloutFailureAndItsPolicy(t *testing.T) {
 		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff"}}}}
 	})
 	last := planner.ExtendedStatus{UpdateRevision: f.upd.Name, UpdatedReplicas: 1, LastProgress: now.Add(-time.Minute), LastCompletedRevision: f.cur.Name}
-	policy := func(p planner.FailurePolicy, l planner.ExtendedStatus) *planner.Extended {
+	policy := func(p v1alpha1.FailurePolicy, l planner.ExtendedStatus) *planner.Extended {
 		return extended(func(e *planner.Extended) { e.OnFailure, e.Last = p, l })
 	}
 	t.Run("a permanent failure at the update revision fails the rollout at once and is reported", func(t *testing.T) {
-		plan := f.ext(policy(planner.FailureReport, last), f.pod(0), f.pod(1), broken)
+		plan := f.ext(policy(v1alpha1.FailureReport, last), f.pod(0), f.pod(1), broken)
 		x := plan.Extended
 		if x.Change != nil {
 			t.Errorf("Report changed the set: %+v", x.Change)
@@ -194,13 +195,13 @@ func TestRolloutFailureAndItsPolicy(t *testing.T) {
 		}
 	})
 	t.Run("Pause pauses", func(t *testing.T) {
-		plan := f.ext(policy(planner.FailurePause, last), f.pod(0), f.pod(1), broken)
+		plan := f.ext(policy(v1alpha1.FailurePause, last), f.pod(0), f.pod(1), broken)
 		if c := plan.Extended.Change; c == nil || !c.Pause || c.RollbackTo != "" {
 			t.Errorf("change %+v, want a pause", c)
 		}
 	})
 	t.Run("Rollback restores the last completed revision and records it", func(t *testing.T) {
-		plan := f.ext(policy(planner.FailureRollback, last), f.pod(0), f.pod(1), broken)
+		plan := f.ext(policy(v1alpha1.FailureRollback, last), f.pod(0), f.pod(1), broken)
 		c, r := plan.Extended.Change, plan.Extended.Status.Rollback
 		if c == nil || c.RollbackTo != f.cur.Name || r == nil || r.From != f.upd.Name || r.To != f.cur.Name {
 			t.Errorf("change %+v, record %+v; want a rollback from %s to %s", c, r, f.upd.Name, f.cur.Name)
@@ -209,7 +210,7 @@ func TestRolloutFailureAndItsPolicy(t *testing.T) {
 	t.Run("a rollback whose restored revision fails too pauses instead of looping", func(t *testing.T) {
 		again := last
 		again.Rollback = &planner.RollbackRecord{From: "web-other", To: f.upd.Name}
-		plan := f.ext(policy(planner.FailureRollback, again), f.pod(0), f.pod(1), broken)
+		plan := f.ext(policy(v1alpha1.FailureRollback, again), f.pod(0), f.pod(1), broken)
 		if c := plan.Extended.Change; c == nil || !c.Pause || c.RollbackTo != "" {
 			t.Errorf("change %+v, want a pause", c)
 		}
@@ -217,7 +218,7 @@ func TestRolloutFailureAndItsPolicy(t *testing.T) {
 	t.Run("with no completed revision to return to, Rollback pauses", func(t *testing.T) {
 		first := last
 		first.LastCompletedRevision = ""
-		plan := f.ext(policy(planner.FailureRollback, first), f.pod(0), f.pod(1), broken)
+		plan := f.ext(policy(v1alpha1.FailureRollback, first), f.pod(0), f.pod(1), broken)
 		if c := plan.Extended.Change; c == nil || !c.Pause {
 			t.Errorf("change %+v, want a pause", c)
 		}
@@ -226,11 +227,11 @@ func TestRolloutFailureAndItsPolicy(t *testing.T) {
 		slow := f.updated(2, testgen.NotReady(now.Add(-time.Minute)))
 		stale := last
 		stale.LastProgress = now.Add(-11 * time.Minute)
-		plan := f.ext(policy(planner.FailureReport, stale), f.pod(0), f.pod(1), slow)
-		if c := condition(plan.Extended.Status.Conditions, planner.ConditionProgressing); c.Reason != planner.ReasonProgressDeadlineExceded {
+		plan := f.ext(policy(v1alpha1.FailureReport, stale), f.pod(0), f.pod(1), slow)
+		if c := condition(plan.Extended.Status.Conditions, planner.ConditionProgressing); c.Reason != planner.ReasonProgressDeadlineExceeded {
 			t.Errorf("Progressing reason %s, want ProgressDeadlineExceeded", c.Reason)
 		}
-		plan = f.ext(policy(planner.FailureReport, last), f.pod(0), f.pod(1), slow)
+		plan = f.ext(policy(v1alpha1.FailureReport, last), f.pod(0), f.pod(1), slow)
 		if got, want := plan.RequeueAfter, 9*time.Minute+time.Second; got != want {
 			t.Errorf("RequeueAfter %s, want %s (the deadline)", got, want)
 		}
@@ -240,14 +241,14 @@ func TestRolloutFailureAndItsPolicy(t *testing.T) {
 		wasPaused := last
 		wasPaused.LastProgress = now.Add(-11 * time.Minute)
 		wasPaused.Conditions = []metav1.Condition{{Type: planner.ConditionProgressing, Status: metav1.ConditionUnknown, Reason: planner.ReasonRolloutPaused}}
-		plan := f.ext(policy(planner.FailurePause, wasPaused), f.pod(0), f.pod(1), slow)
+		plan := f.ext(policy(v1alpha1.FailurePause, wasPaused), f.pod(0), f.pod(1), slow)
 		if c := plan.Extended.Change; c != nil {
 			t.Errorf("change %+v right after a resume, want none", c)
 		}
 		if got := plan.Extended.Status.LastProgress; !got.Equal(now) {
 			t.Errorf("last progress %s, want the resume (%s)", got, now)
 		}
-		still := extended(func(e *planner.Extended) { e.OnFailure, e.Last, e.Paused = planner.FailurePause, wasPaused, true })
+		still := extended(func(e *planner.Extended) { e.OnFailure, e.Last, e.Paused = v1alpha1.FailurePause, wasPaused, true })
 		if got := f.ext(still, f.pod(0), f.pod(1), slow).Extended.Status.LastProgress; !got.Equal(wasPaused.LastProgress) {
 			t.Errorf("while still paused, last progress %s, want it kept at %s", got, wasPaused.LastProgress)
 		}
@@ -255,7 +256,7 @@ func TestRolloutFailureAndItsPolicy(t *testing.T) {
 	t.Run("a finished rollout is complete and available", func(t *testing.T) {
 		done := last
 		done.UpdatedReplicas = 3
-		plan := f.ext(policy(planner.FailureRollback, done), f.updated(0), f.updated(1), f.updated(2))
+		plan := f.ext(policy(v1alpha1.FailureRollback, done), f.updated(0), f.updated(1), f.updated(2))
 		x := plan.Extended.Status
 		if x.LastCompletedRevision != f.upd.Name || plan.Extended.Change != nil {
 			t.Errorf("last completed %s, change %+v", x.LastCompletedRevision, plan.Extended.Change)
@@ -283,7 +284,7 @@ func condition(conds []metav1.Condition, typ string) metav1.Condition {
 func TestARolloutHeldAtItsPartitionDoesNotFail(t *testing.T) {
 	f := rollout(testgen.Replicas(3), testgen.Partition(2))
 	stale := planner.ExtendedStatus{UpdateRevision: f.upd.Name, UpdatedReplicas: 1, LastProgress: now.Add(-11 * time.Minute), LastCompletedRevision: f.cur.Name}
-	held := extended(func(e *planner.Extended) { e.OnFailure, e.Last = planner.FailurePause, stale })
+	held := extended(func(e *planner.Extended) { e.OnFailure, e.Last = v1alpha1.FailurePause, stale })
 	plan := f.ext(held, f.pod(0), f.pod(1), f.updated(2))
 	if c := plan.Extended.Change; c != nil {
 		t.Errorf("change %+v at the partition, want none", c)
@@ -304,7 +305,7 @@ func TestARolloutHeldAtItsPartitionDoesNotFail(t *testing.T) {
 	lowered := rollout(testgen.Replicas(3), testgen.Partition(0))
 	wasHeld := stale
 	wasHeld.Conditions = []metav1.Condition{{Type: planner.ConditionProgressing, Status: metav1.ConditionTrue, Reason: planner.ReasonPartitionRolledOut}}
-	e := extended(func(e *planner.Extended) { e.OnFailure, e.Last = planner.FailurePause, wasHeld })
+	e := extended(func(e *planner.Extended) { e.OnFailure, e.Last = v1alpha1.FailurePause, wasHeld })
 	plan = lowered.ext(e, lowered.pod(0), lowered.pod(1), lowered.updated(2))
 	if c := plan.Extended.Change; c != nil {
 		t.Errorf("change %+v right after the partition was lowered, want none", c)

@@ -261,7 +261,7 @@ func TestPreUpdateComesBeforeAnUpdateInPlace(t *testing.T) {
 	h := handshake("preUpdate", false)
 	upd := f.upd.Name
 	open := gate(corev1.ConditionTrue, testgen.Epoch)
-	e := inPlaceExt(planner.PodUpdateInPlaceIfPossible, hooks(h, nil))
+	e := podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible, hooks(h, nil))
 	runPriority(t, []priorityScenario{{
 		name:  "the hook starts before the gate goes False",
 		f:     f,

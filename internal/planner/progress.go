@@ -9,6 +9,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // extend computes what an extended set's plan adds to st, in order:
@@ -184,7 +186,7 @@ func (p *planner) rolloutFailure(x ExtendedStatus, rolling bool) string {
 	}
 	if d := p.ext.ProgressDeadline; d > 0 && p.in.Now.Sub(x.LastProgress) >= d {
 		msg := fmt.Sprintf("no progress for %s (progressDeadlineSeconds %d)", p.in.Now.Sub(x.LastProgress).Round(time.Second), int(d.Seconds()))
-		p.warn(ReasonProgressDeadlineExceded, "StatefulSet/"+p.set.Name, "revision "+p.update+": "+msg)
+		p.warn(ReasonProgressDeadlineExceeded, "StatefulSet/"+p.set.Name, "revision "+p.update+": "+msg)
 		return msg
 	}
 	return ""
@@ -196,9 +198,9 @@ func (p *planner) rolloutFailure(x ExtendedStatus, rolling bool) string {
 // instead, so a rollback never loops.
 func (p *planner) onFailure(x *ExtendedStatus, why string) *SetChange {
 	switch p.ext.OnFailure {
-	case FailurePause:
+	case v1alpha1.FailurePause:
 		return &SetChange{Pause: true, Reason: "rollout failed: " + why}
-	case FailureRollback:
+	case v1alpha1.FailureRollback:
 		to := x.LastCompletedRevision
 		switch {
 		case x.Rollback != nil && x.Rollback.To == p.update:
@@ -248,7 +250,7 @@ func (p *planner) progressing(st appsv1.StatefulSetStatus, x ExtendedStatus, rol
 		return metav1.ConditionTrue, ReasonPartitionRolledOut, fmt.Sprintf("revision %s is rolled out to ordinals %d and above; the partition holds the others",
 			st.UpdateRevision, int64(p.start)+int64(Partition(p.set)))
 	case failure != "" && strings.HasPrefix(failure, "no progress"):
-		return metav1.ConditionFalse, ReasonProgressDeadlineExceded, failure
+		return metav1.ConditionFalse, ReasonProgressDeadlineExceeded, failure
 	case failure != "":
 		return metav1.ConditionFalse, ReasonRolloutFailed, failure
 	case x.Rollback != nil && x.Rollback.To == st.UpdateRevision:

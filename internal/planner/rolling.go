@@ -33,25 +33,23 @@ func (p *planner) rollingUpdate() {
 	if p.unordered {
 		return
 	}
-	if p.inPlace() {
-		p.inPlaceRollingUpdate()
+	if p.claimsInPlace() {
+		p.claimsInPlaceRollingUpdate()
 		return
 	}
-	if p.inPlacePolicy() {
-		p.podRollingUpdate()
+	if p.podsInPlace() {
+		p.podsInPlaceRollingUpdate()
 		return
 	}
 	if !p.maxUnavailableGate() {
 		p.legacyRollingUpdate()
 		return
 	}
-	maxUnavailable, err := p.maxUnavailable()
-	if err != nil {
-		p.warn(ReasonInvalidMaxUnavailable, "StatefulSet/"+p.set.Name, err.Error()+"; the rolling update does not proceed")
+	maxUnavailable, unavailable, ok := p.rollingBudget()
+	if !ok {
 		return
 	}
 	minReady, now := p.set.Spec.MinReadySeconds, p.in.Now
-	unavailable := p.unavailableCount() + p.requestedDeletes
 	var actions []Action
 	counted := p.currentCount()
 	for _, s := range p.outdated() {
@@ -197,6 +195,19 @@ func (p *planner) maxUnavailable() (int, error) {
 		return 0, fmt.Errorf("invalid maxUnavailable %q: %w", ru.MaxUnavailable.String(), err)
 	}
 	return max(n, 1), nil
+}
+
+// rollingBudget is what every rolling update spends: maxUnavailable,
+// and the pods already counted against it (the unavailable ones and those
+// this plan deletes on request). A maxUnavailable that cannot be read
+// holds the update (ok is false) and is reported here, as a Warning.
+func (p *planner) rollingBudget() (maxUnavailable, unavailable int, ok bool) {
+	maxUnavailable, err := p.maxUnavailable()
+	if err != nil {
+		p.warn(ReasonInvalidMaxUnavailable, "StatefulSet/"+p.set.Name, err.Error()+"; the rolling update does not proceed")
+		return 0, 0, false
+	}
+	return maxUnavailable, p.unavailableCount() + p.requestedDeletes, true
 }
 
 // budgetWaits explains a rolling update that has old-revision pods left but

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
@@ -153,6 +154,55 @@ func TestMaxUnavailable(t *testing.T) {
 		pods:  with(below.pods(1), below.pod(0, testgen.NotReady(now)), below.updated(2), below.updated(3), below.updated(4)),
 		steps: nil,
 	}})
+}
+
+// Every rolling update (apps/v1's, the extended kind's with pods
+// recreated, with pods changed in place, with claims updated in place)
+// reads maxUnavailable the same way: one it cannot read holds the update
+// and is reported once, as a Warning; a readable one lets it act.
+func TestAnInvalidMaxUnavailableHoldsEveryRollingUpdate(t *testing.T) {
+	variants := []struct {
+		name string
+		f    func(testgen.SetOption) fixture
+		e    *planner.Extended
+	}{
+		{"apps/v1", podRollout, nil},
+		{"extended, pods recreated", podRollout, extended()},
+		{"extended, pods changed in place", podRollout, podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible)},
+		{"extended, claims updated in place", claimRollout, claimsInPlace(true)},
+	}
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			bad := v.f(testgen.MaxUnavailablePercent("lots"))
+			plan := bad.ext(v.e, bad.pods(0, 1, 2)...)
+			if diff := cmp.Diff([]string{"InvalidMaxUnavailable StatefulSet/web"}, warningReasons(plan)); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			if rollingSteps(plan) != 0 {
+				t.Errorf("the rolling update acted: %v", bad.summary(plan))
+			}
+			good := v.f(testgen.MaxUnavailablePercent("50%"))
+			if plan := good.ext(v.e, good.pods(0, 1, 2)...); len(plan.Warnings) != 0 || rollingSteps(plan) == 0 {
+				t.Errorf("with maxUnavailable 50%%: warnings %v, steps %v; want no warning and a rolling update", warningReasons(plan), good.summary(plan))
+			}
+		})
+	}
+}
+
+func podRollout(opt testgen.SetOption) fixture { return rollout(testgen.Replicas(3), opt) }
+
+func claimRollout(opt testgen.SetOption) fixture {
+	return claimsInPlaceRollout(size("2Gi"), opt).fixture
+}
+
+func rollingSteps(plan planner.Plan) int {
+	n := 0
+	for _, step := range plan.Steps {
+		if step.Name == planner.StepRollingUpdate {
+			n++
+		}
+	}
+	return n
 }
 
 func TestBrokenOldPods(t *testing.T) {

@@ -51,7 +51,7 @@ func trimHooks(pod, out *corev1.Pod) {
 	}
 }
 
-// trimInPlace keeps what the in-place update reads (inplacepod.go) of a
+// trimInPlace keeps what the in-place update reads (podinplace.go) of a
 // pod that has the controller's readiness gate or was changed in place,
 // and nothing for any other: the gate, the in-place record, the
 // generations, and the gate, ContainersReady and resize conditions.

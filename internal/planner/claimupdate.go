@@ -8,19 +8,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-)
 
-// ClaimUpdate is how changes to volumeClaimTemplates reach the claims of
-// an extended set's pods.
-type ClaimUpdate string
-
-// Claim update strategies, as the extended kind spells them.
-const (
-	// ClaimUpdateOnClaimDelete changes no claim; the empty value means it.
-	ClaimUpdateOnClaimDelete ClaimUpdate = "OnClaimDelete"
-	// ClaimUpdateInPlace patches each pod's claims before the pod is
-	// updated (see inPlaceRollingUpdate).
-	ClaimUpdateInPlace ClaimUpdate = "InPlace"
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // UpdateClaimStorage patches a claim towards its template: the action's
@@ -84,9 +73,10 @@ func (s podStorage) done() bool {
 	return !slices.ContainsFunc(s.claims, func(c claimCheck) bool { return !c.done() })
 }
 
-// inPlace reports whether the set's claims follow its templates in place.
-func (p *planner) inPlace() bool {
-	return p.ext != nil && p.ext.ClaimUpdate == ClaimUpdateInPlace
+// claimsInPlace reports whether the set's claims follow its templates in
+// place (volumeClaimUpdateStrategy InPlace).
+func (p *planner) claimsInPlace() bool {
+	return p.ext != nil && p.ext.ClaimUpdate == v1alpha1.InPlaceVolumeClaimUpdateStrategyType
 }
 
 // storageOf compares the claims of the pod in s with the update
@@ -127,9 +117,9 @@ func (p *planner) storageRound() []podStorage {
 	return out
 }
 
-// inPlaceRollingUpdate is the rolling update of a set whose claims follow
-// its templates (volumeClaimUpdateStrategy InPlace). Pods are taken
-// highest ordinal first, or in the priority rules' order, as by
+// claimsInPlaceRollingUpdate is the rolling update of a set whose claims
+// follow its templates (volumeClaimUpdateStrategy InPlace). Pods are
+// taken highest ordinal first, or in the priority rules' order, as by
 // rollingUpdate, and for each:
 //  1. its claims are patched to the update revision's templates;
 //  2. the update waits until their resize and modification have finished;
@@ -142,10 +132,9 @@ func (p *planner) storageRound() []podStorage {
 // A grow that a StorageClass does not allow stops the update before any
 // claim is patched; an infeasible resize or modification stops it at its
 // pod. Pods that are already unavailable take no slot.
-func (p *planner) inPlaceRollingUpdate() {
-	maxUnavailable, err := p.maxUnavailable()
-	if err != nil {
-		p.warn(ReasonInvalidMaxUnavailable, "StatefulSet/"+p.set.Name, err.Error()+"; the rolling update does not proceed")
+func (p *planner) claimsInPlaceRollingUpdate() {
+	maxUnavailable, unavailable, ok := p.rollingBudget()
+	if !ok {
 		return
 	}
 	round := p.storageRound()
@@ -153,9 +142,8 @@ func (p *planner) inPlaceRollingUpdate() {
 	if p.expansionRefused(round) {
 		return
 	}
-	unavailable := p.unavailableCount() + p.requestedDeletes
 	budget := maxUnavailable - unavailable - p.storageBusy(round)
-	p.budgetedRound(len(round), func(i int) ([]Action, bool) { return p.inPlaceStep(round[i], &budget) }, maxUnavailable, unavailable)
+	p.budgetedRound(len(round), func(i int) ([]Action, bool) { return p.claimsInPlaceStep(round[i], &budget) }, maxUnavailable, unavailable)
 }
 
 // budgetedRound is the rolling update's step: step decides for the round's
@@ -177,9 +165,9 @@ func (p *planner) budgetedRound(n int, step func(i int) ([]Action, bool), maxUna
 	}
 }
 
-// inPlaceStep decides for one pod of the round; stop ends the round there
-// (a failed claim halts the rollout at its pod).
-func (p *planner) inPlaceStep(st podStorage, budget *int) (actions []Action, stop bool) {
+// claimsInPlaceStep decides for one pod of the round; stop ends the round
+// there (a failed claim halts the rollout at its pod).
+func (p *planner) claimsInPlaceStep(st podStorage, budget *int) (actions []Action, stop bool) {
 	s := st.slot
 	free := !p.available(s.pod)
 	switch {
@@ -205,7 +193,7 @@ func (p *planner) inPlaceStep(st podStorage, budget *int) (actions []Action, sto
 		return []Action{p.moveRevision(s)}, false
 	case p.changed[s.ordinal]:
 		return nil, false // its update in place is under way (inPlacePass)
-	case p.inPlacePolicy():
+	case p.podsInPlace():
 		return p.updateOne(s, free, budget)
 	case free || *budget > 0:
 		if !free {

@@ -24,10 +24,10 @@ type storageFixture struct {
 	old *appsv1.StatefulSet
 }
 
-// inPlaceRollout builds a set of three pods whose www template asks for
+// claimsInPlaceRollout builds a set of three pods whose www template asks for
 // 1Gi, changed by change (the new template); the pods, Ready, run the old
 // revision.
-func inPlaceRollout(change func(*appsv1.StatefulSet), opts ...testgen.SetOption) storageFixture {
+func claimsInPlaceRollout(change func(*appsv1.StatefulSet), opts ...testgen.SetOption) storageFixture {
 	base := append([]testgen.SetOption{testgen.Replicas(3), testgen.Image("app:1"), testgen.ClaimTemplates("www")}, opts...)
 	old := testgen.StatefulSet("web", base...)
 	set := testgen.StatefulSet("web", base...)
@@ -40,10 +40,10 @@ func inPlaceRollout(change func(*appsv1.StatefulSet), opts ...testgen.SetOption)
 	return storageFixture{fixture: fixture{set: set, cur: cur, upd: upd}, old: old}
 }
 
-// onClaimDelete is inPlaceRollout for a set whose revisions hold only the
-// pod template, as under OnClaimDelete.
+// onClaimDelete is claimsInPlaceRollout for a set whose revisions hold
+// only the pod template, as under OnClaimDelete.
 func onClaimDelete(change func(*appsv1.StatefulSet)) storageFixture {
-	f := inPlaceRollout(change)
+	f := claimsInPlaceRollout(change)
 	f.cur, f.upd = testgen.RevisionOf(f.old, 1), testgen.RevisionOf(f.set, 2)
 	f.set.Status.CurrentRevision, f.set.Status.UpdateRevision = f.cur.Name, f.upd.Name
 	return f
@@ -75,11 +75,11 @@ func both(changes ...func(*appsv1.StatefulSet)) func(*appsv1.StatefulSet) {
 	}
 }
 
-// inPlace is the extended kind with InPlace claim updates and one
+// claimsInPlace is the extended kind with InPlace claim updates and one
 // StorageClass, "standard", the default, which allows expansion as given.
-func inPlace(expandable bool, opts ...func(*planner.Extended)) *planner.Extended {
+func claimsInPlace(expandable bool, opts ...func(*planner.Extended)) *planner.Extended {
 	return extended(append([]func(*planner.Extended){func(e *planner.Extended) {
-		e.ClaimUpdate = planner.ClaimUpdateInPlace
+		e.ClaimUpdate = v1alpha1.InPlaceVolumeClaimUpdateStrategyType
 		e.StorageClasses, e.DefaultStorageClass = map[string]bool{"standard": expandable}, "standard"
 	}}, opts...)...)
 }
@@ -164,9 +164,9 @@ func patchSummary(f fixture, c *corev1.PersistentVolumeClaim) string {
 }
 
 func TestInPlaceClaimUpdates(t *testing.T) {
-	grow, grown := inPlaceRollout(both(size("2Gi"), image("app:2"))), inPlaceRollout(size("2Gi"))
+	grow, grown := claimsInPlaceRollout(both(size("2Gi"), image("app:2"))), claimsInPlaceRollout(size("2Gi"))
 	ocd := onClaimDelete(size("2Gi"))
-	vac := inPlaceRollout(func(s *appsv1.StatefulSet) {
+	vac := claimsInPlaceRollout(func(s *appsv1.StatefulSet) {
 		s.Spec.VolumeClaimTemplates[0].Spec.VolumeAttributesClassName = ptr.To("fast")
 	})
 	resizing := []testgen.ClaimOption{requesting("2Gi"), bound("1Gi", grow.upd), claimStatus(func(s *corev1.PersistentVolumeClaimStatus) {
@@ -182,95 +182,95 @@ func TestInPlaceClaimUpdates(t *testing.T) {
 		waits  []string
 	}{{
 		name: "a pod's claims are patched before the pod is updated, highest ordinal first, within maxUnavailable",
-		f:    grow, e: inPlace(true), pods: grow.pods(0, 1, 2),
+		f:    grow, e: claimsInPlace(true), pods: grow.pods(0, 1, 2),
 		want: []string{"rolling update: UpdateClaimStorage www-web-2 storage=2Gi revision=update"},
 	}, {
 		name: "the priority rules pick whose claims go first: the primary's last",
-		f:    grow, e: inPlace(true, func(e *planner.Extended) { e.Priority = []planner.PriorityRule{rule(-100, "role", "primary")} }),
+		f:    grow, e: claimsInPlace(true, func(e *planner.Extended) { e.Priority = []planner.PriorityRule{rule(-100, "role", "primary")} }),
 		pods: with(grow.pods(0, 1), grow.pod(2, primary)),
 		want: []string{"rolling update: UpdateClaimStorage www-web-1 storage=2Gi revision=update"},
 	}, {
 		name: "the update waits while the claims resize: the pod stays Ready but holds the slot",
-		f:    grow, e: inPlace(true), pods: grow.pods(0, 1, 2),
+		f:    grow, e: claimsInPlace(true), pods: grow.pods(0, 1, 2),
 		claims: map[int32][]testgen.ClaimOption{2: resizing},
 		waits:  []string{"web-2: Available"},
 	}, {
 		name: "once the claims have grown, a pod whose template changed is recreated",
-		f:    grow, e: inPlace(true), pods: grow.pods(0, 1, 2),
+		f:    grow, e: claimsInPlace(true), pods: grow.pods(0, 1, 2),
 		claims: map[int32][]testgen.ClaimOption{2: {requesting("2Gi"), bound("2Gi", grow.upd)}},
 		want:   []string{"rolling update: DeletePod web-2"},
 	}, {
 		name: "once the claims have grown, a pod whose template did not change only moves to the update revision",
-		f:    grown, e: inPlace(true), pods: grown.pods(0, 1, 2),
+		f:    grown, e: claimsInPlace(true), pods: grown.pods(0, 1, 2),
 		claims: map[int32][]testgen.ClaimOption{2: {requesting("2Gi"), bound("2Gi", grown.upd)}},
 		want:   []string{"rolling update: UpdatePod web-2 to update", "rolling update: UpdateClaimStorage www-web-1 storage=2Gi revision=update"},
 	}, {
 		name: "maxUnavailable 2 patches two pods' claims at once",
-		f:    inPlaceRollout(size("2Gi"), testgen.MaxUnavailable(2)), e: inPlace(true), pods: grow.pods(0, 1, 2),
+		f:    claimsInPlaceRollout(size("2Gi"), testgen.MaxUnavailable(2)), e: claimsInPlace(true), pods: grow.pods(0, 1, 2),
 		want: []string{"rolling update: UpdateClaimStorage www-web-2 storage=2Gi revision=update", "rolling update: UpdateClaimStorage www-web-1 storage=2Gi revision=update"},
 	}, {
 		name: "a pod that is already unavailable takes no second slot for its claims",
-		f:    inPlaceRollout(size("2Gi"), testgen.MaxUnavailable(2), testgen.Parallel()),
-		e:    inPlace(true, func(e *planner.Extended) { e.SelfHealing = false }),
+		f:    claimsInPlaceRollout(size("2Gi"), testgen.MaxUnavailable(2), testgen.Parallel()),
+		e:    claimsInPlace(true, func(e *planner.Extended) { e.SelfHealing = false }),
 		pods: with(grow.pods(0, 1), grow.pod(2, testgen.NotReady(now.Add(-time.Minute)))),
 		want: []string{"rolling update: UpdateClaimStorage www-web-2 storage=2Gi revision=update", "rolling update: UpdateClaimStorage www-web-1 storage=2Gi revision=update"},
 	}, {
 		name: "a claim that grew beyond its request is not asked for more",
-		f:    grown, e: inPlace(true), pods: grown.pods(0, 1, 2),
+		f:    grown, e: claimsInPlace(true), pods: grown.pods(0, 1, 2),
 		claims: map[int32][]testgen.ClaimOption{2: {requesting("2Gi"), bound("2200Mi", grown.upd)}},
 		want:   []string{"rolling update: UpdatePod web-2 to update", "rolling update: UpdateClaimStorage www-web-1 storage=2Gi revision=update"},
 	}, {
 		name: "a smaller template is not applied: the claim only gets the revision label",
-		f:    inPlaceRollout(size("512Mi")), e: inPlace(true), pods: grow.pods(0, 1, 2),
+		f:    claimsInPlaceRollout(size("512Mi")), e: claimsInPlace(true), pods: grow.pods(0, 1, 2),
 		want: []string{"rolling update: UpdateClaimStorage www-web-2 revision=update", "rolling update: UpdateClaimStorage www-web-1 revision=update", "rolling update: UpdateClaimStorage www-web-0 revision=update"},
 	}, {
 		name: "a class that does not allow expansion stops the update before any claim is patched",
-		f:    grow, e: inPlace(false), pods: grow.pods(0, 1, 2),
+		f:    grow, e: claimsInPlace(false), pods: grow.pods(0, 1, 2),
 		waits: []string{"web-2: Available"},
 	}, {
 		name: "an infeasible resize halts the rollout at its pod",
-		f:    grow, e: inPlace(true), pods: grow.pods(0, 1, 2),
+		f:    grow, e: claimsInPlace(true), pods: grow.pods(0, 1, 2),
 		claims: map[int32][]testgen.ClaimOption{2: {requesting("2Gi"), bound("1Gi", grow.upd), claimStatus(func(s *corev1.PersistentVolumeClaimStatus) {
 			s.AllocatedResourceStatuses = map[corev1.ResourceName]corev1.ClaimResourceStatus{corev1.ResourceStorage: corev1.PersistentVolumeClaimControllerResizeInfeasible}
 		})}},
 		waits: []string{"web-2: Available"},
 	}, {
 		name: "a lowered template recovers an infeasible resize: the request comes down to max(template, capacity)",
-		f:    inPlaceRollout(size("1536Mi")), e: inPlace(true), pods: grow.pods(0, 1, 2),
+		f:    claimsInPlaceRollout(size("1536Mi")), e: claimsInPlace(true), pods: grow.pods(0, 1, 2),
 		claims: map[int32][]testgen.ClaimOption{2: {requesting("2Gi"), bound("1Gi", grow.upd), claimStatus(func(s *corev1.PersistentVolumeClaimStatus) {
 			s.AllocatedResourceStatuses = map[corev1.ResourceName]corev1.ClaimResourceStatus{corev1.ResourceStorage: corev1.PersistentVolumeClaimControllerResizeInfeasible}
 		})}},
 		want: []string{"rolling update: UpdateClaimStorage www-web-2 storage=1536Mi revision=update"},
 	}, {
 		name: "a new volumeAttributesClass is patched, and waited for until the claim has it",
-		f: inPlaceRollout(func(s *appsv1.StatefulSet) {
+		f: claimsInPlaceRollout(func(s *appsv1.StatefulSet) {
 			s.Spec.VolumeClaimTemplates[0].Spec.VolumeAttributesClassName = ptr.To("fast")
 		}),
-		e: inPlace(true), pods: grow.pods(0, 1, 2),
+		e: claimsInPlace(true), pods: grow.pods(0, 1, 2),
 		want: []string{"rolling update: UpdateClaimStorage www-web-2 class=fast revision=update"},
 	}, {
 		name: "the update waits while the volumeAttributesClass is applied",
-		f:    vac, e: inPlace(true), pods: vac.pods(0, 1, 2),
+		f:    vac, e: claimsInPlace(true), pods: vac.pods(0, 1, 2),
 		claims: map[int32][]testgen.ClaimOption{2: {bound("1Gi", vac.upd), withClass("fast", ""), claimStatus(func(s *corev1.PersistentVolumeClaimStatus) {
 			s.ModifyVolumeStatus = &corev1.ModifyVolumeStatus{TargetVolumeAttributesClassName: "fast", Status: corev1.PersistentVolumeClaimModifyVolumeInProgress}
 		})}},
 		waits: []string{"web-2: Available"},
 	}, {
 		name: "once the claim has the new volumeAttributesClass, the pod moves to the update revision",
-		f:    vac, e: inPlace(true), pods: vac.pods(0, 1, 2),
+		f:    vac, e: claimsInPlace(true), pods: vac.pods(0, 1, 2),
 		claims: map[int32][]testgen.ClaimOption{2: {bound("1Gi", vac.upd), withClass("fast", "fast")}},
 		want:   []string{"rolling update: UpdatePod web-2 to update", "rolling update: UpdateClaimStorage www-web-1 class=fast revision=update"},
 	}, {
 		name: "a template added to a live set: claims are created for every pod, and pods are recreated to mount them",
-		f:    inPlaceRollout(testgen.ClaimTemplates("logs")), e: inPlace(true), pods: grow.pods(0, 1, 2),
+		f:    claimsInPlaceRollout(testgen.ClaimTemplates("logs")), e: claimsInPlace(true), pods: grow.pods(0, 1, 2),
 		want: []string{"replicas: CreateClaim logs-web-0", "replicas: CreateClaim logs-web-1", "replicas: CreateClaim logs-web-2",
 			"rolling update: UpdateClaimStorage www-web-2 revision=update", "rolling update: UpdateClaimStorage www-web-1 revision=update", "rolling update: UpdateClaimStorage www-web-0 revision=update"},
 	}, {
 		name: "a removed template: the pods are recreated without it and its claims are left alone",
-		f: inPlaceRollout(func(s *appsv1.StatefulSet) {
+		f: claimsInPlaceRollout(func(s *appsv1.StatefulSet) {
 			s.Spec.VolumeClaimTemplates = nil
 			s.Spec.Template.Spec.Containers[0].VolumeMounts = nil
-		}), e: inPlace(true), pods: grow.pods(0, 1, 2),
+		}), e: claimsInPlace(true), pods: grow.pods(0, 1, 2),
 		want: []string{"rolling update: DeletePod web-2"},
 	}, {
 		name: "OnClaimDelete patches no claim: the templates are not in the revision",
@@ -290,7 +290,7 @@ func TestInPlaceClaimUpdates(t *testing.T) {
 }
 
 func TestInPlaceClaimUpdateStatus(t *testing.T) {
-	grow := inPlaceRollout(size("2Gi"))
+	grow := claimsInPlaceRollout(size("2Gi"))
 	last := func(e *planner.Extended) {
 		e.Last = planner.ExtendedStatus{UpdateRevision: grow.upd.Name, LastProgress: now.Add(-time.Minute), LastCompletedRevision: grow.cur.Name}
 	}
@@ -299,7 +299,7 @@ func TestInPlaceClaimUpdateStatus(t *testing.T) {
 	})
 	t.Run("an infeasible resize blocks the rollout permanently and fails it", func(t *testing.T) {
 		claims := grow.claims(map[int32][]testgen.ClaimOption{2: {requesting("2Gi"), bound("1Gi", grow.upd), infeasible}})
-		x := grow.plan(inPlace(true, last), grow.pods(0, 1, 2), claims).Extended.Status
+		x := grow.plan(claimsInPlace(true, last), grow.pods(0, 1, 2), claims).Extended.Status
 		if len(x.BlockedBy) != 1 || x.BlockedBy[0].Pod != "web-2" || x.BlockedBy[0].Reason != planner.ReasonResizeInfeasible || !x.BlockedBy[0].Permanent {
 			t.Errorf("blockedBy %+v, want web-2 ResizeInfeasible, permanent", x.BlockedBy)
 		}
@@ -308,7 +308,7 @@ func TestInPlaceClaimUpdateStatus(t *testing.T) {
 		}
 	})
 	t.Run("a class that does not allow expansion is named in a Warning and blocks the rollout", func(t *testing.T) {
-		plan := grow.plan(inPlace(false, last), grow.pods(0, 1, 2), grow.claims(nil))
+		plan := grow.plan(claimsInPlace(false, last), grow.pods(0, 1, 2), grow.claims(nil))
 		x := plan.Extended.Status
 		if len(x.BlockedBy) != 1 || x.BlockedBy[0].Reason != planner.ReasonExpansionNotAllowed {
 			t.Errorf("blockedBy %+v, want ExpansionNotAllowed", x.BlockedBy)
@@ -320,26 +320,26 @@ func TestInPlaceClaimUpdateStatus(t *testing.T) {
 	t.Run("a resize still unfinished past the progress deadline is listed as ResizePending", func(t *testing.T) {
 		stale := func(e *planner.Extended) { e.Last.LastProgress = now.Add(-11 * time.Minute) }
 		claims := grow.claims(map[int32][]testgen.ClaimOption{2: {requesting("2Gi"), bound("1Gi", grow.upd)}})
-		x := grow.plan(inPlace(true, last, stale), grow.pods(0, 1, 2), claims).Extended.Status
+		x := grow.plan(claimsInPlace(true, last, stale), grow.pods(0, 1, 2), claims).Extended.Status
 		if len(x.BlockedBy) != 1 || x.BlockedBy[0].Reason != planner.ReasonResizePending || x.BlockedBy[0].Permanent {
 			t.Errorf("blockedBy %+v, want web-2 ResizePending, not permanent", x.BlockedBy)
 		}
-		if c := condition(x.Conditions, planner.ConditionProgressing); c.Reason != planner.ReasonProgressDeadlineExceded {
+		if c := condition(x.Conditions, planner.ConditionProgressing); c.Reason != planner.ReasonProgressDeadlineExceeded {
 			t.Errorf("Progressing reason %s, want ProgressDeadlineExceeded", c.Reason)
 		}
 	})
 	t.Run("volumeClaims counts the pods whose claim matches the template, and the Ready ones among them", func(t *testing.T) {
 		claims := grow.claims(map[int32][]testgen.ClaimOption{1: {requesting("2Gi"), bound("2Gi", grow.upd)}, 2: {requesting("2Gi"), bound("2Gi", grow.upd)}})
 		pods := with(grow.pods(0, 1), grow.pod(2, testgen.NotReady(now.Add(-time.Minute))))
-		x := grow.plan(inPlace(true, last), pods, claims).Extended.Status
+		x := grow.plan(claimsInPlace(true, last), pods, claims).Extended.Status
 		want := []planner.ClaimTemplateStatus{{Name: "www", MatchingReplicas: 2, ReadyReplicas: 1}}
 		if diff := cmp.Diff(want, x.VolumeClaims); diff != "" {
 			t.Errorf("volumeClaims (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("a refused shrink is a Warning, and the claim counts as matching", func(t *testing.T) {
-		shrink := inPlaceRollout(size("512Mi"))
-		plan := shrink.plan(inPlace(true), shrink.pods(0, 1, 2), shrink.claims(nil))
+		shrink := claimsInPlaceRollout(size("512Mi"))
+		plan := shrink.plan(claimsInPlace(true), shrink.pods(0, 1, 2), shrink.claims(nil))
 		want := []string{"ClaimShrinkRefused PersistentVolumeClaim/www-web-2", "ClaimShrinkRefused PersistentVolumeClaim/www-web-1", "ClaimShrinkRefused PersistentVolumeClaim/www-web-0"}
 		if diff := cmp.Diff(want, warningReasons(plan)); diff != "" {
 			t.Errorf("warnings (-want +got):\n%s", diff)
@@ -349,7 +349,7 @@ func TestInPlaceClaimUpdateStatus(t *testing.T) {
 		}
 	})
 	t.Run("a claim an extended set creates names the update revision", func(t *testing.T) {
-		plan := grow.plan(inPlace(true), grow.pods(0, 1), grow.claims(nil)[:2])
+		plan := grow.plan(claimsInPlace(true), grow.pods(0, 1), grow.claims(nil)[:2])
 		var labels []string
 		for _, s := range plan.Steps {
 			for _, a := range s.Actions {

@@ -15,17 +15,6 @@ import (
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
-// PodUpdate is how the rolling update of an extended set brings a pod to
-// a new template.
-type PodUpdate string
-
-// Pod update policies, as the extended kind spells them.
-const (
-	PodUpdateRecreate          PodUpdate = "Recreate"
-	PodUpdateInPlaceIfPossible PodUpdate = "InPlaceIfPossible"
-	PodUpdateInPlaceOnly       PodUpdate = "InPlaceOnly"
-)
-
 // Action kinds of updates in place. Each carries the observed pod (name,
 // namespace, UID) and Patch, a strategic merge patch.
 const (
@@ -53,16 +42,16 @@ const (
 	EventInPlaceUpdate = "SuccessfulInPlaceUpdate"
 )
 
-// inPlacePolicy reports whether the rolling update changes pods in place
-// where it can.
-func (p *planner) inPlacePolicy() bool {
-	return p.ext != nil && (p.ext.PodUpdate == PodUpdateInPlaceIfPossible || p.ext.PodUpdate == PodUpdateInPlaceOnly)
+// podsInPlace reports whether the rolling update changes pods in place
+// where it can (podUpdatePolicy InPlaceIfPossible or InPlaceOnly).
+func (p *planner) podsInPlace() bool {
+	return p.ext != nil && (p.ext.PodUpdate == v1alpha1.PodUpdateInPlaceIfPossible || p.ext.PodUpdate == v1alpha1.PodUpdateInPlaceOnly)
 }
 
 // addGate gives a pod the planner creates the controller's readiness gate,
 // under an in-place policy.
 func (p *planner) addGate(pod *corev1.Pod) {
-	if p.inPlacePolicy() {
+	if p.podsInPlace() {
 		pod.Spec.ReadinessGates = append(pod.Spec.ReadinessGates, corev1.PodReadinessGate{ConditionType: v1alpha1.InPlaceReadinessGate})
 	}
 }
@@ -216,7 +205,7 @@ func (p *planner) changeOf(s slot) templateChange {
 // outdated pod in s in place now: the set updates in place, is not paused
 // or OnDelete, and s is at or above the partition.
 func (p *planner) inPlaceRolls(s slot) bool {
-	return p.inPlacePolicy() && !p.ext.Recreate && p.set.Spec.UpdateStrategy.Type != appsv1.OnDeleteStatefulSetStrategyType &&
+	return p.podsInPlace() && !p.ext.Recreate && p.set.Spec.UpdateStrategy.Type != appsv1.OnDeleteStatefulSetStrategyType &&
 		p.rollingReplaces(s.ordinal) && podRevision(s.pod) != p.update
 }
 
@@ -247,7 +236,7 @@ func (p *planner) inPlacePass() {
 		}
 		prog := p.progressOf(s.pod)
 		switch {
-		case prog.failure != nil && p.ext.PodUpdate == PodUpdateInPlaceOnly:
+		case prog.failure != nil && p.ext.PodUpdate == v1alpha1.PodUpdateInPlaceOnly:
 			p.inPlaceBlock(s, *prog.failure)
 		case prog.failure != nil:
 			actions = append(actions, p.hooked(s, needDelete, func() []Action {
@@ -295,7 +284,7 @@ func (p *planner) inPlaceBlock(s slot, f PodFailure) {
 func (p *planner) updateOne(s slot, free bool, budget *int) (actions []Action, stop bool) {
 	c := p.changeOf(s)
 	switch {
-	case len(c.impossible) > 0 && p.ext.PodUpdate == PodUpdateInPlaceOnly:
+	case len(c.impossible) > 0 && p.ext.PodUpdate == v1alpha1.PodUpdateInPlaceOnly:
 		p.inPlaceBlock(s, PodFailure{Reason: ReasonInPlaceImpossible, Revision: podRevision(s.pod),
 			Message: fmt.Sprintf("%s cannot be updated to revision %s in place: %s", s.pod.Name, p.update, strings.Join(c.impossible, "; "))})
 		return nil, true
@@ -376,16 +365,14 @@ func (p *planner) setGate(s slot, status corev1.ConditionStatus, why string) Act
 		Reason: fmt.Sprintf("readiness gate %s of %s: %s (%s)", v1alpha1.InPlaceReadinessGate, s.pod.Name, status, why)}
 }
 
-// podRollingUpdate is rollingUpdate under an in-place policy: the same
-// budget and order, each outdated pod brought to the update revision by
-// updateOne.
-func (p *planner) podRollingUpdate() {
-	maxUnavailable, err := p.maxUnavailable()
-	if err != nil {
-		p.warn(ReasonInvalidMaxUnavailable, "StatefulSet/"+p.set.Name, err.Error()+"; the rolling update does not proceed")
+// podsInPlaceRollingUpdate is rollingUpdate under an in-place policy: the
+// same budget and order, each outdated pod brought to the update revision
+// by updateOne.
+func (p *planner) podsInPlaceRollingUpdate() {
+	maxUnavailable, unavailable, ok := p.rollingBudget()
+	if !ok {
 		return
 	}
-	unavailable := p.unavailableCount() + p.requestedDeletes
 	budget := maxUnavailable - unavailable
 	pending := p.outdated()
 	p.budgetedRound(len(pending), func(i int) ([]Action, bool) {

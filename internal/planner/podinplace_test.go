@@ -17,8 +17,8 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
 
-// inPlaceExt is the extended defaults with podUpdatePolicy policy.
-func inPlaceExt(policy planner.PodUpdate, opts ...func(*planner.Extended)) *planner.Extended {
+// podsInPlace is the extended defaults with podUpdatePolicy policy.
+func podsInPlace(policy v1alpha1.PodUpdatePolicy, opts ...func(*planner.Extended)) *planner.Extended {
 	return extended(append([]func(*planner.Extended){func(e *planner.Extended) {
 		e.PodUpdate, e.ResizeTimeout = policy, 2*time.Minute
 	}}, opts...)...)
@@ -84,7 +84,7 @@ func change(from, to []testgen.SetOption, opts ...testgen.SetOption) fixture {
 
 func TestInPlaceUpdateOfAnImage(t *testing.T) {
 	f := rollout(testgen.Replicas(3))
-	ifPossible := inPlaceExt(planner.PodUpdateInPlaceIfPossible)
+	ifPossible := podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible)
 	open := gate(corev1.ConditionTrue, testgen.Epoch)
 	runPriority(t, []priorityScenario{{
 		name:  "the first pod's gate goes False, and only one pod's within maxUnavailable 1",
@@ -136,7 +136,7 @@ func TestInPlaceUpdateOfAnImage(t *testing.T) {
 		steps: []string{"replicas: DeletePod web-1"},
 	}})
 	g := rollout(testgen.Replicas(3), testgen.Parallel())
-	noHealing := inPlaceExt(planner.PodUpdateInPlaceIfPossible, func(e *planner.Extended) { e.SelfHealing = false })
+	noHealing := podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible, func(e *planner.Extended) { e.SelfHealing = false })
 	runPriority(t, []priorityScenario{{
 		name:  "an unavailable old pod is changed without a slot, and the slot stays taken by it",
 		f:     g,
@@ -149,7 +149,7 @@ func TestInPlaceUpdateOfAnImage(t *testing.T) {
 func TestInPlaceGatesAndGrace(t *testing.T) {
 	f := rollout(testgen.Replicas(2), testgen.Parallel())
 	t.Run("a pod created under an in-place policy has the gate, and a new gated pod gets its condition True", func(t *testing.T) {
-		plan := f.ext(inPlaceExt(planner.PodUpdateInPlaceIfPossible), f.updated(0, testgen.Pending(), gate("", now)))
+		plan := f.ext(podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible), f.updated(0, testgen.Pending(), gate("", now)))
 		if diff := cmp.Diff([]string{"in place: PatchPodStatus web-0", "replicas*2: CreatePod web-1 at update"}, f.summary(plan)); diff != "" {
 			t.Fatalf("steps (-want +got):\n%s", diff)
 		}
@@ -168,7 +168,7 @@ func TestInPlaceGatesAndGrace(t *testing.T) {
 		}
 	})
 	t.Run("the grace period holds the change and asks for a sync when it ends", func(t *testing.T) {
-		e := inPlaceExt(planner.PodUpdateInPlaceIfPossible, func(e *planner.Extended) { e.InPlaceGrace = 30 * time.Second })
+		e := podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible, func(e *planner.Extended) { e.InPlaceGrace = 30 * time.Second })
 		plan := f.ext(e, f.pod(0, gate(corev1.ConditionTrue, testgen.Epoch)), f.pod(1, testgen.NotReady(now), gate(corev1.ConditionFalse, now.Add(-10*time.Second))))
 		if len(plan.Steps) != 0 {
 			t.Errorf("steps %v, want none during the grace period", f.summary(plan))
@@ -178,7 +178,7 @@ func TestInPlaceGatesAndGrace(t *testing.T) {
 		}
 	})
 	t.Run("a paused rollout gives a pod it took out of service its gate back", func(t *testing.T) {
-		e := inPlaceExt(planner.PodUpdateInPlaceIfPossible, func(e *planner.Extended) { e.Paused = true })
+		e := podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible, func(e *planner.Extended) { e.Paused = true })
 		plan := f.ext(e, f.pod(0, gate(corev1.ConditionTrue, testgen.Epoch)), f.pod(1, testgen.NotReady(now), gate(corev1.ConditionFalse, now)))
 		if diff := cmp.Diff([]string{"in place: PatchPodStatus web-1"}, f.summary(plan)); diff != "" {
 			t.Errorf("steps (-want +got):\n%s", diff)
@@ -189,7 +189,7 @@ func TestInPlaceGatesAndGrace(t *testing.T) {
 func TestInPlaceChangesThatCannotBeMadeInPlace(t *testing.T) {
 	f := change([]testgen.SetOption{env("a")}, []testgen.SetOption{env("b")}, testgen.Replicas(2))
 	t.Run("InPlaceIfPossible recreates the pod", func(t *testing.T) {
-		plan := f.ext(inPlaceExt(planner.PodUpdateInPlaceIfPossible), f.pods(0, 1)...)
+		plan := f.ext(podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible), f.pods(0, 1)...)
 		if diff := cmp.Diff([]string{"rolling update: DeletePod web-1"}, f.summary(plan)); diff != "" {
 			t.Errorf("steps (-want +got):\n%s", diff)
 		}
@@ -198,7 +198,7 @@ func TestInPlaceChangesThatCannotBeMadeInPlace(t *testing.T) {
 		}
 	})
 	t.Run("InPlaceOnly holds the rollout, reports the pod and fails the rollout", func(t *testing.T) {
-		plan := f.ext(inPlaceExt(planner.PodUpdateInPlaceOnly), f.pods(0, 1)...)
+		plan := f.ext(podsInPlace(v1alpha1.PodUpdateInPlaceOnly), f.pods(0, 1)...)
 		if len(plan.Steps) != 0 {
 			t.Errorf("steps %v, want none", f.summary(plan))
 		}
@@ -216,7 +216,7 @@ func TestInPlaceMetadataAndResize(t *testing.T) {
 	t.Run("a change of template labels alone patches every pod at once, without a slot or the gate", func(t *testing.T) {
 		f := change(nil, []testgen.SetOption{templateLabel("tier", "gold")}, testgen.Replicas(3))
 		open := gate(corev1.ConditionTrue, testgen.Epoch)
-		plan := f.ext(inPlaceExt(planner.PodUpdateInPlaceOnly), f.pod(0, open), f.pod(1, open), f.pod(2, open))
+		plan := f.ext(podsInPlace(v1alpha1.PodUpdateInPlaceOnly), f.pod(0, open), f.pod(1, open), f.pod(2, open))
 		want := []string{"rolling update: PatchPod web-2", "rolling update: PatchPod web-1", "rolling update: PatchPod web-0"}
 		if diff := cmp.Diff(want, f.summary(plan)); diff != "" {
 			t.Errorf("steps (-want +got):\n%s", diff)
@@ -227,7 +227,7 @@ func TestInPlaceMetadataAndResize(t *testing.T) {
 	})
 	f := change([]testgen.SetOption{cpu("100m")}, []testgen.SetOption{cpu("200m")}, testgen.Replicas(2))
 	t.Run("cpu goes through the resize subresource before the patch that moves the revision", func(t *testing.T) {
-		plan := f.ext(inPlaceExt(planner.PodUpdateInPlaceOnly), f.pods(0, 1)...)
+		plan := f.ext(podsInPlace(v1alpha1.PodUpdateInPlaceOnly), f.pods(0, 1)...)
 		if diff := cmp.Diff([]string{"rolling update: ResizePod web-1", "rolling update: PatchPod web-1"}, f.summary(plan)); diff != "" {
 			t.Fatalf("steps (-want +got):\n%s", diff)
 		}
@@ -237,13 +237,13 @@ func TestInPlaceMetadataAndResize(t *testing.T) {
 	})
 	infeasible := f.updated(1, testgen.NotReady(now), changedInPlace(true), resizePending(corev1.PodReasonInfeasible, now))
 	t.Run("an Infeasible resize recreates the pod under InPlaceIfPossible", func(t *testing.T) {
-		plan := f.ext(inPlaceExt(planner.PodUpdateInPlaceIfPossible), f.pod(0), infeasible)
+		plan := f.ext(podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible), f.pod(0), infeasible)
 		if diff := cmp.Diff([]string{"in place: DeletePod web-1"}, f.summary(plan)); diff != "" {
 			t.Errorf("steps (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("an Infeasible resize holds an InPlaceOnly rollout", func(t *testing.T) {
-		plan := f.ext(inPlaceExt(planner.PodUpdateInPlaceOnly), f.pod(0), infeasible)
+		plan := f.ext(podsInPlace(v1alpha1.PodUpdateInPlaceOnly), f.pod(0), infeasible)
 		if len(plan.Steps) != 0 {
 			t.Errorf("steps %v, want none", f.summary(plan))
 		}
@@ -254,12 +254,12 @@ func TestInPlaceMetadataAndResize(t *testing.T) {
 	})
 	t.Run("a Deferred resize waits, then is given up after the timeout", func(t *testing.T) {
 		deferred := f.updated(1, testgen.NotReady(now), changedInPlace(true), resizePending(corev1.PodReasonDeferred, now.Add(-time.Minute)))
-		plan := f.ext(inPlaceExt(planner.PodUpdateInPlaceIfPossible), f.pod(0), deferred)
+		plan := f.ext(podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible), f.pod(0), deferred)
 		if len(plan.Steps) != 0 || plan.RequeueAfter != time.Minute {
 			t.Errorf("steps %v, requeue %s; want none and 1m", f.summary(plan), plan.RequeueAfter)
 		}
 		late := f.updated(1, testgen.NotReady(now), changedInPlace(true), resizePending(corev1.PodReasonDeferred, now.Add(-3*time.Minute)))
-		plan = f.ext(inPlaceExt(planner.PodUpdateInPlaceIfPossible), f.pod(0), late)
+		plan = f.ext(podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible), f.pod(0), late)
 		if diff := cmp.Diff([]string{"in place: DeletePod web-1"}, f.summary(plan)); diff != "" {
 			t.Errorf("steps (-want +got):\n%s", diff)
 		}
@@ -268,7 +268,7 @@ func TestInPlaceMetadataAndResize(t *testing.T) {
 
 func TestTrimPodKeepsWhatTheInPlaceUpdateReads(t *testing.T) {
 	f := rollout(testgen.Replicas(2))
-	e := inPlaceExt(planner.PodUpdateInPlaceIfPossible)
+	e := podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible)
 	cases := [][]*corev1.Pod{
 		{f.pod(0, gate(corev1.ConditionTrue, testgen.Epoch)), f.pod(1, testgen.NotReady(now), gate(corev1.ConditionFalse, now))},
 		{f.pod(0), f.updated(1, testgen.NotReady(now), changedInPlace(true), resizePending(corev1.PodReasonInfeasible, now))},
@@ -293,7 +293,7 @@ func TestInPlaceFromAThirdRevision(t *testing.T) {
 	f := rollout(testgen.Replicas(3), testgen.Parallel(), testgen.MaxUnavailable(3))
 	older := testgen.RevisionOf(testgen.StatefulSet("web", testgen.Image("app:0"), testgen.Replicas(3), testgen.Parallel(), testgen.MaxUnavailable(3)), 0)
 	pods := []*corev1.Pod{f.pod(0), testgen.Pod(f.set, 1, testgen.At(older)), testgen.Pod(f.set, 2, testgen.Revision("web-gone"))}
-	e := inPlaceExt(planner.PodUpdateInPlaceIfPossible, func(e *planner.Extended) {
+	e := podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible, func(e *planner.Extended) {
 		e.Revisions = []*appsv1.ControllerRevision{older, f.cur, f.upd}
 		e.MaxUnavailable = 3
 	})
