@@ -11,20 +11,20 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ordinal-sh/ordinal/internal/invariant"
-	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // converge waits, within -converge, until the controller in charge runs
 // (an Ordinal replica holds the lease: a set another controller already
 // brought to its target must not count as converged before the clean
 // controller has taken over) and every set has reached its target:
-// observedGeneration caught up; exactly the pods of its ordinal
-// range, each Running, Ready and not terminating; those at or above the
-// partition at status.updateRevision and those below at
-// status.currentRevision or, left alone as upstream leaves them, at
-// another revision still in the set's history; a bound claim per in-range pod; no claims left
-// owned by a pod for condemned ordinals under whenScaled Delete; and a status that agrees
-// with the pods (invariant.CheckFinal).
+// observedGeneration caught up; exactly the pods of its ordinal range,
+// each Running, Ready and not terminating; those at or above the
+// partition (counted from the start ordinal) at status.updateRevision and
+// those below at status.currentRevision or, left alone as upstream leaves
+// them, at another revision still in the set's history; a bound claim per
+// in-range pod; no claims left owned by a pod for condemned ordinals under
+// whenScaled Delete; and a status that agrees with the pods
+// (invariant.CheckFinal).
 func (r *run) converge(ctx context.Context) (bool, string) {
 	deadline := time.Now().Add(*flagConverge)
 	stopped := time.Now()
@@ -55,7 +55,7 @@ func (r *run) notConverged(ctx context.Context) string {
 	}
 	for i := range snap.Sets {
 		set := &snap.Sets[i]
-		if why := setNotConverged(set, setOrdinals(set, nil), snap.Pods, snap.Revisions, claims.Items); why != "" {
+		if why := setNotConverged(set, invariant.Ordinals(set, nil), snap.Pods, snap.Revisions, claims.Items); why != "" {
 			return why
 		}
 	}
@@ -85,11 +85,6 @@ func (r *run) notInCharge() string {
 	return "no Ordinal replica holds the lease yet"
 }
 
-// setOrdinals are the ordinals set's pods should have.
-func setOrdinals(set *appsv1.StatefulSet, reserved []planner.OrdinalRange) []int32 {
-	return planner.SetOrdinals(planner.StartOrdinal(set), planner.Replicas(set), reserved)
-}
-
 func setNotConverged(set *appsv1.StatefulSet, ords []int32, pods []corev1.Pod, revisions []appsv1.ControllerRevision,
 	claims []corev1.PersistentVolumeClaim,
 ) string {
@@ -97,10 +92,10 @@ func setNotConverged(set *appsv1.StatefulSet, ords []int32, pods []corev1.Pod, r
 	if st.ObservedGeneration != set.Generation {
 		return fmt.Sprintf("%s: observedGeneration %d < generation %d", set.Name, st.ObservedGeneration, set.Generation)
 	}
-	partition := int32(0)
-	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
-		partition = *ru.Partition
-	}
+	// The expectations come from the spec through the checker's own
+	// derivation (invariant.Ordinals, FirstUpdatedOrdinal), never from the
+	// controller's code, which would agree with its own mistakes.
+	firstUpdated := invariant.FirstUpdatedOrdinal(set)
 	// A pod below the partition is never updated: one that an earlier
 	// roll-out (before the partition was raised) moved to a newer
 	// revision keeps it until it is deleted, when it comes back at
@@ -119,8 +114,9 @@ func setNotConverged(set *appsv1.StatefulSet, ords []int32, pods []corev1.Pod, r
 		name := fmt.Sprintf("%s-%d", set.Name, ord)
 		p := have[name]
 		delete(have, name)
+		kept := int64(ord) < firstUpdated
 		want := st.UpdateRevision
-		if ord < partition {
+		if kept {
 			want = st.CurrentRevision
 		}
 		switch {
@@ -128,7 +124,7 @@ func setNotConverged(set *appsv1.StatefulSet, ords []int32, pods []corev1.Pod, r
 			return name + " is missing"
 		case p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning || !podReady(p):
 			return fmt.Sprintf("%s is %s, not Running and Ready", name, p.Status.Phase)
-		case ord < partition && history[p.Labels[appsv1.ControllerRevisionHashLabelKey]]:
+		case kept && history[p.Labels[appsv1.ControllerRevisionHashLabelKey]]:
 		case p.Labels[appsv1.ControllerRevisionHashLabelKey] != want:
 			return fmt.Sprintf("%s is at %s, want %s", name, p.Labels[appsv1.ControllerRevisionHashLabelKey], want)
 		}
@@ -150,18 +146,19 @@ func claimsNotConverged(set *appsv1.StatefulSet, ords []int32, claims []corev1.P
 		}
 	}
 	deleteScaled := set.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled == appsv1.DeletePersistentVolumeClaimRetentionPolicyType
-	for ord := int32(0); ord < 12; ord++ {
-		name := fmt.Sprintf("data-%s-%d", set.Name, ord)
-		in := slices.Contains(ords, ord)
-		switch {
-		case in && !bound[name]:
+	for _, ord := range ords {
+		if name := fmt.Sprintf("data-%s-%d", set.Name, ord); !bound[name] {
 			return "claim " + name + " is not bound"
-		case !in && deleteScaled && podOwned[name]:
+		}
+	}
+	for _, c := range claims {
+		ord, ok := parseOrdinal("data-"+set.Name, c.Name)
+		if ok && !slices.Contains(ords, ord) && deleteScaled && podOwned[c.Name] {
 			// A condemned claim goes with its pod (the garbage collector
 			// follows the Pod owner reference). A claim whose pod was
 			// already gone at scale-down never gets that reference and
 			// stays, as upstream's does (KEP-1847).
-			return "claim " + name + " of a condemned ordinal is owned by its pod and still exists under whenScaled Delete"
+			return "claim " + c.Name + " of a condemned ordinal is owned by its pod and still exists under whenScaled Delete"
 		}
 	}
 	return ""

@@ -13,8 +13,6 @@ import (
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/invariant"
-	"github.com/ordinal-sh/ordinal/internal/osts"
-	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // extendedNotConverged is setNotConverged for an extended set, read
@@ -25,7 +23,7 @@ func extendedNotConverged(set *v1alpha1.StatefulSet, pods []corev1.Pod, revision
 		return set.Name + " is paused"
 	}
 	view := invariant.ExtendedView(set)
-	ords := setOrdinals(view, osts.Reserved(set))
+	ords := invariant.Ordinals(view, invariant.ReservedOrdinals(set))
 	if why := setNotConverged(view, ords, pods, revisions, claims); why != "" {
 		return why
 	}
@@ -34,7 +32,7 @@ func extendedNotConverged(set *v1alpha1.StatefulSet, pods []corev1.Pod, revision
 	}
 	var updated []int32
 	for _, ord := range ords {
-		if ord >= planner.StartOrdinal(view)+partitionOf(view) {
+		if int64(ord) >= invariant.FirstUpdatedOrdinal(view) {
 			updated = append(updated, ord)
 		}
 	}
@@ -129,11 +127,21 @@ func partitionOf(set *appsv1.StatefulSet) int32 {
 	return 0
 }
 
-// ordinalOf is p's ordinal in set.
+// ordinalOf is p's ordinal in set; math.MaxInt32 when its name has none.
 func ordinalOf(set *appsv1.StatefulSet, p *corev1.Pod) int32 {
-	n, err := strconv.ParseInt(strings.TrimPrefix(p.Name, set.Name+"-"), 10, 32)
-	if err != nil {
-		return math.MaxInt32
+	if ord, ok := parseOrdinal(set.Name, p.Name); ok {
+		return ord
 	}
-	return int32(n)
+	return math.MaxInt32
+}
+
+// parseOrdinal reads the ordinal of a pod (or the rest of a claim's name)
+// "<setName>-<n>".
+func parseOrdinal(setName, name string) (int32, bool) {
+	digits, ok := strings.CutPrefix(name, setName+"-")
+	if !ok || digits == "" || strings.TrimLeft(digits, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(digits, 10, 32)
+	return int32(n), err == nil
 }
