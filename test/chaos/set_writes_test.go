@@ -2,14 +2,9 @@ package chaos
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"math/rand"
-	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -26,24 +21,6 @@ type chaosSet struct {
 	templates []template
 }
 
-// template is what the ops vary in a set's pod template.
-type template struct {
-	image    int
-	behavior string // sim.ordinal.dev/behavior, "" for none
-	cpu      int    // the container's cpu request in millicores, 0 for none
-}
-
-func (t template) String() string {
-	s := image(t.image)
-	if t.cpu != 0 {
-		s += fmt.Sprintf(" cpu %dm", t.cpu)
-	}
-	if t.behavior == "" {
-		return s
-	}
-	return s + " with behavior " + t.behavior
-}
-
 // specFields are the parts of a set's spec the ops change, the same for both
 // kinds: partition is nil for Recreate, paused nil for apps/v1 and
 // Recreate.
@@ -52,66 +29,6 @@ type specFields struct {
 	template  *corev1.PodTemplateSpec
 	partition **int32
 	paused    *bool
-}
-
-// randomExtended is randomSet as the extended kind (the same manifest
-// under the extended apiVersion), with a random failure policy, progress
-// deadline and self-healing, half of the rolling ones with the primary
-// last (randomPriority), half of them updating pods in place where they
-// can, and on a quarter of them Recreate.
-func randomExtended(rng *rand.Rand, ns, name string) *v1alpha1.StatefulSet {
-	data, err := json.Marshal(randomSet(rng, ns, name))
-	if err != nil {
-		panic(err)
-	}
-	set := &v1alpha1.StatefulSet{}
-	if err := json.Unmarshal(data, set); err != nil {
-		panic(err)
-	}
-	deadline := []int32{15, 30, 600}[rng.Intn(3)]
-	set.Spec.ProgressDeadlineSeconds = &deadline
-	randomHooks(rng, set)
-	if rng.Intn(4) == 0 {
-		set.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RecreateStatefulSetStrategyType}
-		return set
-	}
-	healing := v1alpha1.SelfHealingEnabled
-	if rng.Intn(4) == 0 {
-		healing = v1alpha1.SelfHealingDisabled
-	}
-	// randomSet's maxUnavailable, if it chose one, stays.
-	ru := &v1alpha1.RollingUpdateStatefulSetStrategy{}
-	if set.Spec.UpdateStrategy.RollingUpdate != nil {
-		ru.MaxUnavailable = set.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable
-	}
-	ru.SelfHealing = healing
-	ru.OnFailure = []v1alpha1.FailurePolicy{v1alpha1.FailureReport, v1alpha1.FailurePause, v1alpha1.FailureRollback}[rng.Intn(3)]
-	set.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RollingUpdateStatefulSetStrategyType, RollingUpdate: ru}
-	randomPriority(rng, set.Spec.UpdateStrategy.RollingUpdate)
-	if rng.Intn(2) == 0 {
-		ru.PodUpdatePolicy = v1alpha1.PodUpdateInPlaceIfPossible
-	}
-	return set
-}
-
-func describeExtended(set *v1alpha1.StatefulSet) string {
-	p := set.Spec.PersistentVolumeClaimRetentionPolicy
-	strategy := string(set.Spec.UpdateStrategy.Type)
-	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil {
-		strategy = fmt.Sprintf("%s, selfHealing %s, onFailure %s", strategy, ru.SelfHealing, ru.OnFailure)
-		if ru.MaxUnavailable != nil {
-			strategy += ", maxUnavailable " + ru.MaxUnavailable.String()
-		}
-		if len(ru.Priority) > 0 {
-			strategy += ", primary last"
-		}
-		if ru.PodUpdatePolicy != "" {
-			strategy += ", " + string(ru.PodUpdatePolicy)
-		}
-	}
-	return fmt.Sprintf("%s(extended, %s, replicas %d, minReady %d, %s, progressDeadline %ds, whenScaled %s, whenDeleted %s%s)", set.Name,
-		set.Spec.PodManagementPolicy, *set.Spec.Replicas, set.Spec.MinReadySeconds, strategy, *set.Spec.ProgressDeadlineSeconds, p.WhenScaled, p.WhenDeleted,
-		describeHooks(set.Spec.Lifecycle))
 }
 
 // createSet creates set number i of the run: the first of a random kind,
@@ -205,49 +122,6 @@ func (r *run) mutateApps(ctx context.Context, name string, fn func(*appsv1.State
 		}
 		return err
 	})
-}
-
-// setTemplate puts t into a pod template: the image, and the behavior
-// annotation or none.
-func setTemplate(pt *corev1.PodTemplateSpec, t template) {
-	c := &pt.Spec.Containers[0]
-	c.Image = image(t.image)
-	delete(c.Resources.Requests, corev1.ResourceCPU)
-	if t.cpu != 0 {
-		if c.Resources.Requests == nil {
-			c.Resources.Requests = corev1.ResourceList{}
-		}
-		c.Resources.Requests[corev1.ResourceCPU] = *resource.NewMilliQuantity(int64(t.cpu), resource.DecimalSI)
-	}
-	if len(c.Resources.Requests) == 0 {
-		c.Resources.Requests = nil
-	}
-	c.Env = slices.DeleteFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == behaviorEnv })
-	if t.behavior == "" {
-		delete(pt.Annotations, behaviorKey)
-		return
-	}
-	c.Env = append(c.Env, corev1.EnvVar{Name: behaviorEnv, Value: t.behavior})
-	if pt.Annotations == nil {
-		pt.Annotations = map[string]string{}
-	}
-	pt.Annotations[behaviorKey] = t.behavior
-}
-
-// behaviorEnv repeats the behavior in the container's environment, as a
-// bad release changes the container and not only an annotation: a change
-// of behavior then cannot be made in place, and a set updating in place
-// recreates its pods for it, while an image change alone is made in place.
-const behaviorEnv = "CHAOS_BEHAVIOR"
-
-// templateOf reads t back from a pod template.
-func templateOf(pt *corev1.PodTemplateSpec) template {
-	t := template{behavior: pt.Annotations[behaviorKey]}
-	if q, ok := pt.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU]; ok {
-		t.cpu = int(q.MilliValue())
-	}
-	_, _ = fmt.Sscanf(pt.Spec.Containers[0].Image, "registry.k8s.io/nginx-slim:0.%d", &t.image)
-	return t
 }
 
 // track adds an apps/v1 set a test created itself to the run's sets.

@@ -2,10 +2,7 @@ package chaos
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"strconv"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -14,57 +11,6 @@ import (
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/invariant"
 )
-
-// extendedNotConverged is setNotConverged for an extended set, read
-// through its apps/v1 fields; a paused one has not converged (fixAll
-// resumed every set, so a pause now is the controller's).
-func extendedNotConverged(set *v1alpha1.StatefulSet, pods []corev1.Pod, revisions []appsv1.ControllerRevision, claims []corev1.PersistentVolumeClaim) string {
-	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Paused {
-		return set.Name + " is paused"
-	}
-	view := invariant.ExtendedView(set)
-	ords := invariant.Ordinals(view, invariant.ReservedOrdinals(set))
-	if why := setNotConverged(view, ords, pods, revisions, claims); why != "" {
-		return why
-	}
-	if set.Spec.UpdateStrategy.Type != v1alpha1.RollingUpdateStatefulSetStrategyType {
-		return "" // only a rolling update patches claims
-	}
-	var updated []int32
-	for _, ord := range ords {
-		if int64(ord) >= invariant.FirstUpdatedOrdinal(view) {
-			updated = append(updated, ord)
-		}
-	}
-	return claimsNotGrown(set, updated, claims)
-}
-
-// claimsNotGrown says which claim of an InPlace set, among the ordinals
-// the rolling update reaches (at or above the partition, which holds the
-// storage of the pods below it too), has not reached its template's size.
-func claimsNotGrown(set *v1alpha1.StatefulSet, ords []int32, claims []corev1.PersistentVolumeClaim) string {
-	if set.Spec.VolumeClaimUpdateStrategy.Type != v1alpha1.InPlaceVolumeClaimUpdateStrategyType {
-		return ""
-	}
-	byName := map[string]*corev1.PersistentVolumeClaim{}
-	for i := range claims {
-		byName[claims[i].Name] = &claims[i]
-	}
-	for _, tmpl := range set.Spec.VolumeClaimTemplates {
-		want := tmpl.Spec.Resources.Requests[corev1.ResourceStorage]
-		for _, ord := range ords {
-			name := fmt.Sprintf("%s-%s-%d", tmpl.Name, set.Name, ord)
-			c := byName[name]
-			if c == nil {
-				return "claim " + name + " is missing"
-			}
-			if got := c.Status.Capacity[corev1.ResourceStorage]; got.Cmp(want) < 0 {
-				return fmt.Sprintf("claim %s has %s, not yet the template's %s", name, got.String(), want.String())
-			}
-		}
-	}
-	return ""
-}
 
 // replaceStuckPods does what upstream documents for a rollout stuck on a
 // broken revision (#67250): once the template is fixed, delete the pods
@@ -133,15 +79,4 @@ func ordinalOf(set *appsv1.StatefulSet, p *corev1.Pod) int32 {
 		return ord
 	}
 	return math.MaxInt32
-}
-
-// parseOrdinal reads the ordinal of a pod (or the rest of a claim's name)
-// "<setName>-<n>".
-func parseOrdinal(setName, name string) (int32, bool) {
-	digits, ok := strings.CutPrefix(name, setName+"-")
-	if !ok || digits == "" || strings.TrimLeft(digits, "0123456789") != "" {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(digits, 10, 32)
-	return int32(n), err == nil
 }
