@@ -23,8 +23,11 @@ var judged = []string{"planner", "osts", "controller", "revision", "defaults", "
 // judged by the Go files in dir.
 func judgedImports(dir string) ([]string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("no Go files in %s (%v)", dir, err)
+	if err != nil {
+		return nil, fmt.Errorf("listing Go files in %s: %w", dir, err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no Go files in %s", dir)
 	}
 	var out []string
 	fset := token.NewFileSet()
