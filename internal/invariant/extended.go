@@ -23,7 +23,7 @@ func (r *replay) applyExtendedSet(ev Event, set *v1alpha1.StatefulSet) {
 		st.ext = map[*appsv1.StatefulSet]*v1alpha1.StatefulSet{}
 	}
 	st.ext[view] = set
-	if ranges, _ := v1alpha1.ParseReserveOrdinals(set.Spec.ReserveOrdinals); len(ranges) > 0 {
+	if ranges := ReservedOrdinals(set); len(ranges) > 0 {
 		r.reserved[view] = ranges
 	}
 	if ev.Type != "DELETED" {

@@ -21,8 +21,7 @@ func (r *replay) judgeReserved(ev Event, pod *corev1.Pod) {
 		var specs [][]v1alpha1.OrdinalRange
 		for _, v := range st.history.within(ev.Time.Add(-r.opts.Window), ev.Time) {
 			if x := st.extOf(v); x != nil {
-				ranges, _ := v1alpha1.ParseReserveOrdinals(x.Spec.ReserveOrdinals)
-				specs = append(specs, ranges)
+				specs = append(specs, ReservedOrdinals(x))
 			}
 		}
 		if len(specs) > 0 && allReserve(specs, ord) {
@@ -51,18 +50,9 @@ func reserves(ranges []v1alpha1.OrdinalRange, ord int32) bool {
 }
 
 // setOrdinals returns the ordinals version v of a set wants pods at,
-// lowest first: replicas of them from the start ordinal, skipping those an
-// extended set reserves.
+// lowest first (Ordinals, with the ranges an extended set reserves).
 func (r *replay) setOrdinals(v *appsv1.StatefulSet) []int32 {
-	start, end := span(v)
-	ranges := r.reserved[v]
-	out := make([]int32, 0, max(end-start, 0))
-	for j := start; int32(len(out)) < end-start && j >= start; j++ {
-		if !reserves(ranges, j) {
-			out = append(out, j)
-		}
-	}
-	return out
+	return Ordinals(v, r.reserved[v])
 }
 
 // inRange reports whether version v of a set wants a pod at ord: apps/v1's

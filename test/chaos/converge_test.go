@@ -4,27 +4,30 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/invariant"
-	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // converge waits, within -converge, until the controller in charge runs
 // (an Ordinal replica holds the lease: a set another controller already
 // brought to its target must not count as converged before the clean
 // controller has taken over) and every set has reached its target:
-// observedGeneration caught up; exactly the pods of its ordinal
-// range, each Running, Ready and not terminating; those at or above the
-// partition at status.updateRevision and those below at
-// status.currentRevision or, left alone as upstream leaves them, at
-// another revision still in the set's history; a bound claim per in-range pod; no claims left
-// owned by a pod for condemned ordinals under whenScaled Delete; and a status that agrees
-// with the pods (invariant.CheckFinal).
+// observedGeneration caught up; exactly the pods of its ordinal range,
+// each Running, Ready and not terminating; those at or above the
+// partition (counted from the start ordinal) at status.updateRevision and
+// those below at status.currentRevision or, left alone as upstream leaves
+// them, at another revision still in the set's history; a bound claim per
+// in-range pod; no claims left owned by a pod for condemned ordinals under
+// whenScaled Delete; and a status that agrees with the pods
+// (invariant.CheckFinal).
 func (r *run) converge(ctx context.Context) (bool, string) {
 	deadline := time.Now().Add(*flagConverge)
 	stopped := time.Now()
@@ -55,7 +58,7 @@ func (r *run) notConverged(ctx context.Context) string {
 	}
 	for i := range snap.Sets {
 		set := &snap.Sets[i]
-		if why := setNotConverged(set, setOrdinals(set, nil), snap.Pods, snap.Revisions, claims.Items); why != "" {
+		if why := setNotConverged(set, invariant.Ordinals(set, nil), snap.Pods, snap.Revisions, claims.Items); why != "" {
 			return why
 		}
 	}
@@ -85,11 +88,6 @@ func (r *run) notInCharge() string {
 	return "no Ordinal replica holds the lease yet"
 }
 
-// setOrdinals are the ordinals set's pods should have.
-func setOrdinals(set *appsv1.StatefulSet, reserved []planner.OrdinalRange) []int32 {
-	return planner.SetOrdinals(planner.StartOrdinal(set), planner.Replicas(set), reserved)
-}
-
 func setNotConverged(set *appsv1.StatefulSet, ords []int32, pods []corev1.Pod, revisions []appsv1.ControllerRevision,
 	claims []corev1.PersistentVolumeClaim,
 ) string {
@@ -97,10 +95,10 @@ func setNotConverged(set *appsv1.StatefulSet, ords []int32, pods []corev1.Pod, r
 	if st.ObservedGeneration != set.Generation {
 		return fmt.Sprintf("%s: observedGeneration %d < generation %d", set.Name, st.ObservedGeneration, set.Generation)
 	}
-	partition := int32(0)
-	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
-		partition = *ru.Partition
-	}
+	// The expectations come from the spec through the checker's own
+	// derivation (invariant.Ordinals, FirstUpdatedOrdinal), never from the
+	// controller's code, which would agree with its own mistakes.
+	firstUpdated := invariant.FirstUpdatedOrdinal(set)
 	// A pod below the partition is never updated: one that an earlier
 	// roll-out (before the partition was raised) moved to a newer
 	// revision keeps it until it is deleted, when it comes back at
@@ -119,8 +117,9 @@ func setNotConverged(set *appsv1.StatefulSet, ords []int32, pods []corev1.Pod, r
 		name := fmt.Sprintf("%s-%d", set.Name, ord)
 		p := have[name]
 		delete(have, name)
+		kept := int64(ord) < firstUpdated
 		want := st.UpdateRevision
-		if ord < partition {
+		if kept {
 			want = st.CurrentRevision
 		}
 		switch {
@@ -128,7 +127,7 @@ func setNotConverged(set *appsv1.StatefulSet, ords []int32, pods []corev1.Pod, r
 			return name + " is missing"
 		case p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning || !podReady(p):
 			return fmt.Sprintf("%s is %s, not Running and Ready", name, p.Status.Phase)
-		case ord < partition && history[p.Labels[appsv1.ControllerRevisionHashLabelKey]]:
+		case kept && history[p.Labels[appsv1.ControllerRevisionHashLabelKey]]:
 		case p.Labels[appsv1.ControllerRevisionHashLabelKey] != want:
 			return fmt.Sprintf("%s is at %s, want %s", name, p.Labels[appsv1.ControllerRevisionHashLabelKey], want)
 		}
@@ -150,18 +149,70 @@ func claimsNotConverged(set *appsv1.StatefulSet, ords []int32, claims []corev1.P
 		}
 	}
 	deleteScaled := set.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled == appsv1.DeletePersistentVolumeClaimRetentionPolicyType
-	for ord := int32(0); ord < 12; ord++ {
-		name := fmt.Sprintf("data-%s-%d", set.Name, ord)
-		in := slices.Contains(ords, ord)
-		switch {
-		case in && !bound[name]:
+	for _, ord := range ords {
+		if name := fmt.Sprintf("data-%s-%d", set.Name, ord); !bound[name] {
 			return "claim " + name + " is not bound"
-		case !in && deleteScaled && podOwned[name]:
+		}
+	}
+	for _, c := range claims {
+		ord, ok := parseOrdinal("data-"+set.Name, c.Name)
+		if ok && !slices.Contains(ords, ord) && deleteScaled && podOwned[c.Name] {
 			// A condemned claim goes with its pod (the garbage collector
 			// follows the Pod owner reference). A claim whose pod was
 			// already gone at scale-down never gets that reference and
 			// stays, as upstream's does (KEP-1847).
-			return "claim " + name + " of a condemned ordinal is owned by its pod and still exists under whenScaled Delete"
+			return "claim " + c.Name + " of a condemned ordinal is owned by its pod and still exists under whenScaled Delete"
+		}
+	}
+	return ""
+}
+
+// extendedNotConverged is setNotConverged for an extended set, read
+// through its apps/v1 fields; a paused one has not converged (fixAll
+// resumed every set, so a pause now is the controller's).
+func extendedNotConverged(set *v1alpha1.StatefulSet, pods []corev1.Pod, revisions []appsv1.ControllerRevision, claims []corev1.PersistentVolumeClaim) string {
+	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Paused {
+		return set.Name + " is paused"
+	}
+	view := invariant.ExtendedView(set)
+	ords := invariant.Ordinals(view, invariant.ReservedOrdinals(set))
+	if why := setNotConverged(view, ords, pods, revisions, claims); why != "" {
+		return why
+	}
+	if set.Spec.UpdateStrategy.Type != v1alpha1.RollingUpdateStatefulSetStrategyType {
+		return "" // only a rolling update patches claims
+	}
+	var updated []int32
+	for _, ord := range ords {
+		if int64(ord) >= invariant.FirstUpdatedOrdinal(view) {
+			updated = append(updated, ord)
+		}
+	}
+	return claimsNotGrown(set, updated, claims)
+}
+
+// claimsNotGrown says which claim of an InPlace set, among the ordinals
+// the rolling update reaches (at or above the partition, which holds the
+// storage of the pods below it too), has not reached its template's size.
+func claimsNotGrown(set *v1alpha1.StatefulSet, ords []int32, claims []corev1.PersistentVolumeClaim) string {
+	if set.Spec.VolumeClaimUpdateStrategy.Type != v1alpha1.InPlaceVolumeClaimUpdateStrategyType {
+		return ""
+	}
+	byName := map[string]*corev1.PersistentVolumeClaim{}
+	for i := range claims {
+		byName[claims[i].Name] = &claims[i]
+	}
+	for _, tmpl := range set.Spec.VolumeClaimTemplates {
+		want := tmpl.Spec.Resources.Requests[corev1.ResourceStorage]
+		for _, ord := range ords {
+			name := fmt.Sprintf("%s-%s-%d", tmpl.Name, set.Name, ord)
+			c := byName[name]
+			if c == nil {
+				return "claim " + name + " is missing"
+			}
+			if got := c.Status.Capacity[corev1.ResourceStorage]; got.Cmp(want) < 0 {
+				return fmt.Sprintf("claim %s has %s, not yet the template's %s", name, got.String(), want.String())
+			}
 		}
 	}
 	return ""
@@ -185,4 +236,15 @@ func (r *run) finalChecks(ctx context.Context) []invariant.Violation {
 		return []invariant.Violation{{Rule: invariant.RuleStatus, Object: r.ns, Message: "snapshot: " + err.Error()}}
 	}
 	return invariant.CheckFinal(snap, invariant.Options{})
+}
+
+// parseOrdinal reads the ordinal of a pod (or the rest of a claim's name)
+// "<setName>-<n>".
+func parseOrdinal(setName, name string) (int32, bool) {
+	digits, ok := strings.CutPrefix(name, setName+"-")
+	if !ok || digits == "" || strings.TrimLeft(digits, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(digits, 10, 32)
+	return int32(n), err == nil
 }

@@ -22,5 +22,6 @@
 // $TMPDIR/ordinal-chaos/<namespace>. Other flags: -ops, -fault-rate,
 // -converge (the convergence bound, default 120s), -node-loss, -handovers
 // (steps of every run that are hand-overs, default 2: one each way),
-// -trace.
+// -trace. With -short no plane starts and only the unit tests of the
+// suite's own checks run.
 package chaos

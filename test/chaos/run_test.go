@@ -41,7 +41,12 @@ type run struct {
 	failed   bool
 }
 
+// newRun starts a run in a new namespace of the test plane; under -short,
+// which starts no plane, it skips the test.
 func newRun(ctx context.Context, t *testing.T, seed int64) (*run, error) {
+	if testing.Short() {
+		t.Skip("needs the test plane, which -short does not start")
+	}
 	hookEndpoint.calm.Store(false)
 	cfg, err := restConfig()
 	if err != nil {

@@ -2,10 +2,7 @@ package chaos
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"strconv"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -13,60 +10,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/invariant"
-	"github.com/ordinal-sh/ordinal/internal/osts"
-	"github.com/ordinal-sh/ordinal/internal/planner"
 )
-
-// extendedNotConverged is setNotConverged for an extended set, read
-// through its apps/v1 fields; a paused one has not converged (fixAll
-// resumed every set, so a pause now is the controller's).
-func extendedNotConverged(set *v1alpha1.StatefulSet, pods []corev1.Pod, revisions []appsv1.ControllerRevision, claims []corev1.PersistentVolumeClaim) string {
-	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Paused {
-		return set.Name + " is paused"
-	}
-	view := invariant.ExtendedView(set)
-	ords := setOrdinals(view, osts.Reserved(set))
-	if why := setNotConverged(view, ords, pods, revisions, claims); why != "" {
-		return why
-	}
-	if set.Spec.UpdateStrategy.Type != v1alpha1.RollingUpdateStatefulSetStrategyType {
-		return "" // only a rolling update patches claims
-	}
-	var updated []int32
-	for _, ord := range ords {
-		if ord >= planner.StartOrdinal(view)+partitionOf(view) {
-			updated = append(updated, ord)
-		}
-	}
-	return claimsNotGrown(set, updated, claims)
-}
-
-// claimsNotGrown says which claim of an InPlace set, among the ordinals
-// the rolling update reaches (at or above the partition, which holds the
-// storage of the pods below it too), has not reached its template's size.
-func claimsNotGrown(set *v1alpha1.StatefulSet, ords []int32, claims []corev1.PersistentVolumeClaim) string {
-	if set.Spec.VolumeClaimUpdateStrategy.Type != v1alpha1.InPlaceVolumeClaimUpdateStrategyType {
-		return ""
-	}
-	byName := map[string]*corev1.PersistentVolumeClaim{}
-	for i := range claims {
-		byName[claims[i].Name] = &claims[i]
-	}
-	for _, tmpl := range set.Spec.VolumeClaimTemplates {
-		want := tmpl.Spec.Resources.Requests[corev1.ResourceStorage]
-		for _, ord := range ords {
-			name := fmt.Sprintf("%s-%s-%d", tmpl.Name, set.Name, ord)
-			c := byName[name]
-			if c == nil {
-				return "claim " + name + " is missing"
-			}
-			if got := c.Status.Capacity[corev1.ResourceStorage]; got.Cmp(want) < 0 {
-				return fmt.Sprintf("claim %s has %s, not yet the template's %s", name, got.String(), want.String())
-			}
-		}
-	}
-	return ""
-}
 
 // replaceStuckPods does what upstream documents for a rollout stuck on a
 // broken revision (#67250): once the template is fixed, delete the pods
@@ -129,11 +73,10 @@ func partitionOf(set *appsv1.StatefulSet) int32 {
 	return 0
 }
 
-// ordinalOf is p's ordinal in set.
+// ordinalOf is p's ordinal in set; math.MaxInt32 when its name has none.
 func ordinalOf(set *appsv1.StatefulSet, p *corev1.Pod) int32 {
-	n, err := strconv.ParseInt(strings.TrimPrefix(p.Name, set.Name+"-"), 10, 32)
-	if err != nil {
-		return math.MaxInt32
+	if ord, ok := parseOrdinal(set.Name, p.Name); ok {
+		return ord
 	}
-	return int32(n)
+	return math.MaxInt32
 }

@@ -99,38 +99,6 @@ func (r *run) fix(ctx context.Context, cs *chaosSet) bool {
 	return true
 }
 
-// pauseResume pauses or resumes a set's rollout: rollingUpdate.paused for
-// the extended kind (Recreate has none), and for apps/v1, as `ordinal
-// rollout pause` does, a partition above every ordinal (resume lowers it
-// to 0).
-func (r *run) pauseResume(ctx context.Context) bool {
-	cs := r.pickSet()
-	switch {
-	case cs.recreate:
-		return false
-	case cs.extended:
-		return r.mutate(ctx, cs, func(f specFields) {
-			*f.paused = !*f.paused
-			r.logf("%s %s", pauseWord(*f.paused), cs.name)
-		}) == nil
-	}
-	return r.mutate(ctx, cs, func(f specFields) {
-		p := int32(0)
-		if *f.partition == nil || **f.partition < 4 {
-			p = 4
-		}
-		*f.partition = &p
-		r.logf("%s %s (partition %d)", pauseWord(p > 0), cs.name, p)
-	}) == nil
-}
-
-func pauseWord(paused bool) string {
-	if paused {
-		return "pause"
-	}
-	return "resume"
-}
-
 // fixAll ends a run's chaos as a user would: every template fixed and
 // every extended rollout resumed.
 func (r *run) fixAll(ctx context.Context) {

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
-	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // pickExtended draws one of the run's extended sets; nil when it has none.
@@ -69,7 +68,7 @@ func (r *run) requestDelete(ctx context.Context) bool {
 	if p == nil {
 		return false
 	}
-	if _, ok := planner.ParseOrdinal(cs.name, p.Name); !ok {
+	if _, ok := parseOrdinal(cs.name, p.Name); !ok {
 		return false
 	}
 	patch := fmt.Sprintf(`{"metadata":{"uid":%q,"labels":{%q:"true"}}}`, p.UID, v1alpha1.DeleteRequestedLabel)

@@ -3,8 +3,6 @@ package chaos
 import (
 	"context"
 	"math/rand"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -178,19 +176,4 @@ func (r *run) deleteAllPods(ctx context.Context) {
 		}
 	}
 	time.Sleep(500 * time.Millisecond)
-}
-
-// The log scan of TestChaos finds a key a controller would have logged.
-func TestSecretsLoggedFindsAKeyInAControllerLog(t *testing.T) {
-	rep := &replica{name: "leaky", dir: t.TempDir(), starts: 2}
-	if err := os.WriteFile(rep.logPath(0), []byte("I1122 started\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(rep.logPath(1), []byte("E1122 oops -----BEGIN EC PRIVATE KEY-----\nMHc...\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	vs := (&run{replicas: []*replica{rep}}).secretsLogged()
-	if len(vs) != 1 || !strings.Contains(vs[0].Message, "PRIVATE KEY") || vs[0].Object != rep.logPath(1) {
-		t.Errorf("violations %v, want one for PRIVATE KEY in %s", vs, rep.logPath(1))
-	}
 }

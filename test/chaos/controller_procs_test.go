@@ -7,8 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/ordinal-sh/ordinal/internal/faults"
@@ -173,4 +175,19 @@ func (r *run) secretsLogged() []invariant.Violation {
 		}
 	}
 	return vs
+}
+
+// The log scan of TestChaos finds a key a controller would have logged.
+func TestSecretsLoggedFindsAKeyInAControllerLog(t *testing.T) {
+	rep := &replica{name: "leaky", dir: t.TempDir(), starts: 2}
+	if err := os.WriteFile(rep.logPath(0), []byte("I1122 started\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rep.logPath(1), []byte("E1122 oops -----BEGIN EC PRIVATE KEY-----\nMHc...\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vs := (&run{replicas: []*replica{rep}}).secretsLogged()
+	if len(vs) != 1 || !strings.Contains(vs[0].Message, "PRIVATE KEY") || vs[0].Object != rep.logPath(1) {
+		t.Errorf("violations %v, want one for PRIVATE KEY in %s", vs, rep.logPath(1))
+	}
 }

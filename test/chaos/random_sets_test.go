@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand"
 
@@ -8,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // setNames never prefix one another, so pod names map to one set.
@@ -70,4 +73,64 @@ func describe(set *appsv1.StatefulSet) string {
 	p := set.Spec.PersistentVolumeClaimRetentionPolicy
 	return fmt.Sprintf("%s(%s, replicas %d, minReady %d, whenScaled %s, whenDeleted %s)", set.Name, set.Spec.PodManagementPolicy,
 		*set.Spec.Replicas, set.Spec.MinReadySeconds, p.WhenScaled, p.WhenDeleted)
+}
+
+// randomExtended is randomSet as the extended kind (the same manifest
+// under the extended apiVersion), with a random failure policy, progress
+// deadline and self-healing, half of the rolling ones with the primary
+// last (randomPriority), half of them updating pods in place where they
+// can, and on a quarter of them Recreate.
+func randomExtended(rng *rand.Rand, ns, name string) *v1alpha1.StatefulSet {
+	data, err := json.Marshal(randomSet(rng, ns, name))
+	if err != nil {
+		panic(err)
+	}
+	set := &v1alpha1.StatefulSet{}
+	if err := json.Unmarshal(data, set); err != nil {
+		panic(err)
+	}
+	deadline := []int32{15, 30, 600}[rng.Intn(3)]
+	set.Spec.ProgressDeadlineSeconds = &deadline
+	randomHooks(rng, set)
+	if rng.Intn(4) == 0 {
+		set.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RecreateStatefulSetStrategyType}
+		return set
+	}
+	healing := v1alpha1.SelfHealingEnabled
+	if rng.Intn(4) == 0 {
+		healing = v1alpha1.SelfHealingDisabled
+	}
+	// randomSet's maxUnavailable, if it chose one, stays.
+	ru := &v1alpha1.RollingUpdateStatefulSetStrategy{}
+	if set.Spec.UpdateStrategy.RollingUpdate != nil {
+		ru.MaxUnavailable = set.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable
+	}
+	ru.SelfHealing = healing
+	ru.OnFailure = []v1alpha1.FailurePolicy{v1alpha1.FailureReport, v1alpha1.FailurePause, v1alpha1.FailureRollback}[rng.Intn(3)]
+	set.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RollingUpdateStatefulSetStrategyType, RollingUpdate: ru}
+	randomPriority(rng, set.Spec.UpdateStrategy.RollingUpdate)
+	if rng.Intn(2) == 0 {
+		ru.PodUpdatePolicy = v1alpha1.PodUpdateInPlaceIfPossible
+	}
+	return set
+}
+
+func describeExtended(set *v1alpha1.StatefulSet) string {
+	p := set.Spec.PersistentVolumeClaimRetentionPolicy
+	strategy := string(set.Spec.UpdateStrategy.Type)
+	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		strategy = fmt.Sprintf("%s, selfHealing %s, onFailure %s", strategy, ru.SelfHealing, ru.OnFailure)
+		if ru.MaxUnavailable != nil {
+			strategy += ", maxUnavailable " + ru.MaxUnavailable.String()
+		}
+		if len(ru.Priority) > 0 {
+			strategy += ", primary last"
+		}
+		if ru.PodUpdatePolicy != "" {
+			strategy += ", " + string(ru.PodUpdatePolicy)
+		}
+	}
+	return fmt.Sprintf("%s(extended, %s, replicas %d, minReady %d, %s, progressDeadline %ds, whenScaled %s, whenDeleted %s%s)", set.Name,
+		set.Spec.PodManagementPolicy, *set.Spec.Replicas, set.Spec.MinReadySeconds, strategy, *set.Spec.ProgressDeadlineSeconds, p.WhenScaled, p.WhenDeleted,
+		describeHooks(set.Spec.Lifecycle))
 }
