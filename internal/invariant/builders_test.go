@@ -94,6 +94,10 @@ func partition(p int32) setOpt {
 	}
 }
 
+func startAt(start int32) setOpt {
+	return func(s *appsv1.StatefulSet) { s.Spec.Ordinals = &appsv1.StatefulSetOrdinals{Start: start} }
+}
+
 func maxUnavailable(n int) setOpt {
 	return func(s *appsv1.StatefulSet) {
 		v := intstr.FromInt32(int32(n))

@@ -206,6 +206,40 @@ func TestRules(t *testing.T) {
 			return h.add(5.2, added, mkPod(0, "b", rev("web-r1")))
 		},
 	}, {
+		name: "the partition counts from the start ordinal: deleting a healthy pod below start+partition breaks it",
+		history: func() *history {
+			h := &history{}
+			h.add(0, added, mkSet(3, startAt(5), partition(2)))
+			for i, ord := range []int32{5, 6, 7} {
+				h.add(float64(i)+0.1, added, mkPod(ord, "a")).add(float64(i)+0.5, modified, mkPod(ord, "a", ready))
+			}
+			return h.add(5, modified, mkPod(6, "a", ready, terminating))
+		},
+		want: []Rule{RulePartitionDelete},
+	}, {
+		name: "the partition counts from the start ordinal: recreating web-6 at the update revision breaks it",
+		history: func() *history {
+			h := &history{}
+			h.add(0, added, mkSet(3, startAt(5), partition(2), revisions("web-r1", "web-r2")))
+			for i, ord := range []int32{5, 6, 7} {
+				h.add(float64(i)+0.1, added, mkPod(ord, "a")).add(float64(i)+0.5, modified, mkPod(ord, "a", ready))
+			}
+			h.add(5, modified, mkPod(6, "a", failed)).add(5.1, deleted, mkPod(6, "a", failed))
+			return h.add(5.2, added, mkPod(6, "b", rev("web-r2")))
+		},
+		want: []Rule{RulePartitionCreate},
+	}, {
+		name: "the partition counts from the start ordinal: web-7 may be replaced",
+		history: func() *history {
+			h := &history{}
+			h.add(0, added, mkSet(3, startAt(5), partition(2), revisions("web-r1", "web-r2")))
+			for i, ord := range []int32{5, 6, 7} {
+				h.add(float64(i)+0.1, added, mkPod(ord, "a")).add(float64(i)+0.5, modified, mkPod(ord, "a", ready))
+			}
+			h.add(5, modified, mkPod(7, "a", ready, terminating)).add(5.1, deleted, mkPod(7, "a", ready, terminating))
+			return h.add(5.2, added, mkPod(7, "b", rev("web-r2")))
+		},
+	}, {
 		name: "deleting a claim under Retain breaks claim retention",
 		history: func() *history {
 			h := threeReady().add(3, added, mkClaim(2))

@@ -120,6 +120,18 @@ func (st *setTrack) minPartition(specs []*appsv1.StatefulSet) int32 {
 	return p
 }
 
+// minFirstUpdated is the lowest ordinal any version lets its rolling
+// update replace: the partition counted from the start ordinal, as
+// upstream counts it (the partition is an index into the set's ordinals).
+func (st *setTrack) minFirstUpdated(specs []*appsv1.StatefulSet) int64 {
+	first := int64(math.MaxInt64)
+	for _, s := range specs {
+		start, _ := span(s)
+		first = min(first, int64(start)+int64(st.partitionOf(s)))
+	}
+	return first
+}
+
 // maxUnavailableOf is v's maxUnavailable scaled to its replicas (a
 // percentage rounded down), at least 1; 1 when unset.
 func maxUnavailableOf(v *appsv1.StatefulSet) int {

@@ -102,7 +102,7 @@ func (r *replay) judgeCreation(ev Event, st *setTrack, ord int32, pod *corev1.Po
 }
 
 func (r *replay) judgePartitionCreate(ev Event, st *setTrack, specs []*appsv1.StatefulSet, ord int32, pod *corev1.Pod) {
-	if !allSpecs(specs, rollingUpdate) || ord >= st.minPartition(specs) {
+	if !allSpecs(specs, rollingUpdate) || int64(ord) >= st.minFirstUpdated(specs) {
 		return
 	}
 	rev := pod.Labels[RevisionLabel]
@@ -181,7 +181,7 @@ func (r *replay) judgeUpdateDeletion(ev Event, st *setTrack, specs []*appsv1.Sta
 	if !allSpecs(specs, rollingUpdate) {
 		return
 	}
-	if p := st.minPartition(specs); ord < p {
+	if int64(ord) < st.minFirstUpdated(specs) {
 		r.violate(RulePartitionDelete, k, ev, "deleted an unfinished pod below partition %s", partitionWords(st, specs))
 		return
 	}
