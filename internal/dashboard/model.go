@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
 	"github.com/ordinal-sh/ordinal/internal/setops"
 )
@@ -192,7 +193,7 @@ func revisions(o observed, s view.Snapshot) []Revision {
 
 func actions(o observed) ActionSet {
 	rolling := o.Set.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType
-	_, paused := o.Set.Annotations[view.PausedAnnotation]
+	_, paused := o.Set.Annotations[v1alpha1.PausedAnnotation]
 	if x := o.Extended; x != nil {
 		paused = x.Spec.UpdateStrategy.RollingUpdate != nil && x.Spec.UpdateStrategy.RollingUpdate.Paused
 	}

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
@@ -20,7 +21,7 @@ const noPartition = "none"
 
 // Pause holds a RollingUpdate set's rollout where it is: the partition is
 // raised to one above the highest ordinal still at an old revision and the
-// partition to restore is saved in view.PausedAnnotation. Pausing twice
+// partition to restore is saved in v1alpha1.PausedAnnotation. Pausing twice
 // keeps the first saved value. It returns the sentence to show the user.
 //
 // An extended set is paused by its own field instead (see pauseExtended).
@@ -36,7 +37,7 @@ func (t *Target) Pause(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	saved, paused := t.Set.Annotations[view.PausedAnnotation]
+	saved, paused := t.Set.Annotations[v1alpha1.PausedAnnotation]
 	if !paused {
 		saved = savedPartition(t.Set)
 	}
@@ -97,7 +98,7 @@ func (t *Target) patchPause(ctx context.Context, partition *int32, saved *string
 	body := map[string]any{
 		"metadata": map[string]any{
 			"resourceVersion": t.Set.ResourceVersion,
-			"annotations":     map[string]any{view.PausedAnnotation: saved},
+			"annotations":     map[string]any{v1alpha1.PausedAnnotation: saved},
 		},
 		"spec": map[string]any{"updateStrategy": map[string]any{"rollingUpdate": map[string]any{"partition": partition}}},
 	}
@@ -128,7 +129,7 @@ func (t *Target) Resume(ctx context.Context) (string, error) {
 	if t.Extended != nil {
 		return t.resumeExtended(ctx)
 	}
-	saved, paused := t.Set.Annotations[view.PausedAnnotation]
+	saved, paused := t.Set.Annotations[v1alpha1.PausedAnnotation]
 	if !paused {
 		return t.Ref() + " is not paused; nothing to resume", nil
 	}
@@ -150,7 +151,7 @@ func (t *Target) savedRestore(saved string) (*int32, error) {
 	n, err := strconv.ParseInt(saved, 10, 32)
 	if err != nil || n < 0 {
 		return nil, fmt.Errorf("%s has an invalid %s annotation %q; set spec.updateStrategy.rollingUpdate.partition yourself and remove the annotation",
-			t.Ref(), view.PausedAnnotation, saved)
+			t.Ref(), v1alpha1.PausedAnnotation, saved)
 	}
 	p := int32(n)
 	return &p, nil
