@@ -10,10 +10,10 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
 	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
+	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 )
 
 // Observed is a set with everything the planner reads: its revisions
@@ -55,10 +55,10 @@ func (t *Target) Observe(ctx context.Context) (Observed, error) {
 // an extended set the planner gets the kind's inputs (osts.Extended), as
 // the controller gives them, and the report says what its rollout safety
 // does next.
-func PlanReport(o Observed, now time.Time) (view.PlanReport, error) {
+func PlanReport(o Observed, now time.Time) (rolloutview.PlanReport, error) {
 	res, err := revision.ResolveWith(o.Set, o.Revisions, RevisionOptions(o.Extended))
 	if err != nil {
-		return view.PlanReport{}, fmt.Errorf("resolving the revisions of %s/%s: %w", view.Resource(o.Set), o.Set.Name, err)
+		return rolloutview.PlanReport{}, fmt.Errorf("resolving the revisions of %s/%s: %w", rolloutview.Resource(o.Set), o.Set.Name, err)
 	}
 	in := planner.Input{
 		Set: o.Set, Pods: o.Pods, Claims: o.Claims,
@@ -72,20 +72,20 @@ func PlanReport(o Observed, now time.Time) (view.PlanReport, error) {
 		}
 	}
 	plan := planner.Compute(in)
-	report := view.NewPlanReport(o.Set, res, o.Revisions, plan)
+	report := rolloutview.NewPlanReport(o.Set, res, o.Revisions, plan)
 	if in.Extended != nil {
-		view.ExtendPlan(&report, in.Extended, plan)
+		rolloutview.ExtendPlan(&report, in.Extended, plan)
 	}
 	return report, nil
 }
 
 // Snapshot is the status view of o: its cells by ordinal, the verdict on
 // its rollout and, for an extended set, what the kind adds.
-func Snapshot(o Observed, update string) view.Snapshot {
+func Snapshot(o Observed, update string) rolloutview.Snapshot {
 	if o.Extended != nil {
-		return view.NewExtendedSnapshot(o.Set, o.Extended, osts.Reserved(o.Extended), o.Pods, o.Claims, update)
+		return rolloutview.NewExtendedSnapshot(o.Set, o.Extended, osts.Reserved(o.Extended), o.Pods, o.Claims, update)
 	}
-	return view.NewSnapshot(o.Set, o.Pods, update)
+	return rolloutview.NewSnapshot(o.Set, o.Pods, update)
 }
 
 // PendingUpdate resolves the update revision while the controller has not
@@ -98,7 +98,7 @@ func PendingUpdate(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, o
 	}
 	res, err := revision.ResolveWith(set, revs, opts)
 	if err != nil {
-		return "", fmt.Errorf("resolving the update revision of %s/%s: %w", view.Resource(set), set.Name, err)
+		return "", fmt.Errorf("resolving the update revision of %s/%s: %w", rolloutview.Resource(set), set.Name, err)
 	}
 	return res.Update.Name, nil
 }
