@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -30,24 +29,6 @@ type extendedSets struct {
 	client   *ostsclient.Client
 	informer cache.SharedIndexInformer
 	lister   *ostsclient.Lister
-}
-
-// ExtendedInstalled reports whether the API server serves the extended
-// kind, apps.ordinal.dev/v1alpha1 statefulsets.
-func ExtendedInstalled(d discovery.DiscoveryInterface) (bool, error) {
-	list, err := d.ServerResourcesForGroupVersion(v1alpha1.SchemeGroupVersion.String())
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("discovering %s: %w", v1alpha1.SchemeGroupVersion, err)
-	}
-	for _, r := range list.APIResources {
-		if r.Name == v1alpha1.Resource.Resource {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 func newExtendedSets(client *ostsclient.Client, namespace string) (*extendedSets, error) {

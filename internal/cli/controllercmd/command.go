@@ -17,6 +17,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 )
 
 // New returns the `controller` command; hooks add their flags to it and
@@ -47,7 +48,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	controller.UseProtobuf(restConfig)
+	kubeclient.UseProtobuf(restConfig)
 	limiter := controller.Throttle(restConfig)
 	for _, h := range cfg.Hooks {
 		h.Install(restConfig)
@@ -64,7 +65,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("cannot reach the API server at %s: %w", restConfig.Host, err)
 	}
 	opts := cfg.Options(limiter.Busy, restConfig.Host)
-	if opts.Extended, err = controller.ExtendedClient(restConfig); err != nil {
+	if opts.Extended, err = kubeclient.ExtendedClient(restConfig); err != nil {
 		return err
 	}
 	ready := make(chan struct{})
