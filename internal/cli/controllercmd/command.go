@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/controller"
 	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 )
@@ -125,14 +126,7 @@ func leadAndRun(ctx context.Context, client, leaseClient kubernetes.Interface, c
 	return runErr
 }
 
-// LeaseLabelManageAppsV1 is the label on the Lease in which the leader
-// says whether it manages apps/v1 StatefulSets: "true", or "false" with
-// --manage-apps-v1=false (then only the extended kind, beside the built-in
-// controller). Each leader writes it when it takes the Lease and at every
-// renewal, so it always describes the current one; `ordinal doctor` reads it.
-const LeaseLabelManageAppsV1 = "controller.ordinal.dev/manage-apps-v1"
-
 // leaseLabels are the labels the leader keeps on its Lease.
 func leaseLabels(cfg Config) map[string]string {
-	return map[string]string{LeaseLabelManageAppsV1: strconv.FormatBool(cfg.AppsV1)}
+	return map[string]string{v1alpha1.LeaseLabelManageAppsV1: strconv.FormatBool(cfg.AppsV1)}
 }
