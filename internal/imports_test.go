@@ -134,6 +134,41 @@ func checkImport(t *testing.T, pkg, from string, floor int, dep string) {
 	}
 }
 
+// runsTheController are the packages that start the reconciler and so
+// link it: `ordinal controller`, `ordinal up` (through the plane),
+// `ordinal bench`, and the root command that holds every command.
+var runsTheController = []string{"internal/cli/controllercmd", "internal/cli/up", "internal/cli/benchcmd", "internal/cli/root"}
+
+// The dashboard and every other command read and act on sets through
+// setops and reach a cluster through kubeclient. Linking the reconciler
+// would bring its work queue, event recorder and Prometheus metrics along
+// for one discovery call; the floors allow that import, so this test
+// refuses it.
+func TestOnlyTheCommandsThatRunTheControllerLinkIt(t *testing.T) {
+	statSources(t, "..")
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, module+"internal/dashboard", module+"internal/cli/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	var checked []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		if slices.Contains(runsTheController, pkg) {
+			continue
+		}
+		checked = append(checked, pkg)
+		if slices.Contains(fields[1:], module+"internal/controller") {
+			t.Errorf("%s links internal/controller; reach the cluster through internal/kubeclient and sets through internal/setops", pkg)
+		}
+	}
+	for _, want := range []string{"internal/dashboard", "internal/cli/rollout", "internal/cli/doctor", "internal/cli/dashboardcmd"} {
+		if !slices.Contains(checked, want) {
+			t.Errorf("%s was not checked (checked %v)", want, checked)
+		}
+	}
+}
+
 // statSources stats every Go file under root, so that go test's result
 // cache, which notes the files a test opens or stats, reruns this test when
 // any of them changes: go list reads them in a child process the cache
