@@ -36,6 +36,7 @@ var rooms = []struct {
 	{"internal/planner", 3},
 	{"internal/testgen", 3},
 	{"internal/revision", 2},
+	{"internal/setkind", 2},
 	{"internal/defaults", 1},
 	{"internal/invariant", 3},
 	{"internal/faults", 1},

@@ -20,6 +20,7 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
+	"github.com/ordinal-sh/ordinal/internal/setkind"
 )
 
 // extendedSets is the controller's hold on the extended kind: its client,
@@ -41,7 +42,7 @@ func newExtendedSets(client *ostsclient.Client, namespace string) (*extendedSets
 
 func (c *Controller) enqueueExtended(obj any) {
 	if set, ok := unwrap[*v1alpha1.StatefulSet](obj); ok {
-		c.enqueue(extendedKey(set.Namespace, set.Name))
+		c.enqueue(setkind.Extended.Key(set.Namespace, set.Name))
 	}
 }
 
@@ -58,7 +59,7 @@ func (c *Controller) extendedTarget(key, ns, name string) (*target, error) {
 	set = c.storedExtended(key, set)
 	inputs := osts.Extended(set)
 	c.storageClasses(inputs)
-	return &target{key: key, view: osts.View(set), extended: set, inputs: inputs, revisions: osts.RevisionOptions(set)}, nil
+	return &target{key: key, kind: setkind.Extended, view: osts.View(set), extended: set, inputs: inputs, revisions: osts.RevisionOptions(set)}, nil
 }
 
 // extendedMatching returns the extended sets of namespace whose selector
