@@ -8,7 +8,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -19,16 +18,15 @@ import (
 // noPartition is the saved value for a set that had no partition.
 const noPartition = "none"
 
-// Pause holds a RollingUpdate set's rollout where it is: the partition is
-// raised to one above the highest ordinal still at an old revision and the
-// partition to restore is saved in v1alpha1.PausedAnnotation. Pausing twice
-// keeps the first saved value. It returns the sentence to show the user.
-//
-// An extended set is paused by its own field instead (see pauseExtended).
-func (t *Target) Pause(ctx context.Context) (string, error) {
-	if t.Extended != nil {
-		return t.pauseExtended(ctx)
-	}
+// Pause holds a RollingUpdate set's rollout where it is and returns the
+// sentence to show the user. An extended set is paused by its own field
+// (see extendedDoor.pause).
+func (t *Target) Pause(ctx context.Context) (string, error) { return t.door().pause(ctx, t) }
+
+// pause raises an apps/v1 set's partition to one above the highest
+// ordinal still at an old revision and saves the partition to restore in
+// v1alpha1.PausedAnnotation. Pausing twice keeps the first saved value.
+func (appsV1Door) pause(ctx context.Context, t *Target) (string, error) {
 	if t.Set.Spec.UpdateStrategy.Type != appsv1.RollingUpdateStatefulSetStrategyType {
 		return "", fmt.Errorf("cannot pause %s: its update strategy is %s, where pods change only when you delete them; pause works on RollingUpdate sets",
 			t.Ref(), t.Set.Spec.UpdateStrategy.Type)
@@ -151,23 +149,19 @@ func (t *Target) mergePatch(ctx context.Context, body map[string]any) error {
 	if err != nil {
 		return err
 	}
-	if t.Extended != nil {
-		_, err = t.sets.Patch(ctx, t.Set.Name, types.MergePatchType, data, metav1.PatchOptions{})
-	} else {
-		_, err = t.Client.AppsV1().StatefulSets(t.Set.Namespace).Patch(ctx, t.Set.Name, types.MergePatchType, data, metav1.PatchOptions{})
-	}
-	if err != nil {
+	if err := t.door().patch(ctx, t, types.MergePatchType, data); err != nil {
 		return fmt.Errorf("updating %s: %w", t.Ref(), err)
 	}
 	return nil
 }
 
-// Resume restores the partition saved by Pause and removes the
-// annotation; a set that is not paused is left alone.
-func (t *Target) Resume(ctx context.Context) (string, error) {
-	if t.Extended != nil {
-		return t.resumeExtended(ctx)
-	}
+// Resume lets a paused rollout go on and returns the sentence to show the
+// user; a set that is not paused is left alone.
+func (t *Target) Resume(ctx context.Context) (string, error) { return t.door().resume(ctx, t) }
+
+// resume restores the partition an apps/v1 set's pause saved and removes
+// the annotation.
+func (appsV1Door) resume(ctx context.Context, t *Target) (string, error) {
 	saved, paused := t.Set.Annotations[v1alpha1.PausedAnnotation]
 	if !paused {
 		return t.Ref() + " is not paused; nothing to resume", nil

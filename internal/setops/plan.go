@@ -10,7 +10,6 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
-	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 	"github.com/ordinal-sh/ordinal/internal/rolloutview"
@@ -46,7 +45,7 @@ func (t *Target) Observe(ctx context.Context) (Observed, error) {
 	if o.Claims, err = t.Claims(ctx); err != nil {
 		return Observed{}, err
 	}
-	o.StorageClasses = t.storageClasses(ctx)
+	o.StorageClasses = t.door().storageClasses(ctx, t)
 	return o, nil
 }
 
@@ -60,32 +59,51 @@ func PlanReport(o Observed, now time.Time) (rolloutview.PlanReport, error) {
 	if err != nil {
 		return rolloutview.PlanReport{}, fmt.Errorf("resolving the revisions of %s/%s: %w", rolloutview.Resource(o.Set), o.Set.Name, err)
 	}
+	d := doorOf(o.Extended)
 	in := planner.Input{
 		Set: o.Set, Pods: o.Pods, Claims: o.Claims,
 		Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: now,
-	}
-	if o.Extended != nil {
-		in.Extended = osts.Extended(o.Extended)
-		in.Extended.Revisions = o.Revisions
-		if o.StorageClasses != nil {
-			osts.StorageClasses(in.Extended, o.StorageClasses)
-		}
+		Extended: d.plannerInputs(o),
 	}
 	plan := planner.Compute(in)
 	report := rolloutview.NewPlanReport(o.Set, res, o.Revisions, plan)
-	if in.Extended != nil {
-		rolloutview.ExtendPlan(&report, in.Extended, plan)
-	}
+	d.explain(&report, in.Extended, plan)
 	return report, nil
 }
 
 // Snapshot is the status view of o: its cells by ordinal, the verdict on
 // its rollout and, for an extended set, what the kind adds.
 func Snapshot(o Observed, update string) rolloutview.Snapshot {
-	if o.Extended != nil {
-		return rolloutview.NewExtendedSnapshot(o.Set, o.Extended, osts.Reserved(o.Extended), o.Pods, o.Claims, update)
+	return doorOf(o.Extended).snapshot(o, update)
+}
+
+// StatusSnapshot reads what the status view of the set shows, with as
+// few requests as a watch can repeat: its pods, its revisions only while
+// the controller has not observed its generation (PendingUpdate), and its
+// claims only when the view shows them (an extended set whose claims
+// follow their templates in place).
+func (t *Target) StatusSnapshot(ctx context.Context) (rolloutview.Snapshot, error) {
+	pods, err := t.Pods(ctx)
+	if err != nil {
+		return rolloutview.Snapshot{}, err
 	}
-	return rolloutview.NewSnapshot(o.Set, o.Pods, update)
+	var revs []*appsv1.ControllerRevision
+	if t.Set.Generation != t.Set.Status.ObservedGeneration {
+		if revs, err = t.Revisions(ctx); err != nil {
+			return rolloutview.Snapshot{}, err
+		}
+	}
+	update, err := PendingUpdate(t.Set, revs, RevisionOptions(t.Extended))
+	if err != nil {
+		return rolloutview.Snapshot{}, err
+	}
+	o := Observed{Set: t.Set, Extended: t.Extended, Pods: pods}
+	if t.door().statusClaims(t) {
+		if o.Claims, err = t.Claims(ctx); err != nil {
+			return rolloutview.Snapshot{}, err
+		}
+	}
+	return Snapshot(o, update), nil
 }
 
 // PendingUpdate resolves the update revision while the controller has not
@@ -107,8 +125,5 @@ func PendingUpdate(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, o
 // resolves them: an extended set's (nil for apps/v1) may hold its claim
 // templates too.
 func RevisionOptions(ext *v1alpha1.StatefulSet) revision.Options {
-	if ext == nil {
-		return revision.Options{}
-	}
-	return osts.RevisionOptions(ext)
+	return doorOf(ext).revisionOptions(ext)
 }

@@ -11,9 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	appsv1 "k8s.io/api/apps/v1"
 
-	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 	"github.com/ordinal-sh/ordinal/internal/setops"
@@ -112,29 +110,7 @@ func (s *statusOptions) observe(ctx context.Context, t *setops.Target, first boo
 			return rolloutview.Snapshot{}, err
 		}
 	}
-	pods, err := t.Pods(ctx)
-	if err != nil {
-		return rolloutview.Snapshot{}, err
-	}
-	var revs []*appsv1.ControllerRevision
-	if t.Set.Generation != t.Set.Status.ObservedGeneration {
-		if revs, err = t.Revisions(ctx); err != nil {
-			return rolloutview.Snapshot{}, err
-		}
-	}
-	update, err := setops.PendingUpdate(t.Set, revs, setops.RevisionOptions(t.Extended))
-	if err != nil {
-		return rolloutview.Snapshot{}, err
-	}
-	o := setops.Observed{Set: t.Set, Extended: t.Extended, Pods: pods}
-	if t.Extended != nil && t.Extended.Spec.VolumeClaimUpdateStrategy.Type == v1alpha1.InPlaceVolumeClaimUpdateStrategyType {
-		// Claim progress per ordinal, for a set whose claims follow their
-		// templates in place.
-		if o.Claims, err = t.Claims(ctx); err != nil {
-			return rolloutview.Snapshot{}, err
-		}
-	}
-	return setops.Snapshot(o, update), nil
+	return t.StatusSnapshot(ctx)
 }
 
 // verdict ends the watch: done, failing, or a set kubectl cannot follow.
