@@ -22,7 +22,6 @@ var rooms = []struct {
 	{"test/", 9},
 	{"cmd/", 8},
 	{"hack/", 8},
-	{"internal/cli/rollout/view", 4},
 	{"internal/cli/", 7},
 	{"internal/plane", 6},
 	{"internal/bench", 6},
@@ -30,11 +29,14 @@ var rooms = []struct {
 	{"internal/migrate", 6},
 	{"internal/controller", 5},
 	{"internal/setops", 5},
+	{"internal/kubeclient", 3},
 	{"internal/ostsclient", 2},
 	{"internal/osts", 4},
+	{"internal/rolloutview", 4},
 	{"internal/planner", 3},
 	{"internal/testgen", 3},
 	{"internal/revision", 2},
+	{"internal/setkind", 2},
 	{"internal/defaults", 1},
 	{"internal/invariant", 3},
 	{"internal/faults", 1},
@@ -58,13 +60,28 @@ var onlyImportedBy = map[string][]string{
 	"internal/plane/realnode": {"internal/plane", "internal/cli/up"},
 }
 
-func room(pkg string) (string, int) {
+// room is the room that holds pkg, and how many rooms hold it: exactly
+// one, or the folder tree no longer tells the floors (a room nested in
+// another, on another floor, is an exception the test refuses).
+func room(pkg string) (prefix string, floor, holders int) {
 	for _, r := range rooms {
-		if strings.HasPrefix(pkg, r.prefix) {
-			return r.prefix, r.floor
+		if holds(r.prefix, pkg) {
+			prefix, floor = r.prefix, r.floor
+			holders++
 		}
 	}
-	return "", 0
+	return prefix, floor, holders
+}
+
+// holds reports whether the room of prefix holds pkg: a prefix ending in
+// "/" holds every package below it, any other the package of that path
+// and those below it, so that "internal/osts" does not hold
+// "internal/ostsclient".
+func holds(prefix, pkg string) bool {
+	if strings.HasSuffix(prefix, "/") {
+		return strings.HasPrefix(pkg, prefix)
+	}
+	return pkg == prefix || strings.HasPrefix(pkg, prefix+"/")
 }
 
 // Imports run down the floors only, never up or sideways, so that a low
@@ -86,9 +103,13 @@ func TestImportsRunDownTheFloors(t *testing.T) {
 			continue // a package of tests only
 		}
 		pkg := strings.TrimPrefix(fields[0], module)
-		from, floor := room(pkg)
-		if floor == 0 {
+		from, floor, holders := room(pkg)
+		switch {
+		case holders == 0:
 			t.Errorf("package %s is in no room; add it to rooms", pkg)
+			continue
+		case holders > 1:
+			t.Errorf("package %s is in %d rooms; give it a folder of its own room", pkg, holders)
 			continue
 		}
 		for _, imp := range fields[1:] {
@@ -103,13 +124,48 @@ func TestImportsRunDownTheFloors(t *testing.T) {
 
 func checkImport(t *testing.T, pkg, from string, floor int, dep string) {
 	t.Helper()
-	to, depFloor := room(dep)
+	to, depFloor, _ := room(dep)
 	if to != from && depFloor >= floor {
 		t.Errorf("%s (floor %d) imports %s (floor %d): imports must run down the floors", pkg, floor, dep, depFloor)
 	}
 	for limited, allowed := range onlyImportedBy {
 		if strings.HasPrefix(dep, limited) && !strings.HasPrefix(pkg, limited) && !slices.Contains(allowed, pkg) {
 			t.Errorf("%s imports %s, which only %v may import outside tests", pkg, dep, allowed)
+		}
+	}
+}
+
+// runsTheController are the packages that start the reconciler and so
+// link it: `ordinal controller`, `ordinal up` (through the plane),
+// `ordinal bench`, and the root command that holds every command.
+var runsTheController = []string{"internal/cli/controllercmd", "internal/cli/up", "internal/cli/benchcmd", "internal/cli/root"}
+
+// The dashboard and every other command read and act on sets through
+// setops and reach a cluster through kubeclient. Linking the reconciler
+// would bring its work queue, event recorder and Prometheus metrics along
+// for one discovery call; the floors allow that import, so this test
+// refuses it.
+func TestOnlyTheCommandsThatRunTheControllerLinkIt(t *testing.T) {
+	statSources(t, "..")
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, module+"internal/dashboard", module+"internal/cli/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	var checked []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		if slices.Contains(runsTheController, pkg) {
+			continue
+		}
+		checked = append(checked, pkg)
+		if slices.Contains(fields[1:], module+"internal/controller") {
+			t.Errorf("%s links internal/controller; reach the cluster through internal/kubeclient and sets through internal/setops", pkg)
+		}
+	}
+	for _, want := range []string{"internal/dashboard", "internal/cli/rollout", "internal/cli/doctor", "internal/cli/dashboardcmd"} {
+		if !slices.Contains(checked, want) {
+			t.Errorf("%s was not checked (checked %v)", want, checked)
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 )
 
 // measureRestart kills the contender (SIGKILL, as a crash or a lost node
@@ -85,7 +85,7 @@ func timePodList(ctx context.Context, h *harness) (time.Duration, error) {
 	if err != nil {
 		return 0, fmt.Errorf("loading kubeconfig %s: %w", h.kubeconfig, err)
 	}
-	controller.UseProtobuf(cfg)
+	kubeclient.UseProtobuf(cfg)
 	c, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return 0, fmt.Errorf("building client: %w", err)

@@ -28,6 +28,7 @@ import (
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/setkind"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
 
@@ -56,7 +57,7 @@ func hugeSet(t testing.TB, replicas int32, parallel, extended bool) (*Controller
 	}
 	set := testgen.StatefulSet("web", opts...)
 	set.ResourceVersion = "1"
-	owner, key := setKind, set.Namespace+"/"+set.Name
+	owner, key := setkind.AppsV1.GroupVersionKind(), set.Namespace+"/"+set.Name
 	var ext *v1alpha1.StatefulSet
 	if extended {
 		var err error
@@ -64,7 +65,7 @@ func hugeSet(t testing.TB, replicas int32, parallel, extended bool) (*Controller
 			t.Fatal(err)
 		}
 		ext.Spec.ReserveOrdinals = []intstr.IntOrString{intstr.FromString("5-9"), intstr.FromInt32(5000)}
-		owner, key = v1alpha1.Kind, extendedKey(set.Namespace, set.Name)
+		owner, key = v1alpha1.Kind, setkind.Extended.Key(set.Namespace, set.Name)
 	}
 	rev := testgen.RevisionOf(set, 1)
 	rev.UID, rev.ResourceVersion = "rev-uid", "1"

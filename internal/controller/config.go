@@ -11,11 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
-	"github.com/ordinal-sh/ordinal/internal/ostsclient"
+	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
@@ -154,10 +153,10 @@ func (c *Config) Limit(rc *rest.Config) {
 	}
 }
 
-// RESTConfig loads the client configuration (see LoadRESTConfig) and sets
+// RESTConfig loads the client configuration (kubeclient.LoadRESTConfig) and sets
 // its rate limit (see Limit) and user agent.
 func (c *Config) RESTConfig(userAgent string) (*rest.Config, error) {
-	rc, err := LoadRESTConfig(c.Kubeconfig)
+	rc, err := kubeclient.LoadRESTConfig(c.Kubeconfig)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +170,7 @@ func (c *Config) RESTConfig(userAgent string) (*rest.Config, error) {
 // apiServer the client's rest.Config.Host, whose addresses hooks may not
 // call. Under a QPS limit one set's Parallel batch writes at most Burst
 // pods at once (Options.BurstInFlight). Options.Extended is the caller's
-// to set (ExtendedClient).
+// to set (kubeclient.ExtendedClient).
 func (c *Config) Options(busy func() bool, apiServer string) Options {
 	allow, _ := parseCIDRs(c.HookAllowCIDRs)
 	sa, _ := parseServiceAccount(c.HookTokenServiceAccount)
@@ -216,36 +215,4 @@ func parseServiceAccount(s string) (types.NamespacedName, error) {
 func RecreateGate(gates map[string]bool) bool {
 	on, set := gates[GateRecreate]
 	return on || !set
-}
-
-// LoadRESTConfig prefers the kubeconfig at path, then the in-cluster
-// configuration, then the usual kubeconfig loading rules ($KUBECONFIG,
-// ~/.kube/config).
-func LoadRESTConfig(path string) (*rest.Config, error) {
-	if path != "" {
-		cfg, err := clientcmd.BuildConfigFromFlags("", path)
-		if err != nil {
-			return nil, fmt.Errorf("loading kubeconfig %s: %w", path, err)
-		}
-		return cfg, nil
-	}
-	if cfg, err := rest.InClusterConfig(); err == nil {
-		return cfg, nil
-	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("no kubeconfig: pass --kubeconfig, set $KUBECONFIG, or run in a cluster: %w", err)
-	}
-	return cfg, nil
-}
-
-// ExtendedClient returns the client of the extended kind for Options.Extended,
-// sharing rc's rate limiter when Throttle installed one.
-func ExtendedClient(rc *rest.Config) (*ostsclient.Client, error) {
-	c, err := ostsclient.NewForConfig(rc)
-	if err != nil {
-		return nil, fmt.Errorf("extended StatefulSet client: %w", err)
-	}
-	return c, nil
 }

@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -21,6 +20,7 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
+	"github.com/ordinal-sh/ordinal/internal/setkind"
 )
 
 // extendedSets is the controller's hold on the extended kind: its client,
@@ -30,24 +30,6 @@ type extendedSets struct {
 	client   *ostsclient.Client
 	informer cache.SharedIndexInformer
 	lister   *ostsclient.Lister
-}
-
-// ExtendedInstalled reports whether the API server serves the extended
-// kind, apps.ordinal.dev/v1alpha1 statefulsets.
-func ExtendedInstalled(d discovery.DiscoveryInterface) (bool, error) {
-	list, err := d.ServerResourcesForGroupVersion(v1alpha1.SchemeGroupVersion.String())
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("discovering %s: %w", v1alpha1.SchemeGroupVersion, err)
-	}
-	for _, r := range list.APIResources {
-		if r.Name == v1alpha1.Resource.Resource {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 func newExtendedSets(client *ostsclient.Client, namespace string) (*extendedSets, error) {
@@ -60,7 +42,7 @@ func newExtendedSets(client *ostsclient.Client, namespace string) (*extendedSets
 
 func (c *Controller) enqueueExtended(obj any) {
 	if set, ok := unwrap[*v1alpha1.StatefulSet](obj); ok {
-		c.enqueue(extendedKey(set.Namespace, set.Name))
+		c.enqueue(setkind.Extended.Key(set.Namespace, set.Name))
 	}
 }
 
@@ -77,7 +59,7 @@ func (c *Controller) extendedTarget(key, ns, name string) (*target, error) {
 	set = c.storedExtended(key, set)
 	inputs := osts.Extended(set)
 	c.storageClasses(inputs)
-	return &target{key: key, view: osts.View(set), extended: set, inputs: inputs, revisions: osts.RevisionOptions(set)}, nil
+	return &target{key: key, kind: setkind.Extended, view: osts.View(set), extended: set, inputs: inputs, revisions: osts.RevisionOptions(set)}, nil
 }
 
 // extendedMatching returns the extended sets of namespace whose selector

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/setkind"
 )
 
 // addHandlers wires the informers' events to the queue; sets is nil when
@@ -47,12 +48,8 @@ func (c *Controller) enqueueSet(obj any) {
 	if c.skipAppsV1 {
 		return
 	}
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	key, err := cache.MetaNamespaceKeyFunc(obj)
-	if err == nil {
-		c.enqueue(key)
+	if set, ok := unwrap[*appsv1.StatefulSet](obj); ok {
+		c.enqueue(setkind.AppsV1.Key(set.Namespace, set.Name))
 	}
 }
 
@@ -75,12 +72,13 @@ func (c *Controller) podDeleted(obj any) {
 		return
 	}
 	if ref := pod.controllerRef(); ref != nil {
-		extended, ours := isSetKind(ref)
-		key := pod.Namespace() + "/" + ref.Name
-		if extended {
-			key = extendedKey(pod.Namespace(), ref.Name)
+		kind, ours := setkind.OfOwner(ref)
+		if !ours {
+			// Another owner's pod: the expectations still note that
+			// its UID is gone, under the key upstream would use.
+			kind = setkind.AppsV1
 		}
-		c.exp.observedDeletion(key, pod.Name(), pod.GetUID())
+		c.exp.observedDeletion(kind.Key(pod.Namespace(), ref.Name), pod.Name(), pod.GetUID())
 		if ours {
 			return
 		}
@@ -124,14 +122,14 @@ func (c *Controller) podChanged(obj any) {
 }
 
 func (c *Controller) enqueueOwner(namespace string, ref *metav1.OwnerReference) {
-	extended, ok := isSetKind(ref)
+	kind, ok := setkind.OfOwner(ref)
 	switch {
 	case !ok:
-	case extended && c.ext != nil:
+	case kind == setkind.Extended && c.ext != nil:
 		if set, err := c.ext.lister.Get(namespace, ref.Name); err == nil && set.UID == ref.UID {
 			c.enqueueExtended(set)
 		}
-	case !extended:
+	case kind == setkind.AppsV1:
 		if set, err := c.sets.StatefulSets(namespace).Get(ref.Name); err == nil && set.UID == ref.UID {
 			c.enqueueSet(set)
 		}

@@ -1,15 +1,14 @@
 package controller
 
 import (
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	appsv1 "k8s.io/api/apps/v1"
 
-	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/setkind"
 )
 
 // syncDuration is process-wide, like the work-queue metrics client-go
@@ -87,13 +86,11 @@ func (c *rolloutCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector.
 func (c *rolloutCollector) Collect(ch chan<- prometheus.Metric) {
 	for key, g := range c.states.rollouts() {
-		group := setKind.Group
-		namespace, name, ext := splitExtendedKey(key)
-		if ext {
-			group = v1alpha1.GroupName
-		} else {
-			namespace, name, _ = strings.Cut(key, "/")
+		set, namespace, name, ok := setkind.ParseKey(key)
+		if !ok {
+			continue
 		}
+		group := set.Group()
 		for i, kind := range replicaKinds {
 			ch <- prometheus.MustNewConstMetric(c.replicasDesc, prometheus.GaugeValue, float64(g.replicas[i]), namespace, name, group, kind)
 		}

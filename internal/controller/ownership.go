@@ -15,9 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/setkind"
 )
-
-var setKind = appsv1.SchemeGroupVersion.WithKind("StatefulSet")
 
 // isMemberOf reports whether pod's name is <set>-<ordinal>, split as
 // upstream splits it (planner.SplitPodName).
@@ -160,7 +159,7 @@ func ownerPatch(set *appsv1.StatefulSet, uid types.UID, release bool) ([]byte, e
 	if release {
 		ref["$patch"] = "delete"
 	} else {
-		kind := kindOf(set)
+		kind := setkind.Of(set).GroupVersionKind()
 		ref = map[string]any{"apiVersion": kind.GroupVersion().String(), "kind": kind.Kind, "name": set.Name,
 			"uid": set.UID, "controller": true, "blockOwnerDeletion": true}
 	}

@@ -8,20 +8,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
-
-// UseProtobuf makes a client configuration speak protobuf to the API
-// server, as kube-controller-manager's clients do: cheaper to encode and
-// decode than JSON for the built-in types this controller reads and writes.
-func UseProtobuf(cfg *rest.Config) {
-	cfg.ContentType = "application/vnd.kubernetes.protobuf"
-	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
-}
 
 // Options configure Run.
 type Options struct {
@@ -83,7 +75,7 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) error {
 		return fmt.Errorf("status hold must not be negative, got %s", opts.StatusHold)
 	}
 	if opts.Extended != nil {
-		installed, err := ExtendedInstalled(client.Discovery())
+		installed, err := kubeclient.ExtendedInstalled(client.Discovery())
 		if err != nil {
 			return err
 		}

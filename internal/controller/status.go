@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ordinal-sh/ordinal/internal/conflict"
+	"github.com/ordinal-sh/ordinal/internal/setkind"
 )
 
 // StatusWriter writes a set's status.
@@ -81,7 +82,7 @@ func (s *apiStatus) Write(ctx context.Context, set *appsv1.StatefulSet, want app
 // cached one and describes the same spec generation; otherwise set.
 func (s *apiStatus) freshest(set *appsv1.StatefulSet) *appsv1.StatefulSet {
 	out := set
-	s.states.read(set.Namespace+"/"+set.Name, func(st *setState) { out = fresher(&st.stored, set) })
+	s.states.read(setkind.AppsV1.Key(set.Namespace, set.Name), func(st *setState) { out = fresher(&st.stored, set) })
 	return out
 }
 
@@ -108,7 +109,7 @@ func fresher[S any, P interface {
 // them, and the cache's copies have none), until the cache catches up.
 func (s *apiStatus) remember(stored *appsv1.StatefulSet) {
 	stored.ManagedFields = nil
-	s.states.update(stored.Namespace+"/"+stored.Name, func(st *setState) { st.stored = stored })
+	s.states.update(setkind.AppsV1.Key(stored.Namespace, stored.Name), func(st *setState) { st.stored = stored })
 }
 
 // newerRV reports whether resource version a is newer than b. Resource

@@ -18,6 +18,7 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
+	"github.com/ordinal-sh/ordinal/internal/setkind"
 )
 
 // cacheLagRequeue is how soon a sync retries when the cache does not yet
@@ -40,7 +41,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		return 0, err
 	}
 	set := t.view
-	logger := klog.FromContext(ctx).WithValues("statefulset", klog.KObj(set), "kind", kindOf(set).Group)
+	logger := klog.FromContext(ctx).WithValues("statefulset", klog.KObj(set), "kind", t.kind.Group())
 	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
 	if err != nil || selector.Empty() {
 		c.warnOnce(key, set, planner.Warning{Reason: "InvalidSelector", Object: "StatefulSet/" + set.Name, Message: fmt.Sprintf("selector cannot be used: %v", err)})
@@ -53,7 +54,9 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	// Plan from the freshest status the controller knows: its own last
 	// write when the cache lags, and a status change it is holding back.
 	view := set
-	if t.extended == nil {
+	if t.kind == setkind.AppsV1 {
+		// An extended set's target is already the stored copy
+		// (storedExtended).
 		view = c.status.Stored(set)
 	}
 	stored := view.Status
@@ -90,26 +93,29 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 }
 
 // targetOf reads the set a key names from the cache; NotFound when it is
-// gone (or the key names nothing).
+// gone (or the key names nothing). It is the one place a sync learns its
+// set's kind.
 func (c *Controller) targetOf(key string) (*target, error) {
-	if ns, name, ok := splitExtendedKey(key); ok {
+	kind, ns, name, ok := setkind.ParseKey(key)
+	switch {
+	case !ok:
+		return nil, apierrors.NewNotFound(appsv1.Resource("statefulsets"), key)
+	case kind == setkind.AppsV1:
+		set, err := c.sets.StatefulSets(ns).Get(name)
+		if err != nil {
+			return nil, err
+		}
+		return &target{key: key, kind: kind, view: set}, nil
+	case kind == setkind.Extended:
 		return c.extendedTarget(key, ns, name)
 	}
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil, apierrors.NewNotFound(appsv1.Resource("statefulsets"), key)
-	}
-	set, err := c.sets.StatefulSets(ns).Get(name)
-	if err != nil {
-		return nil, err
-	}
-	return &target{key: key, view: set}, nil
+	return nil, fmt.Errorf("key %q: the controller does not sync sets of kind %s", key, kind)
 }
 
 // changeSet applies the change an extended set's plan asks of the set
 // itself (its failure policy), before its status is written.
 func (c *Controller) changeSet(ctx context.Context, t *target, plan planner.Plan, revs []*appsv1.ControllerRevision) error {
-	if t.extended == nil || plan.Extended == nil || plan.Extended.Change == nil {
+	if t.kind != setkind.Extended || plan.Extended == nil || plan.Extended.Change == nil {
 		return nil
 	}
 	return c.applyChange(ctx, t, plan.Extended.Change, revs)
@@ -124,7 +130,7 @@ func (c *Controller) changeSet(ctx context.Context, t *target, plan planner.Plan
 func (c *Controller) writeStatus(ctx context.Context, t *target, stored appsv1.StatefulSetStatus, plan planner.Plan, failed bool) (time.Duration, *appsv1.StatefulSet, error) {
 	set, requeue, busy := t.view, plan.RequeueAfter, c.busy()
 	bound := statusBound(busy, c.statusHold, plan.Status, planner.Replicas(set), idle(plan))
-	if failed || (t.extended != nil && !extendedHoldable(t.extended.Status, osts.Status(t.extended, plan.Status, plan.Extended))) {
+	if failed || (t.kind == setkind.Extended && !extendedHoldable(t.extended.Status, osts.Status(t.extended, plan.Status, plan.Extended))) {
 		bound = 0
 	}
 	if left, held := c.deferred.hold(t.key, stored, plan.Status, c.now(), bound); held {
@@ -139,7 +145,7 @@ func (c *Controller) writeStatus(ctx context.Context, t *target, stored appsv1.S
 		return requeue, set, nil
 	}
 	c.deferred.done(t.key)
-	if t.extended != nil {
+	if t.kind == setkind.Extended {
 		return requeue, set, c.writeExtendedStatus(ctx, t, plan)
 	}
 	written, err := c.status.Write(ctx, set, plan.Status)
@@ -164,8 +170,8 @@ func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selec
 	if err != nil {
 		return planner.Input{}, nil, err
 	}
-	if kind := kindOf(set); kind != setKind && res.Write == revision.WriteCreate {
-		res.Update.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(set, kind)}
+	if t.kind != setkind.AppsV1 && res.Write == revision.WriteCreate {
+		res.Update.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(set, t.kind.GroupVersionKind())}
 	}
 	if res, err = c.history.Persist(ctx, set, res); err != nil {
 		return planner.Input{}, nil, err

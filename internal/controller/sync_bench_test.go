@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/ordinal-sh/ordinal/internal/setkind"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
 
@@ -24,7 +25,7 @@ func restingSet(b testing.TB, n int32) (*Controller, string) {
 	set.ResourceVersion = "1"
 	rev := testgen.RevisionOf(set, 1)
 	rev.UID, rev.ResourceVersion = "rev-uid", "1" // as the API server gives it
-	rev.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(set, setKind)}
+	rev.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(set, setkind.AppsV1.GroupVersionKind())}
 	objs := []runtime.Object{set, rev}
 	for i := range n {
 		claim := testgen.Claim(set, "data", i)
@@ -126,7 +127,7 @@ func manySets(b testing.TB, n int) (*Controller, string) {
 		set.ResourceVersion = "1"
 		rev := testgen.RevisionOf(set, 1)
 		rev.UID, rev.ResourceVersion = types.UID("rev-uid-"+strconv.Itoa(s)), "1"
-		rev.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(set, setKind)}
+		rev.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(set, setkind.AppsV1.GroupVersionKind())}
 		objs = append(objs, set, rev)
 		for i := range int32(2) {
 			objs = append(objs, testgen.Pod(set, i, testgen.At(rev)))

@@ -4,7 +4,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 )
 
 // ClaimRow is one claim of one ordinal: its size and how far its storage
@@ -22,7 +22,7 @@ type ClaimRow struct {
 
 // claimRows lists, for each cell, the claims its volume claim templates
 // name, found or not.
-func claimRows(set *appsv1.StatefulSet, cells []view.Cell, claims map[string]*corev1.PersistentVolumeClaim) []ClaimRow {
+func claimRows(set *appsv1.StatefulSet, cells []rolloutview.Cell, claims map[string]*corev1.PersistentVolumeClaim) []ClaimRow {
 	out := []ClaimRow{}
 	for _, c := range cells {
 		for i := range set.Spec.VolumeClaimTemplates {

@@ -19,7 +19,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 func TestRequestsWithoutTheTokenAreRefused(t *testing.T) {
@@ -226,7 +226,7 @@ func paused(t *testing.T, ts *testServer) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ok := set.Annotations[view.PausedAnnotation]
+	_, ok := set.Annotations[v1alpha1.PausedAnnotation]
 	return ok
 }
 

@@ -9,7 +9,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
@@ -44,15 +45,15 @@ type Summary struct {
 
 // Detail is everything the page of one set shows.
 type Detail struct {
-	Summary       Summary       `json:"summary"`
-	Actions       ActionSet     `json:"actions"`
-	Status        view.Snapshot `json:"status"`
-	PartitionLine string        `json:"partitionLine"`
-	Revisions     []Revision    `json:"revisions"`
-	Plan          string        `json:"plan"`
-	PlanError     string        `json:"planError,omitempty"`
-	Claims        []ClaimRow    `json:"claims"`
-	Events        []EventRow    `json:"events"`
+	Summary       Summary              `json:"summary"`
+	Actions       ActionSet            `json:"actions"`
+	Status        rolloutview.Snapshot `json:"status"`
+	PartitionLine string               `json:"partitionLine"`
+	Revisions     []Revision           `json:"revisions"`
+	Plan          string               `json:"plan"`
+	PlanError     string               `json:"planError,omitempty"`
+	Claims        []ClaimRow           `json:"claims"`
+	Events        []EventRow           `json:"events"`
 }
 
 // ActionSet says which actions the page offers for a set now; all false
@@ -67,7 +68,7 @@ type ActionSet struct {
 
 // Revision is a history entry with the colour its cells get.
 type Revision struct {
-	view.Entry
+	rolloutview.Entry
 	Colour int `json:"colour"`
 }
 
@@ -83,7 +84,7 @@ type observed struct {
 }
 
 // snapshot is the status view of o with reserved ordinals marked.
-func snapshot(o observed) view.Snapshot {
+func snapshot(o observed) rolloutview.Snapshot {
 	update, err := setops.PendingUpdate(o.Set, o.Revisions, setops.RevisionOptions(o.Extended))
 	if err != nil {
 		update = ""
@@ -97,7 +98,7 @@ func snapshot(o observed) view.Snapshot {
 
 // markReserved gives reserved ordinals without a pod the reserved state,
 // adding cells for those outside the listed range.
-func markReserved(cells []view.Cell, reserved []int32, setName string) []view.Cell {
+func markReserved(cells []rolloutview.Cell, reserved []int32, setName string) []rolloutview.Cell {
 	at := make(map[int32]int, len(cells))
 	for i, c := range cells {
 		at[c.Ordinal] = i
@@ -106,16 +107,16 @@ func markReserved(cells []view.Cell, reserved []int32, setName string) []view.Ce
 		i, ok := at[ord]
 		switch {
 		case !ok:
-			cells = append(cells, view.Cell{Ordinal: ord, Pod: setName + "-" + strconv.Itoa(int(ord)), State: StateReserved})
-		case cells[i].State == view.StateMissing:
+			cells = append(cells, rolloutview.Cell{Ordinal: ord, Pod: setName + "-" + strconv.Itoa(int(ord)), State: StateReserved})
+		case cells[i].State == rolloutview.StateMissing:
 			cells[i].State = StateReserved
 		}
 	}
-	slices.SortStableFunc(cells, func(a, b view.Cell) int { return int(a.Ordinal - b.Ordinal) })
+	slices.SortStableFunc(cells, func(a, b rolloutview.Cell) int { return int(a.Ordinal - b.Ordinal) })
 	return cells
 }
 
-func summarize(kind string, s view.Snapshot) Summary {
+func summarize(kind string, s rolloutview.Snapshot) Summary {
 	sum := Summary{
 		Kind: kind, Namespace: s.Namespace, Name: s.Name, Strategy: s.Strategy,
 		Replicas: s.Replicas, Ready: s.ReadyReplicas,
@@ -129,7 +130,7 @@ func summarize(kind string, s view.Snapshot) Summary {
 		sum.States[c.State]++
 	}
 	if s.MoreMissing > 0 {
-		sum.States[view.StateMissing] += int(s.MoreMissing)
+		sum.States[rolloutview.StateMissing] += int(s.MoreMissing)
 	}
 	// Reserved cells lie among the set's ordinals (see Reserver), so its
 	// pods reach that many ordinals further; pods above are condemned.
@@ -143,13 +144,13 @@ func summarize(kind string, s view.Snapshot) Summary {
 	return sum
 }
 
-func health(s view.Snapshot, sum Summary) string {
+func health(s rolloutview.Snapshot, sum Summary) string {
 	switch {
-	case s.Failure != "" || sum.States[view.StateFailing] > 0:
+	case s.Failure != "" || sum.States[rolloutview.StateFailing] > 0:
 		return HealthFailing
 	case s.PausedPartition != "" || s.Extended != nil && s.Extended.Paused:
 		return HealthPaused
-	case s.Done && s.MoreMissing == 0 && sum.States[view.StateReady]+sum.States[StateReserved] == len(s.Cells) && s.CurrentRevision == s.UpdateRevision:
+	case s.Done && s.MoreMissing == 0 && sum.States[rolloutview.StateReady]+sum.States[StateReserved] == len(s.Cells) && s.CurrentRevision == s.UpdateRevision:
 		return HealthComplete
 	}
 	return HealthProgressing
@@ -159,7 +160,7 @@ func health(s view.Snapshot, sum Summary) string {
 func detail(o observed, readOnly bool, now time.Time) Detail {
 	s := snapshot(o)
 	d := Detail{
-		Summary: summarize(o.kind.Name(), s), Status: s, PartitionLine: view.PartitionLine(s),
+		Summary: summarize(o.kind.Name(), s), Status: s, PartitionLine: rolloutview.PartitionLine(s),
 		Revisions: revisions(o, s),
 		Claims:    claimRows(o.Set, s.Cells, o.Claims),
 	}
@@ -172,7 +173,7 @@ func detail(o observed, readOnly bool, now time.Time) Detail {
 		d.PlanError = err.Error()
 	} else {
 		var b bytes.Buffer
-		view.RenderPlan(&b, report, now)
+		rolloutview.RenderPlan(&b, report, now)
 		d.Plan = b.String()
 	}
 	return d
@@ -180,8 +181,8 @@ func detail(o observed, readOnly bool, now time.Time) Detail {
 
 // revisions numbers colours by position in the history, oldest first, so
 // a rollout's two revisions keep their colours while it runs.
-func revisions(o observed, s view.Snapshot) []Revision {
-	entries := view.NewHistory(o.Set, o.Revisions, o.Pods)
+func revisions(o observed, s rolloutview.Snapshot) []Revision {
+	entries := rolloutview.NewHistory(o.Set, o.Revisions, o.Pods)
 	out := make([]Revision, 0, len(entries))
 	for i, e := range entries {
 		e.Update = e.Name == s.UpdateRevision
@@ -192,7 +193,7 @@ func revisions(o observed, s view.Snapshot) []Revision {
 
 func actions(o observed) ActionSet {
 	rolling := o.Set.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType
-	_, paused := o.Set.Annotations[view.PausedAnnotation]
+	_, paused := o.Set.Annotations[v1alpha1.PausedAnnotation]
 	if x := o.Extended; x != nil {
 		paused = x.Spec.UpdateStrategy.RollingUpdate != nil && x.Spec.UpdateStrategy.RollingUpdate.Paused
 	}

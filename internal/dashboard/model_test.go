@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 	"github.com/ordinal-sh/ordinal/internal/setops"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
@@ -36,11 +36,11 @@ func TestReservedOrdinalsShowAsReservedCells(t *testing.T) {
 		want     map[int32]string
 	}{
 		{"apps/v1 has no reserved cells", &StatefulSets{}, nil,
-			map[int32]string{0: view.StateReady, 1: view.StateMissing, 2: view.StateReady}},
+			map[int32]string{0: rolloutview.StateReady, 1: rolloutview.StateMissing, 2: rolloutview.StateReady}},
 		{"a reserved ordinal without a pod is reserved, one outside the range is added", reserving{ordinals: []int32{1, 5}}, nil,
-			map[int32]string{0: view.StateReady, 1: StateReserved, 2: view.StateReady, 5: StateReserved}},
+			map[int32]string{0: rolloutview.StateReady, 1: StateReserved, 2: rolloutview.StateReady, 5: StateReserved}},
 		{"a reserved ordinal that still has a pod shows the pod", reserving{ordinals: []int32{2}}, nil,
-			map[int32]string{0: view.StateReady, 1: view.StateMissing, 2: view.StateReady}},
+			map[int32]string{0: rolloutview.StateReady, 1: rolloutview.StateMissing, 2: rolloutview.StateReady}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,10 +127,10 @@ func TestThePageOfAHugeSetIsBounded(t *testing.T) {
 	pods := []*corev1.Pod{testgen.Pod(set, 0, testgen.At(rev)), testgen.Pod(set, 1, testgen.At(rev)), testgen.Pod(set, 2, testgen.At(rev))}
 	o := observed{kind: &StatefulSets{}, Observed: setops.Observed{Set: set, Pods: pods, Revisions: []*appsv1.ControllerRevision{rev}}}
 	d := detail(o, true, testgen.Epoch.Add(time.Hour))
-	if n := len(d.Status.Cells); n != 3+view.MaxMissingCells {
-		t.Errorf("%d cells, want %d", n, 3+view.MaxMissingCells)
+	if n := len(d.Status.Cells); n != 3+rolloutview.MaxMissingCells {
+		t.Errorf("%d cells, want %d", n, 3+rolloutview.MaxMissingCells)
 	}
-	if got := d.Summary.States[view.StateMissing]; got != 1_000_000-3 {
+	if got := d.Summary.States[rolloutview.StateMissing]; got != 1_000_000-3 {
 		t.Errorf("the summary counts %d missing pods, want %d", got, 1_000_000-3)
 	}
 	if d.Summary.Health != HealthProgressing {

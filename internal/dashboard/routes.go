@@ -12,7 +12,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
@@ -68,7 +68,7 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var text strings.Builder
-	view.Diff(&text, d.LabelA, d.LabelB, d.TextA, d.TextB)
+	rolloutview.Diff(&text, d.LabelA, d.LabelB, d.TextA, d.TextB)
 	writeJSON(w, http.StatusOK, diffResult{Same: d.Same(), Text: text.String()})
 }
 

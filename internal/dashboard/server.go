@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 )
 
@@ -108,7 +108,7 @@ func showExtended(client kubernetes.Interface, ext *ostsclient.Client) (*ostscli
 	if ext == nil {
 		return nil, nil
 	}
-	ok, err := controller.ExtendedInstalled(client.Discovery())
+	ok, err := kubeclient.ExtendedInstalled(client.Discovery())
 	if err != nil || !ok {
 		return nil, err
 	}

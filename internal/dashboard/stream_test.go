@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 func TestAnOpenPageIsPushedTheStateThenEachChange(t *testing.T) {
@@ -44,7 +44,7 @@ func TestAnOpenPageIsPushedTheStateThenEachChange(t *testing.T) {
 		t.Fatalf("the stream ended (%v) before a state with %s", events.Err(), want)
 	}
 	next(`"health":"complete"`)
-	patch := `{"metadata":{"annotations":{"` + view.PausedAnnotation + `":"0"}}}`
+	patch := `{"metadata":{"annotations":{"` + v1alpha1.PausedAnnotation + `":"0"}}}`
 	if _, err := ts.api.AppsV1().StatefulSets("default").Patch(ctx, "web", types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,6 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
 // permission is one verb on one resource a migration uses.
@@ -27,18 +25,10 @@ func (p permission) String() string {
 	return p.verb + " " + r
 }
 
-// group is the API group of a kind's statefulsets.
-func group(k setops.Kind) string {
-	if k == setops.ExtendedKind {
-		return "apps.ordinal.dev"
-	}
-	return "apps"
-}
-
 // permissions are the calls the migration makes, from the first read to
 // the last wait.
 func (p *Plan) permissions() []permission {
-	from, to := group(p.From), group(p.To)
+	from, to := p.From.Group(), p.To.Group()
 	return []permission{
 		{"get", from, "statefulsets", ""}, {"delete", from, "statefulsets", ""},
 		{"get", to, "statefulsets", ""}, {"create", to, "statefulsets", ""}, {"update", to, "statefulsets", "status"},

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
@@ -141,7 +142,7 @@ func TestInPlaceUpdatesWorkWithExactlyTheShippedRBAC(t *testing.T) {
 	cfg := planetest.Plane().RESTConfig()
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: controllerSA, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ordinal-system", "system:authenticated"}}
 	client := kubernetes.NewForConfigOrDie(cfg)
-	ext, err := controller.ExtendedClient(cfg)
+	ext, err := kubeclient.ExtendedClient(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/config/crd"
 	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 	"github.com/ordinal-sh/ordinal/internal/plane/dns"
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 	"github.com/ordinal-sh/ordinal/internal/plane/provisioner"
@@ -327,14 +328,14 @@ func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 	// controller in this process does.
 	ctrl.FeatureGates = map[string]bool{controller.GateRecreate: utilfeature.DefaultFeatureGate.Enabled(controller.GateRecreate)}
 	ctrl.Limit(cfg)
-	controller.UseProtobuf(cfg)
+	kubeclient.UseProtobuf(cfg)
 	limiter := controller.Throttle(cfg)
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("StatefulSet controller client: %w", err)
 	}
 	opts := ctrl.Options(limiter.Busy, cfg.Host)
-	if opts.Extended, err = controller.ExtendedClient(cfg); err != nil {
+	if opts.Extended, err = kubeclient.ExtendedClient(cfg); err != nil {
 		return err
 	}
 	run := func(ctx context.Context) error {

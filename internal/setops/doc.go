@@ -4,5 +4,7 @@
 // an extended set — and the planner's explanation. The CLI
 // and the dashboard both call it, so they act and explain identically.
 // Every write goes through the caller's client, with its user's
-// permissions; nothing here holds state between calls.
+// permissions; nothing here holds state between calls. What an operation
+// does differently for each kind of set is a method of that kind's door
+// (door.go), so no operation can leave a kind out.
 package setops

@@ -71,7 +71,7 @@ type Diff struct {
 func (d Diff) Same() bool { return d.TextA == d.TextB }
 
 // TemplateDiff reads the templates of revisions a and b of the set; the
-// caller renders them with view.Diff.
+// caller renders them with rolloutview.Diff.
 func TemplateDiff(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, a, b int64) (Diff, error) {
 	var d Diff
 	var err error

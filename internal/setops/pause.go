@@ -7,10 +7,10 @@ import (
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 )
@@ -18,16 +18,15 @@ import (
 // noPartition is the saved value for a set that had no partition.
 const noPartition = "none"
 
-// Pause holds a RollingUpdate set's rollout where it is: the partition is
-// raised to one above the highest ordinal still at an old revision and the
-// partition to restore is saved in view.PausedAnnotation. Pausing twice
-// keeps the first saved value. It returns the sentence to show the user.
-//
-// An extended set is paused by its own field instead (see pauseExtended).
-func (t *Target) Pause(ctx context.Context) (string, error) {
-	if t.Extended != nil {
-		return t.pauseExtended(ctx)
-	}
+// Pause holds a RollingUpdate set's rollout where it is and returns the
+// sentence to show the user. An extended set is paused by its own field
+// (see extendedDoor.pause).
+func (t *Target) Pause(ctx context.Context) (string, error) { return t.door().pause(ctx, t) }
+
+// pause raises an apps/v1 set's partition to one above the highest
+// ordinal still at an old revision and saves the partition to restore in
+// v1alpha1.PausedAnnotation. Pausing twice keeps the first saved value.
+func (appsV1Door) pause(ctx context.Context, t *Target) (string, error) {
 	if t.Set.Spec.UpdateStrategy.Type != appsv1.RollingUpdateStatefulSetStrategyType {
 		return "", fmt.Errorf("cannot pause %s: its update strategy is %s, where pods change only when you delete them; pause works on RollingUpdate sets",
 			t.Ref(), t.Set.Spec.UpdateStrategy.Type)
@@ -36,7 +35,7 @@ func (t *Target) Pause(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	saved, paused := t.Set.Annotations[view.PausedAnnotation]
+	saved, paused := t.Set.Annotations[v1alpha1.PausedAnnotation]
 	if !paused {
 		saved = savedPartition(t.Set)
 	}
@@ -67,7 +66,46 @@ func (t *Target) freezePoint(ctx context.Context) (int32, error) {
 	if err != nil {
 		return 0, err
 	}
-	return view.FreezePartition(t.Set, pods, res.Update.Name), nil
+	return freezePartition(t.Set, pods, res.Update.Name), nil
+}
+
+// freezePartition is the partition that holds a rollout where it is: pods
+// at or above the partition (counted from spec.ordinals.start) get the
+// update, so it is one above the highest ordinal still at an old revision.
+// Rules, in order:
+//   - a pod that is missing or terminating is already on its way to the
+//     update revision; ordinals above every old pod keep that course;
+//   - when no pod is at an old revision, the partition is the lowest such
+//     in-flight ordinal, else replicas (nothing more changes, including
+//     future template edits);
+//   - it never goes below the set's own partition: pause must not release
+//     pods the user was holding.
+func freezePartition(set *appsv1.StatefulSet, pods []*corev1.Pod, update string) int32 {
+	start, n := planner.StartOrdinal(set), planner.Replicas(set)
+	byName := make(map[string]*corev1.Pod, len(pods))
+	for _, p := range pods {
+		byName[p.Name] = p
+	}
+	highestOld, lowestInFlight := int32(-1), n
+	for i := int32(0); i < n; i++ {
+		pod := byName[planner.PodName(set.Name, start+i)]
+		switch {
+		case pod == nil || pod.DeletionTimestamp != nil:
+			lowestInFlight = min(lowestInFlight, i)
+		case pod.Labels[appsv1.StatefulSetRevisionLabel] != update:
+			highestOld = i
+		}
+	}
+	p := n
+	if highestOld >= 0 {
+		p = highestOld + 1
+	} else if lowestInFlight < n {
+		p = lowestInFlight
+	}
+	if own := planner.Partition(set); own > p {
+		p = min(own, n)
+	}
+	return p
 }
 
 // held says in words which ordinals the partition holds back.
@@ -97,7 +135,7 @@ func (t *Target) patchPause(ctx context.Context, partition *int32, saved *string
 	body := map[string]any{
 		"metadata": map[string]any{
 			"resourceVersion": t.Set.ResourceVersion,
-			"annotations":     map[string]any{view.PausedAnnotation: saved},
+			"annotations":     map[string]any{v1alpha1.PausedAnnotation: saved},
 		},
 		"spec": map[string]any{"updateStrategy": map[string]any{"rollingUpdate": map[string]any{"partition": partition}}},
 	}
@@ -111,24 +149,20 @@ func (t *Target) mergePatch(ctx context.Context, body map[string]any) error {
 	if err != nil {
 		return err
 	}
-	if t.Extended != nil {
-		_, err = t.sets.Patch(ctx, t.Set.Name, types.MergePatchType, data, metav1.PatchOptions{})
-	} else {
-		_, err = t.Client.AppsV1().StatefulSets(t.Set.Namespace).Patch(ctx, t.Set.Name, types.MergePatchType, data, metav1.PatchOptions{})
-	}
-	if err != nil {
+	if err := t.door().patch(ctx, t, types.MergePatchType, data); err != nil {
 		return fmt.Errorf("updating %s: %w", t.Ref(), err)
 	}
 	return nil
 }
 
-// Resume restores the partition saved by Pause and removes the
-// annotation; a set that is not paused is left alone.
-func (t *Target) Resume(ctx context.Context) (string, error) {
-	if t.Extended != nil {
-		return t.resumeExtended(ctx)
-	}
-	saved, paused := t.Set.Annotations[view.PausedAnnotation]
+// Resume lets a paused rollout go on and returns the sentence to show the
+// user; a set that is not paused is left alone.
+func (t *Target) Resume(ctx context.Context) (string, error) { return t.door().resume(ctx, t) }
+
+// resume restores the partition an apps/v1 set's pause saved and removes
+// the annotation.
+func (appsV1Door) resume(ctx context.Context, t *Target) (string, error) {
+	saved, paused := t.Set.Annotations[v1alpha1.PausedAnnotation]
 	if !paused {
 		return t.Ref() + " is not paused; nothing to resume", nil
 	}
@@ -150,7 +184,7 @@ func (t *Target) savedRestore(saved string) (*int32, error) {
 	n, err := strconv.ParseInt(saved, 10, 32)
 	if err != nil || n < 0 {
 		return nil, fmt.Errorf("%s has an invalid %s annotation %q; set spec.updateStrategy.rollingUpdate.partition yourself and remove the annotation",
-			t.Ref(), view.PausedAnnotation, saved)
+			t.Ref(), v1alpha1.PausedAnnotation, saved)
 	}
 	p := int32(n)
 	return &p, nil

@@ -5,17 +5,16 @@ import (
 	"fmt"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
 )
 
 // pausedField is the extended kind's pause, as messages name it.
 const pausedField = "spec.updateStrategy.rollingUpdate.paused"
 
-// pauseExtended sets the extended set's own pause field: the controller
-// then updates no pod (a missing pod comes back at the current revision)
-// and scaling still works. Unlike apps/v1's partition, nothing needs
-// saving, so pausing twice is harmless.
-func (t *Target) pauseExtended(ctx context.Context) (string, error) {
+// pause sets the extended set's own pause field: the controller then
+// updates no pod (a missing pod comes back at the current revision) and
+// scaling still works. Unlike apps/v1's partition, nothing needs saving,
+// so pausing twice is harmless.
+func (extendedDoor) pause(ctx context.Context, t *Target) (string, error) {
 	spec := t.Extended.Spec.UpdateStrategy
 	switch spec.Type {
 	case "", v1alpha1.RollingUpdateStatefulSetStrategyType:
@@ -33,13 +32,13 @@ func (t *Target) pauseExtended(ctx context.Context) (string, error) {
 	return fmt.Sprintf("%s paused (%s): no pod is updated until resume; scaling still works", t.Ref(), pausedField), nil
 }
 
-// resumeExtended clears the pause field. A set that came from apps/v1
-// while paused there still holds the partition `pause` raised, with the
-// partition to restore in view.PausedAnnotation: that is restored too.
-func (t *Target) resumeExtended(ctx context.Context) (string, error) {
+// resume clears the pause field. A set that came from apps/v1 while
+// paused there still holds the partition `pause` raised, with the
+// partition to restore in v1alpha1.PausedAnnotation: that is restored too.
+func (extendedDoor) resume(ctx context.Context, t *Target) (string, error) {
 	ru := t.Extended.Spec.UpdateStrategy.RollingUpdate
 	paused := ru != nil && ru.Paused
-	saved, raised := t.Extended.Annotations[view.PausedAnnotation]
+	saved, raised := t.Extended.Annotations[v1alpha1.PausedAnnotation]
 	if !paused && !raised {
 		return t.Ref() + " is not paused; nothing to resume", nil
 	}
@@ -55,7 +54,7 @@ func (t *Target) resumeExtended(ctx context.Context) (string, error) {
 			return "", err
 		}
 		fields["partition"] = restore
-		body["metadata"].(map[string]any)["annotations"] = map[string]any{view.PausedAnnotation: nil}
+		body["metadata"].(map[string]any)["annotations"] = map[string]any{v1alpha1.PausedAnnotation: nil}
 		msg = fmt.Sprintf("%s resumed; partition restored to %s", t.Ref(), saved)
 	}
 	if err := t.mergePatch(ctx, body); err != nil {

@@ -10,10 +10,9 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
-	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
+	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 )
 
 // Observed is a set with everything the planner reads: its revisions
@@ -46,7 +45,7 @@ func (t *Target) Observe(ctx context.Context) (Observed, error) {
 	if o.Claims, err = t.Claims(ctx); err != nil {
 		return Observed{}, err
 	}
-	o.StorageClasses = t.storageClasses(ctx)
+	o.StorageClasses = t.door().storageClasses(ctx, t)
 	return o, nil
 }
 
@@ -55,37 +54,56 @@ func (t *Target) Observe(ctx context.Context) (Observed, error) {
 // an extended set the planner gets the kind's inputs (osts.Extended), as
 // the controller gives them, and the report says what its rollout safety
 // does next.
-func PlanReport(o Observed, now time.Time) (view.PlanReport, error) {
+func PlanReport(o Observed, now time.Time) (rolloutview.PlanReport, error) {
 	res, err := revision.ResolveWith(o.Set, o.Revisions, RevisionOptions(o.Extended))
 	if err != nil {
-		return view.PlanReport{}, fmt.Errorf("resolving the revisions of %s/%s: %w", view.Resource(o.Set), o.Set.Name, err)
+		return rolloutview.PlanReport{}, fmt.Errorf("resolving the revisions of %s/%s: %w", rolloutview.Resource(o.Set), o.Set.Name, err)
 	}
+	d := doorOf(o.Extended)
 	in := planner.Input{
 		Set: o.Set, Pods: o.Pods, Claims: o.Claims,
 		Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: now,
-	}
-	if o.Extended != nil {
-		in.Extended = osts.Extended(o.Extended)
-		in.Extended.Revisions = o.Revisions
-		if o.StorageClasses != nil {
-			osts.StorageClasses(in.Extended, o.StorageClasses)
-		}
+		Extended: d.plannerInputs(o),
 	}
 	plan := planner.Compute(in)
-	report := view.NewPlanReport(o.Set, res, o.Revisions, plan)
-	if in.Extended != nil {
-		view.ExtendPlan(&report, in.Extended, plan)
-	}
+	report := rolloutview.NewPlanReport(o.Set, res, o.Revisions, plan)
+	d.explain(&report, in.Extended, plan)
 	return report, nil
 }
 
 // Snapshot is the status view of o: its cells by ordinal, the verdict on
 // its rollout and, for an extended set, what the kind adds.
-func Snapshot(o Observed, update string) view.Snapshot {
-	if o.Extended != nil {
-		return view.NewExtendedSnapshot(o.Set, o.Extended, osts.Reserved(o.Extended), o.Pods, o.Claims, update)
+func Snapshot(o Observed, update string) rolloutview.Snapshot {
+	return doorOf(o.Extended).snapshot(o, update)
+}
+
+// StatusSnapshot reads what the status view of the set shows, with as
+// few requests as a watch can repeat: its pods, its revisions only while
+// the controller has not observed its generation (PendingUpdate), and its
+// claims only when the view shows them (an extended set whose claims
+// follow their templates in place).
+func (t *Target) StatusSnapshot(ctx context.Context) (rolloutview.Snapshot, error) {
+	pods, err := t.Pods(ctx)
+	if err != nil {
+		return rolloutview.Snapshot{}, err
 	}
-	return view.NewSnapshot(o.Set, o.Pods, update)
+	var revs []*appsv1.ControllerRevision
+	if t.Set.Generation != t.Set.Status.ObservedGeneration {
+		if revs, err = t.Revisions(ctx); err != nil {
+			return rolloutview.Snapshot{}, err
+		}
+	}
+	update, err := PendingUpdate(t.Set, revs, RevisionOptions(t.Extended))
+	if err != nil {
+		return rolloutview.Snapshot{}, err
+	}
+	o := Observed{Set: t.Set, Extended: t.Extended, Pods: pods}
+	if t.door().statusClaims(t) {
+		if o.Claims, err = t.Claims(ctx); err != nil {
+			return rolloutview.Snapshot{}, err
+		}
+	}
+	return Snapshot(o, update), nil
 }
 
 // PendingUpdate resolves the update revision while the controller has not
@@ -98,7 +116,7 @@ func PendingUpdate(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, o
 	}
 	res, err := revision.ResolveWith(set, revs, opts)
 	if err != nil {
-		return "", fmt.Errorf("resolving the update revision of %s/%s: %w", view.Resource(set), set.Name, err)
+		return "", fmt.Errorf("resolving the update revision of %s/%s: %w", rolloutview.Resource(set), set.Name, err)
 	}
 	return res.Update.Name, nil
 }
@@ -107,8 +125,5 @@ func PendingUpdate(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, o
 // resolves them: an extended set's (nil for apps/v1) may hold its claim
 // templates too.
 func RevisionOptions(ext *v1alpha1.StatefulSet) revision.Options {
-	if ext == nil {
-		return revision.Options{}
-	}
-	return osts.RevisionOptions(ext)
+	return doorOf(ext).revisionOptions(ext)
 }

@@ -12,8 +12,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
 	"github.com/ordinal-sh/ordinal/internal/osts"
+	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
 
@@ -67,7 +67,7 @@ func TestPlanSaysWhenTheStorageClassRefusesToGrow(t *testing.T) {
 	}
 }
 
-func waitWords(waits []view.Wait) string {
+func waitWords(waits []rolloutview.Wait) string {
 	var b strings.Builder
 	for _, w := range waits {
 		b.WriteString(w.Pod + ": " + w.Policy + "\n")

@@ -4,45 +4,23 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ordinal-sh/ordinal/internal/setkind"
 )
 
-// Kind says which kind of StatefulSet a reference names.
-type Kind int
+// Kind says which kind of StatefulSet a reference names: setkind.Kind,
+// whose zero value is AnyKind.
+type Kind = setkind.Kind
 
 const (
 	// AnyKind is a bare name: the apps/v1 set of that name, or, when there
 	// is none, the extended set of that name.
-	AnyKind Kind = iota
+	AnyKind = setkind.Any
 	// AppsV1 is apps/v1's StatefulSet (sts).
-	AppsV1
+	AppsV1 = setkind.AppsV1
 	// ExtendedKind is apps.ordinal.dev/v1alpha1's StatefulSet (osts).
-	ExtendedKind
+	ExtendedKind = setkind.Extended
 )
-
-// Resource is how kubectl names the kind's objects in messages, before
-// the slash: "statefulset.apps" or "statefulset.apps.ordinal.dev".
-func (k Kind) Resource() string {
-	if k == ExtendedKind {
-		return "statefulset.apps.ordinal.dev"
-	}
-	return "statefulset.apps"
-}
-
-// Short is the kind's short name: "sts" or "osts".
-func (k Kind) Short() string {
-	if k == ExtendedKind {
-		return "osts"
-	}
-	return "sts"
-}
-
-// APIVersion is the kind's group and version.
-func (k Kind) APIVersion() string {
-	if k == ExtendedKind {
-		return "apps.ordinal.dev/v1alpha1"
-	}
-	return "apps/v1"
-}
 
 // kindSpellings are the spellings kubectl accepts for each kind before the
 // slash, lower-cased.

@@ -22,18 +22,9 @@ import (
 // v1alpha1.DeleteRequestedLabel.
 var ErrNeedsExtended = errors.New("choosing which pods go needs the extended kind")
 
-// refuseAppsV1 explains ErrNeedsExtended for t.
-func (t *Target) refuseAppsV1() error {
-	if t.Extended != nil {
-		return nil
-	}
-	return fmt.Errorf("%w: %s is an apps/v1 StatefulSet, which removes only its highest ordinals and replaces pods only as its rollout does; "+
-		"`ordinal migrate sts/%s` turns it into %s (%s) with no pod restarted", ErrNeedsExtended, t.Ref(), t.Set.Name, ExtendedKind.Resource(), ExtendedKind.APIVersion())
-}
-
 // PlanRemoval reads the set's pods and builds the Removal of ordinals.
 func (t *Target) PlanRemoval(ctx context.Context, ordinals []int32) (Removal, Observed, error) {
-	if err := t.refuseAppsV1(); err != nil {
+	if err := t.door().choosable(t); err != nil {
 		return Removal{}, Observed{}, err
 	}
 	obs, err := t.Observe(ctx)
@@ -47,7 +38,7 @@ func (t *Target) PlanRemoval(ctx context.Context, ordinals []int32) (Removal, Ob
 // PlanReplacement reads the set's pods and builds the Replacement of
 // ordinals.
 func (t *Target) PlanReplacement(ctx context.Context, ordinals []int32) (Replacement, Observed, error) {
-	if err := t.refuseAppsV1(); err != nil {
+	if err := t.door().choosable(t); err != nil {
 		return Replacement{}, Observed{}, err
 	}
 	obs, err := t.Observe(ctx)
@@ -61,11 +52,14 @@ func (t *Target) PlanReplacement(ctx context.Context, ordinals []int32) (Replace
 // Remove sends the removal's patch. When the set changed since it was
 // read, the patch's test fails and nothing is changed.
 func (t *Target) Remove(ctx context.Context, r Removal) error {
+	if err := t.door().choosable(t); err != nil {
+		return err
+	}
 	data, err := json.Marshal(r.Patch)
 	if err != nil {
 		return err
 	}
-	if _, err := t.sets.Patch(ctx, t.Set.Name, types.JSONPatchType, data, metav1.PatchOptions{}); err != nil {
+	if err := t.door().patch(ctx, t, types.JSONPatchType, data); err != nil {
 		if t.specChanged(ctx, t.Extended.Generation) {
 			return fmt.Errorf("%s changed since it was read, so nothing was changed; run the command again", t.Ref())
 		}

@@ -6,14 +6,12 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
-	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 )
@@ -34,22 +32,13 @@ type Target struct {
 // Load reads the apps/v1 set. A missing set is the API's NotFound error,
 // unwrapped, so its message is the API's own.
 func Load(ctx context.Context, client kubernetes.Interface, namespace, name string) (*Target, error) {
-	set, err := client.AppsV1().StatefulSets(namespace).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return &Target{Client: client, Set: set}, nil
+	return appsV1Door{}.load(ctx, client, nil, namespace, name)
 }
 
 // LoadExtended reads the extended set. A missing set is the API's
 // NotFound error, as Load's; so is a cluster without the kind.
 func LoadExtended(ctx context.Context, client kubernetes.Interface, ext *ostsclient.Client, namespace, name string) (*Target, error) {
-	sets := ext.StatefulSets(namespace)
-	set, err := sets.Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return &Target{Client: client, Set: osts.View(set), Extended: set, sets: sets}, nil
+	return extendedDoor{}.load(ctx, client, ext, namespace, name)
 }
 
 // Find reads the set ref names. A bare name is the apps/v1 set, or, when
@@ -57,14 +46,11 @@ func LoadExtended(ctx context.Context, client kubernetes.Interface, ext *ostscli
 // error is apps/v1's NotFound. ext may be nil when the caller has no
 // client of the extended kind: then only apps/v1 sets are found.
 func Find(ctx context.Context, client kubernetes.Interface, ext *ostsclient.Client, namespace string, ref Ref) (*Target, error) {
-	if ref.Kind == ExtendedKind {
-		if ext == nil {
-			return nil, fmt.Errorf("no client for %s", ExtendedKind.Resource())
-		}
-		return LoadExtended(ctx, client, ext, namespace, ref.Name)
+	if ref.Kind != AnyKind {
+		return doorFor(ref.Kind).load(ctx, client, ext, namespace, ref.Name)
 	}
 	t, err := Load(ctx, client, namespace, ref.Name)
-	if ref.Kind == AppsV1 || ext == nil || !apierrors.IsNotFound(err) {
+	if ext == nil || !apierrors.IsNotFound(err) {
 		return t, err
 	}
 	if x, xerr := LoadExtended(ctx, client, ext, namespace, ref.Name); xerr == nil {
@@ -74,30 +60,10 @@ func Find(ctx context.Context, client kubernetes.Interface, ext *ostsclient.Clie
 }
 
 // Refresh re-reads the set.
-func (t *Target) Refresh(ctx context.Context) error {
-	if t.Extended != nil {
-		set, err := t.sets.Get(ctx, t.Set.Name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		t.Set, t.Extended = osts.View(set), set
-		return nil
-	}
-	set, err := t.Client.AppsV1().StatefulSets(t.Set.Namespace).Get(ctx, t.Set.Name, metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	t.Set = set
-	return nil
-}
+func (t *Target) Refresh(ctx context.Context) error { return t.door().refresh(ctx, t) }
 
 // Kind is the kind of the set.
-func (t *Target) Kind() Kind {
-	if t.Extended != nil {
-		return ExtendedKind
-	}
-	return AppsV1
-}
+func (t *Target) Kind() Kind { return kindOf(t.Extended) }
 
 // Ref is how messages name the set, as kubectl does:
 // "statefulset.apps/web" or "statefulset.apps.ordinal.dev/web".
@@ -105,12 +71,7 @@ func (t *Target) Ref() string { return t.Kind().Resource() + "/" + t.Set.Name }
 
 // Arg is how a command line names the set: "web" for apps/v1, as a bare
 // name finds it first, and "osts/web" for the extended kind.
-func (t *Target) Arg() string {
-	if t.Extended != nil {
-		return ExtendedKind.Short() + "/" + t.Set.Name
-	}
-	return t.Set.Name
-}
+func (t *Target) Arg() string { return t.door().arg(t.Set.Name) }
 
 // Selector is the set's label selector; an invalid one is an error naming
 // the set.
@@ -196,22 +157,4 @@ func (t *Target) Claims(ctx context.Context) (map[string]*corev1.PersistentVolum
 		out[list.Items[i].Name] = &list.Items[i]
 	}
 	return out, nil
-}
-
-// storageClasses lists the cluster's StorageClasses for an InPlace
-// extended set; nil for other sets or when they cannot be listed (a user
-// allowed only into a namespace), which the plan then does not judge.
-func (t *Target) storageClasses(ctx context.Context) []*storagev1.StorageClass {
-	if t.Extended == nil || t.Extended.Spec.VolumeClaimUpdateStrategy.Type != v1alpha1.InPlaceVolumeClaimUpdateStrategyType {
-		return nil
-	}
-	list, err := t.Client.StorageV1().StorageClasses().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil
-	}
-	out := make([]*storagev1.StorageClass, len(list.Items))
-	for i := range list.Items {
-		out[i] = &list.Items[i]
-	}
-	return out
 }

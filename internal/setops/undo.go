@@ -8,7 +8,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ordinal-sh/ordinal/internal/revision"
@@ -21,7 +20,7 @@ const RestartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
 // exactly as kubectl rollout undo does: the revision's stored data is sent
 // as a strategic merge patch. A template that already matches is left
 // alone and says so. An extended set takes the revision's template as a
-// JSON patch instead (see undoExtended).
+// JSON patch instead (see extendedDoor.undo).
 func (t *Target) Undo(ctx context.Context, to int64) (string, error) {
 	revs, err := t.Revisions(ctx)
 	if err != nil {
@@ -39,15 +38,16 @@ func (t *Target) Undo(ctx context.Context, to int64) (string, error) {
 		// kubectl prints the requested number, 0 included.
 		return fmt.Sprintf("%s skipped rollback (current template already matches revision %d)", t.Ref(), to), nil
 	}
-	if t.Extended != nil {
-		err = t.undoExtended(ctx, target)
-	} else {
-		_, err = t.Client.AppsV1().StatefulSets(t.Set.Namespace).Patch(ctx, t.Set.Name, types.StrategicMergePatchType, target.Data.Raw, metav1.PatchOptions{})
-	}
-	if err != nil {
+	if err := t.door().undo(ctx, t, target); err != nil {
 		return "", fmt.Errorf("rolling back %s: %w", t.Ref(), err)
 	}
 	return t.Ref() + " rolled back", nil
+}
+
+// undo sends the revision's stored data as a strategic merge patch, as
+// kubectl does.
+func (appsV1Door) undo(ctx context.Context, t *Target, rev *appsv1.ControllerRevision) error {
+	return appsV1Door{}.patch(ctx, t, types.StrategicMergePatchType, rev.Data.Raw)
 }
 
 // Restart stamps the pod template with kubectl's restartedAt annotation
@@ -57,27 +57,21 @@ func (t *Target) Undo(ctx context.Context, to int64) (string, error) {
 // patch (the extended kind, which takes no strategic merge patch).
 func (t *Target) Restart(ctx context.Context, now time.Time) (string, error) {
 	patch := []byte(fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{%q:%q}}}}}`, RestartedAtAnnotation, now.Format(time.RFC3339)))
-	var err error
-	if t.Extended != nil {
-		_, err = t.sets.Patch(ctx, t.Set.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-	} else {
-		_, err = t.Client.AppsV1().StatefulSets(t.Set.Namespace).Patch(ctx, t.Set.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
-	}
-	if err != nil {
+	d := t.door()
+	if err := d.patch(ctx, t, d.mapPatchType(), patch); err != nil {
 		return "", fmt.Errorf("restarting %s: %w", t.Ref(), err)
 	}
 	return t.Ref() + " restarted", nil
 }
 
-// undoExtended puts rev's template in spec.template (and its claim
-// templates in spec.volumeClaimTemplates, when it holds them) with a JSON
-// patch that
+// undo puts rev's template in spec.template (and its claim templates in
+// spec.volumeClaimTemplates, when it holds them) with a JSON patch that
 // first tests the generation just read, so a spec changed meanwhile
 // fails the undo instead of being overwritten (a status the controller
-// wrote meanwhile does not). The
-// template is the revision applied to the set's view: defaulted, exactly
-// as the revision stores it, so the controller finds the same revision.
-func (t *Target) undoExtended(ctx context.Context, rev *appsv1.ControllerRevision) error {
+// wrote meanwhile does not). The template is the revision applied to the
+// set's view: defaulted, exactly as the revision stores it, so the
+// controller finds the same revision.
+func (extendedDoor) undo(ctx context.Context, t *Target, rev *appsv1.ControllerRevision) error {
 	restored, err := revision.Apply(t.Set, rev)
 	if err != nil {
 		return fmt.Errorf("applying revision %d (%s): %w", rev.Revision, rev.Name, err)
@@ -95,6 +89,5 @@ func (t *Target) undoExtended(ctx context.Context, rev *appsv1.ControllerRevisio
 	if err != nil {
 		return err
 	}
-	_, err = t.sets.Patch(ctx, t.Set.Name, types.JSONPatchType, patch, metav1.PatchOptions{})
-	return err
+	return extendedDoor{}.patch(ctx, t, types.JSONPatchType, patch)
 }

@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/dashboard"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
@@ -61,7 +61,7 @@ func TestAReadOnlyDashboardOfTheAdminCannotWrite(t *testing.T) {
 		}
 	})
 
-	pause := []byte(`{"metadata":{"annotations":{"` + view.PausedAnnotation + `":"0"}}}`)
+	pause := []byte(`{"metadata":{"annotations":{"` + v1alpha1.PausedAnnotation + `":"0"}}}`)
 	writes := func(t *testing.T, rc *rest.Config) map[string]error {
 		t.Helper()
 		c, err := kubernetes.NewForConfig(rc)
@@ -112,7 +112,7 @@ func TestAReadOnlyDashboardOfTheAdminCannotWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := set.Annotations[view.PausedAnnotation]; ok {
+	if _, ok := set.Annotations[v1alpha1.PausedAnnotation]; ok {
 		t.Error("a write of the read-only dashboard paused the set")
 	}
 	after, err := client.CoreV1().Pods(ns).Get(ctx, "web-0", metav1.GetOptions{})

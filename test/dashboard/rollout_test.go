@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 	appsv1 "k8s.io/api/apps/v1"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/cli/root"
 )
 
@@ -44,7 +44,7 @@ func TestARolloutIsWatchedAndPausedFromThePage(t *testing.T) {
 		`(`+cells+`).some(x => x.rev && x.rev !== "`+oldRev+`")`, cells, 30*time.Second)
 	run(t, ctx, chromedp.Click(chromedp.CSS("#pause")), chromedp.Click(chromedp.CSS("#confirm-ok")))
 	set := waitSet(t, ns, "web", "paused by the page", func(s *appsv1.StatefulSet) bool {
-		_, ok := s.Annotations[view.PausedAnnotation]
+		_, ok := s.Annotations[v1alpha1.PausedAnnotation]
 		return ok
 	})
 	if p := partition(set); p < 1 || p > 5 {
@@ -56,7 +56,7 @@ func TestARolloutIsWatchedAndPausedFromThePage(t *testing.T) {
 
 	run(t, ctx, chromedp.Click(chromedp.CSS("#resume")), chromedp.Click(chromedp.CSS("#confirm-ok")))
 	after := waitComplete(t, ns, "web", 2*time.Minute)
-	if _, ok := after.Annotations[view.PausedAnnotation]; ok || partition(after) != 0 {
+	if _, ok := after.Annotations[v1alpha1.PausedAnnotation]; ok || partition(after) != 0 {
 		t.Errorf("after Resume: annotation kept %v, partition %d; want removed and 0", ok, partition(after))
 	}
 	waitPage(t, ctx, "every cell Ready at the new revision",

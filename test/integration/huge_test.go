@@ -17,6 +17,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
@@ -59,7 +60,7 @@ func startProductionOrdinal(t *testing.T, ns string) {
 	opts := cfg.Options(limiter.Busy, rc.Host)
 	opts.StorageClasses = true
 	var err error
-	if opts.Extended, err = controller.ExtendedClient(rc); err != nil {
+	if opts.Extended, err = kubeclient.ExtendedClient(rc); err != nil {
 		t.Fatal(err)
 	}
 	cl := kubernetes.NewForConfigOrDie(rc)

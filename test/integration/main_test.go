@@ -16,6 +16,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/internal/controller"
 	"github.com/ordinal-sh/ordinal/internal/invariant"
+	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 	"github.com/ordinal-sh/ordinal/internal/plane"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
@@ -106,7 +107,7 @@ func runOrdinalController(t *testing.T, ns string, opts controller.Options) (sto
 	done := make(chan error, 1)
 	opts.Workers, opts.Namespace, opts.StorageClasses = 5, ns, true
 	var err error
-	if opts.Extended, err = controller.ExtendedClient(restConfig(20, 30)); err != nil {
+	if opts.Extended, err = kubeclient.ExtendedClient(restConfig(20, 30)); err != nil {
 		t.Fatal(err)
 	}
 	go func() { done <- controller.Run(ctx, controllerClient(), opts) }()

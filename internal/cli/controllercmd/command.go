@@ -16,7 +16,9 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 )
 
 // New returns the `controller` command; hooks add their flags to it and
@@ -47,7 +49,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	controller.UseProtobuf(restConfig)
+	kubeclient.UseProtobuf(restConfig)
 	limiter := controller.Throttle(restConfig)
 	for _, h := range cfg.Hooks {
 		h.Install(restConfig)
@@ -64,7 +66,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("cannot reach the API server at %s: %w", restConfig.Host, err)
 	}
 	opts := cfg.Options(limiter.Busy, restConfig.Host)
-	if opts.Extended, err = controller.ExtendedClient(restConfig); err != nil {
+	if opts.Extended, err = kubeclient.ExtendedClient(restConfig); err != nil {
 		return err
 	}
 	ready := make(chan struct{})
@@ -124,14 +126,7 @@ func leadAndRun(ctx context.Context, client, leaseClient kubernetes.Interface, c
 	return runErr
 }
 
-// LeaseLabelManageAppsV1 is the label on the Lease in which the leader
-// says whether it manages apps/v1 StatefulSets: "true", or "false" with
-// --manage-apps-v1=false (then only the extended kind, beside the built-in
-// controller). Each leader writes it when it takes the Lease and at every
-// renewal, so it always describes the current one; `ordinal doctor` reads it.
-const LeaseLabelManageAppsV1 = "controller.ordinal.dev/manage-apps-v1"
-
 // leaseLabels are the labels the leader keeps on its Lease.
 func leaseLabels(cfg Config) map[string]string {
-	return map[string]string{LeaseLabelManageAppsV1: strconv.FormatBool(cfg.AppsV1)}
+	return map[string]string{v1alpha1.LeaseLabelManageAppsV1: strconv.FormatBool(cfg.AppsV1)}
 }

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/controllercmd"
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // heldLease is Ordinal's Lease in ns, held by holder since acquiredAgo,
@@ -119,7 +119,7 @@ func TestTheLeaseLabelSaysWhetherOrdinalManagesAppsV1Sets(t *testing.T) {
 			d, client := fakeDoctor(t, []runtime.Object{heldLease("ordinal-system", "pod_1", time.Minute)})
 			renewOnRead(&client.Fake, func(l *coordinationv1.Lease) {
 				if tc.label != "" {
-					l.Labels = map[string]string{controllercmd.LeaseLabelManageAppsV1: tc.label}
+					l.Labels = map[string]string{v1alpha1.LeaseLabelManageAppsV1: tc.label}
 				}
 			})
 			seen, got := d.checkOrdinal(context.Background())
@@ -135,7 +135,7 @@ func TestTheLeaseLabelSaysWhetherOrdinalManagesAppsV1Sets(t *testing.T) {
 // controller running is still as expected.
 func TestAStaleLeaseStillSaysOrdinalLeavesAppsV1Sets(t *testing.T) {
 	stale := heldLease("ordinal-system", "pod_1", time.Minute)
-	stale.Labels = map[string]string{controllercmd.LeaseLabelManageAppsV1: "false"}
+	stale.Labels = map[string]string{v1alpha1.LeaseLabelManageAppsV1: "false"}
 	d, _ := fakeDoctor(t, []runtime.Object{stale})
 	seen, got := d.checkOrdinal(context.Background())
 	if got.Status != Fail || !seen.extendedOnly || seen.renewed != nil {

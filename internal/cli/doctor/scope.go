@@ -3,7 +3,7 @@ package doctor
 import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/controllercmd"
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // extendedOnlyNote ends the lines of checks that read differently when
@@ -16,5 +16,5 @@ const extendedOnlyNote = "Ordinal runs with --manage-apps-v1=false and leaves ap
 // controller. No Lease, or one without the label (a controller without
 // the flag), means Ordinal manages apps/v1 StatefulSets too.
 func extendedOnly(l *coordinationv1.Lease) bool {
-	return l != nil && l.Labels[controllercmd.LeaseLabelManageAppsV1] == "false"
+	return l != nil && l.Labels[v1alpha1.LeaseLabelManageAppsV1] == "false"
 }

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
@@ -61,11 +61,11 @@ func (h *historyOptions) run(ctx context.Context, arg string) error {
 	if err != nil {
 		return classify(err)
 	}
-	entries := view.NewHistory(t.Set, revs, pods)
+	entries := rolloutview.NewHistory(t.Set, revs, pods)
 	if h.output != "" {
 		return printObject(h.out, h.output, entries)
 	}
-	view.RenderHistory(h.out, t.Ref(), entries, h.now())
+	rolloutview.RenderHistory(h.out, t.Ref(), entries, h.now())
 	return nil
 }
 
@@ -142,6 +142,6 @@ func (o *options) diff(ctx context.Context, arg, a, b string) error {
 		fmt.Fprintf(o.out, "revisions %d and %d have the same pod template\n", na, nb)
 		return nil
 	}
-	view.Diff(o.out, d.LabelA, d.LabelB, d.TextA, d.TextB)
+	rolloutview.Diff(o.out, d.LabelA, d.LabelB, d.TextA, d.TextB)
 	return nil
 }

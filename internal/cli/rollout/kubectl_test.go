@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 )
 
 // historyRows extracts (REVISION, CHANGE-CAUSE) pairs from a history
@@ -50,7 +50,7 @@ func TestHistoryUndoAndStatusMatchKubectl(t *testing.T) {
 	})
 	t.Run("history -o json lists each revision with its ordinals", func(t *testing.T) {
 		o := ordinal(t, ns, "rollout", "history", "web", "-o", "json").mustSucceed(t)
-		var entries []view.Entry
+		var entries []rolloutview.Entry
 		if err := json.Unmarshal([]byte(o.out), &entries); err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func TestHistoryUndoAndStatusMatchKubectl(t *testing.T) {
 			t.Errorf("last lines differ: kubectl %q, ordinal %q", lastLine(k.out), lastLine(o.out))
 		}
 		js := ordinal(t, ns, "rollout", "status", "web", "-o", "json").mustSucceed(t)
-		var snap view.Snapshot
+		var snap rolloutview.Snapshot
 		if err := json.Unmarshal([]byte(js.out), &snap); err != nil || !snap.Done || len(snap.Cells) != 3 {
 			t.Errorf("snapshot %+v, err %v", snap, err)
 		}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
@@ -17,7 +17,7 @@ func newPause(o *options) *cobra.Command {
 		Long: `Hold a RollingUpdate set's rollout where it is: the partition is raised to one
 above the highest ordinal still at an old revision, so no further pod is
 replaced, and the partition to restore is saved in the set's annotation
-` + view.PausedAnnotation + `. Pods already updated stay updated.
+` + v1alpha1.PausedAnnotation + `. Pods already updated stay updated.
 Pausing twice keeps the original saved value. The pause lives only in the
 object, so it survives restarts of the controller and of this tool.
 OnDelete sets are refused: nothing rolls there unless you delete pods.

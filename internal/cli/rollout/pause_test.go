@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // TestPauseAndResume pauses a steady set, changes its template, checks
@@ -19,7 +19,7 @@ func TestPauseAndResume(t *testing.T) {
 	}
 	again := ordinal(t, ns, "rollout", "pause", "web").mustSucceed(t)
 	mustContain(t, "second pause", again.out, "already paused at partition 3", "resume restores partition 0")
-	if got := getSet(t, ns).Annotations[view.PausedAnnotation]; got != "0" {
+	if got := getSet(t, ns).Annotations[v1alpha1.PausedAnnotation]; got != "0" {
 		t.Errorf("saved partition %q after pausing twice, want the original 0", got)
 	}
 
@@ -39,7 +39,7 @@ func TestPauseAndResume(t *testing.T) {
 		t.Errorf("resume printed %q, want %q", r.out, want)
 	}
 	set := waitComplete(t, ns)
-	if _, ok := set.Annotations[view.PausedAnnotation]; ok || *set.Spec.UpdateStrategy.RollingUpdate.Partition != 0 {
+	if _, ok := set.Annotations[v1alpha1.PausedAnnotation]; ok || *set.Spec.UpdateStrategy.RollingUpdate.Partition != 0 {
 		t.Errorf("after resume: annotations %v, partition %d", set.Annotations, *set.Spec.UpdateStrategy.RollingUpdate.Partition)
 	}
 	r = ordinal(t, ns, "rollout", "resume", "web").mustSucceed(t)

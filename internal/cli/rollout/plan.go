@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
@@ -41,7 +41,7 @@ report for the set as the change would leave it.`,
 			if output != "" {
 				return printObject(o.out, output, report)
 			}
-			view.RenderPlan(o.out, report, o.now())
+			rolloutview.RenderPlan(o.out, report, o.now())
 			return nil
 		},
 	}
@@ -51,14 +51,14 @@ report for the set as the change would leave it.`,
 
 // plan observes the set the way the controller does, with plain List
 // calls, and computes its plan without writing anything.
-func (o *options) plan(ctx context.Context, arg string) (view.PlanReport, error) {
+func (o *options) plan(ctx context.Context, arg string) (rolloutview.PlanReport, error) {
 	t, err := o.load(ctx, arg)
 	if err != nil {
-		return view.PlanReport{}, err
+		return rolloutview.PlanReport{}, err
 	}
 	obs, err := t.Observe(ctx)
 	if err != nil {
-		return view.PlanReport{}, classify(err)
+		return rolloutview.PlanReport{}, classify(err)
 	}
 	return setops.PlanReport(obs, o.now())
 }

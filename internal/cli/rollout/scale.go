@@ -12,7 +12,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
@@ -168,7 +168,7 @@ func (o *options) run(t *setops.Target, dryRun bool, c scaleChange) error {
 		return err
 	}
 	fmt.Fprintf(o.out, "would %s (dry run: nothing changed)\n\nThe controller's plan once it is done:\n", c.would)
-	view.RenderPlan(o.out, report, o.now())
+	rolloutview.RenderPlan(o.out, report, o.now())
 	return nil
 }
 

@@ -11,11 +11,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	appsv1 "k8s.io/api/apps/v1"
 
-	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
-	"github.com/ordinal-sh/ordinal/internal/cli/rollout/view"
+	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
@@ -75,7 +73,7 @@ func (s *statusOptions) run(ctx context.Context, arg string) error {
 		defer cancelReq()
 	}
 	d := newDrawer(s.out)
-	var last view.Snapshot
+	var last rolloutview.Snapshot
 	for first := true; ; first = false {
 		snap, err := s.observe(reqCtx, t, first)
 		if err != nil {
@@ -106,39 +104,17 @@ func (s *statusOptions) run(ctx context.Context, arg string) error {
 const requestGrace = time.Second
 
 // observe reads the set (already read on the first round) and its pods.
-func (s *statusOptions) observe(ctx context.Context, t *setops.Target, first bool) (view.Snapshot, error) {
+func (s *statusOptions) observe(ctx context.Context, t *setops.Target, first bool) (rolloutview.Snapshot, error) {
 	if !first {
 		if err := t.Refresh(ctx); err != nil {
-			return view.Snapshot{}, err
+			return rolloutview.Snapshot{}, err
 		}
 	}
-	pods, err := t.Pods(ctx)
-	if err != nil {
-		return view.Snapshot{}, err
-	}
-	var revs []*appsv1.ControllerRevision
-	if t.Set.Generation != t.Set.Status.ObservedGeneration {
-		if revs, err = t.Revisions(ctx); err != nil {
-			return view.Snapshot{}, err
-		}
-	}
-	update, err := setops.PendingUpdate(t.Set, revs, setops.RevisionOptions(t.Extended))
-	if err != nil {
-		return view.Snapshot{}, err
-	}
-	o := setops.Observed{Set: t.Set, Extended: t.Extended, Pods: pods}
-	if t.Extended != nil && t.Extended.Spec.VolumeClaimUpdateStrategy.Type == v1alpha1.InPlaceVolumeClaimUpdateStrategyType {
-		// Claim progress per ordinal, for a set whose claims follow their
-		// templates in place.
-		if o.Claims, err = t.Claims(ctx); err != nil {
-			return view.Snapshot{}, err
-		}
-	}
-	return setops.Snapshot(o, update), nil
+	return t.StatusSnapshot(ctx)
 }
 
 // verdict ends the watch: done, failing, or a set kubectl cannot follow.
-func (s *statusOptions) verdict(snap view.Snapshot) (bool, error) {
+func (s *statusOptions) verdict(snap rolloutview.Snapshot) (bool, error) {
 	switch {
 	case snap.Err != "":
 		return true, exit.With(exit.Failure, errors.New(snap.Err))
@@ -154,7 +130,7 @@ func (s *statusOptions) verdict(snap view.Snapshot) (bool, error) {
 
 // stopped turns the end of the context into the right exit: a timeout is a
 // failed rollout (6), an interrupt is 130, anything else is classified.
-func (s *statusOptions) stopped(ctx context.Context, err error, last view.Snapshot) error {
+func (s *statusOptions) stopped(ctx context.Context, err error, last rolloutview.Snapshot) error {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return exit.With(RolloutFails, fmt.Errorf("timed out after %s: %s", s.timeout, stuck(last)))
@@ -166,10 +142,10 @@ func (s *statusOptions) stopped(ctx context.Context, err error, last view.Snapsh
 
 // stuck summarizes why a rollout has not completed: kubectl's message and
 // the first pod that is not Ready.
-func stuck(s view.Snapshot) string {
+func stuck(s rolloutview.Snapshot) string {
 	msg := strings.TrimSuffix(s.Message, "...")
 	for _, c := range s.Cells {
-		if c.State != view.StateReady {
+		if c.State != rolloutview.StateReady {
 			msg += fmt.Sprintf("; %s (revision %s) is %s", c.Pod, c.Revision, c.State)
 			if c.Reason != "" {
 				msg += ": " + c.Reason
@@ -184,8 +160,8 @@ func stuck(s view.Snapshot) string {
 }
 
 // planArg names the set of s as `ordinal rollout plan` takes it.
-func planArg(s view.Snapshot) string {
-	if s.Resource == view.ResourceExtended {
+func planArg(s rolloutview.Snapshot) string {
+	if s.Resource == rolloutview.ResourceExtended {
 		return setops.ExtendedKind.Short() + "/" + s.Name
 	}
 	return s.Name
@@ -211,9 +187,9 @@ func newDrawer(w io.Writer) *drawer {
 	return &drawer{w: w, tty: tty}
 }
 
-func (d *drawer) draw(s view.Snapshot) {
+func (d *drawer) draw(s rolloutview.Snapshot) {
 	var buf bytes.Buffer
-	view.RenderStatus(&buf, s)
+	rolloutview.RenderStatus(&buf, s)
 	text := buf.String()
 	if text == d.last {
 		return

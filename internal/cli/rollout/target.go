@@ -7,7 +7,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
-	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
@@ -39,7 +39,7 @@ func notInstalled(c clients, kind setops.Kind, err error) error {
 	if kind != setops.ExtendedKind || !apierrors.IsNotFound(err) {
 		return err
 	}
-	if ok, derr := controller.ExtendedInstalled(c.kube.Discovery()); derr != nil || ok {
+	if ok, derr := kubeclient.ExtendedInstalled(c.kube.Discovery()); derr != nil || ok {
 		return err
 	}
 	return exit.With(NotFound, errors.New(extendedNotInstalled))

@@ -1,9 +1,13 @@
-package view
+package setops
 
 import (
 	"testing"
+	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
@@ -35,9 +39,26 @@ func TestFreezePartition(t *testing.T) {
 				pods = []*corev1.Pod{testgen.Pod(set, 5, old), testgen.Pod(set, 6, upd), testgen.Pod(set, 7, upd)}
 				tt.want = 1
 			}
-			if got := FreezePartition(set, pods, r.newRev.Name); got != tt.want {
-				t.Errorf("FreezePartition = %d, want %d", got, tt.want)
+			if got := freezePartition(set, pods, r.newRev.Name); got != tt.want {
+				t.Errorf("freezePartition = %d, want %d", got, tt.want)
 			}
 		})
 	}
+}
+
+// rollout is a set of three midway through an update from revision 1 to
+// revision 2.
+type rollout struct {
+	set            *appsv1.StatefulSet
+	oldRev, newRev *appsv1.ControllerRevision
+}
+
+func newRollout(opts ...testgen.SetOption) rollout {
+	old := testgen.StatefulSet("web", append([]testgen.SetOption{testgen.Replicas(3)}, opts...)...)
+	set := testgen.StatefulSet("web", append([]testgen.SetOption{testgen.Replicas(3), testgen.Image("registry.example/app:2")}, opts...)...)
+	return rollout{set: set, oldRev: testgen.RevisionOf(old, 1), newRev: testgen.RevisionOf(set, 2)}
+}
+
+func terminating(p *corev1.Pod) {
+	p.DeletionTimestamp = ptr.To(metav1.NewTime(testgen.Epoch.Add(time.Minute)))
 }

@@ -1,4 +1,4 @@
-package view
+package rolloutview
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package view
+package rolloutview
 
 import (
 	"strings"
@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/golden"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
@@ -45,7 +46,7 @@ func TestRenderStatus(t *testing.T) {
 			name: "a paused set shows the partition and what resume restores", golden: "status-paused.txt", done: true,
 			build: func() (*appsv1.StatefulSet, []*corev1.Pod) {
 				r := newRollout(testgen.Partition(2))
-				r.set.Annotations = map[string]string{PausedAnnotation: "0"}
+				r.set.Annotations = map[string]string{v1alpha1.PausedAnnotation: "0"}
 				r.set.Status.ReadyReplicas = 3
 				return r.set, r.pods()
 			},

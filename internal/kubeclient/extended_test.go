@@ -1,4 +1,4 @@
-package controller
+package kubeclient
 
 import (
 	"testing"
@@ -18,15 +18,5 @@ func TestTheExtendedKindIsUsedOnlyWhereTheClusterServesIt(t *testing.T) {
 		APIResources: []metav1.APIResource{{Name: "statefulsets", Kind: "StatefulSet", Namespaced: true}}}}
 	if ok, err := ExtendedInstalled(client.Discovery()); err != nil || !ok {
 		t.Errorf("a cluster with the CRD: installed %v, err %v; want true", ok, err)
-	}
-}
-
-func TestExtendedKeysAreTheirOwn(t *testing.T) {
-	ns, name, ok := splitExtendedKey(extendedKey("shop", "web"))
-	if !ok || ns != "shop" || name != "web" {
-		t.Errorf("round trip gave %q %q %v", ns, name, ok)
-	}
-	if _, _, ok := splitExtendedKey("shop/web"); ok {
-		t.Error("an apps/v1 key read as an extended one")
 	}
 }

@@ -1,4 +1,4 @@
-package view
+package rolloutview
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 )
@@ -96,7 +97,7 @@ func NewPlanReport(set *appsv1.StatefulSet, res revision.Resolution, revisions [
 	r := PlanReport{
 		Resource: Resource(set), Namespace: set.Namespace, Name: set.Name,
 		PodManagementPolicy: string(set.Spec.PodManagementPolicy), Strategy: string(set.Spec.UpdateStrategy.Type),
-		Replicas: planner.Replicas(set), PausedPartition: set.Annotations[PausedAnnotation],
+		Replicas: planner.Replicas(set), PausedPartition: set.Annotations[v1alpha1.PausedAnnotation],
 		Current: ref(res.Current), Update: ref(res.Update), RevisionWrite: res.Write.String(),
 		Steps: []Step{}, Truncated: plan.Truncated, Waits: []Wait{}, Warnings: []Warn{}, numbers: map[string]int64{},
 		Status: Summary{plan.Status.Replicas, plan.Status.ReadyReplicas, plan.Status.CurrentReplicas, plan.Status.UpdatedReplicas},

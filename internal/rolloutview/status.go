@@ -1,4 +1,4 @@
-package view
+package rolloutview
 
 import (
 	"cmp"
@@ -9,13 +9,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
-
-// PausedAnnotation records, on a set paused by `ordinal rollout pause`, the
-// partition that resume restores ("none" when the set had none). It is the
-// only pause state, so a pause survives restarts of the CLI and controller.
-const PausedAnnotation = "rollout.ordinal.dev/paused-partition"
 
 // Cell states, in the words the status view uses.
 const (
@@ -98,7 +94,7 @@ func NewSnapshot(set *appsv1.StatefulSet, pods []*corev1.Pod, update string) Sna
 		Strategy:            string(set.Spec.UpdateStrategy.Type),
 		PodManagementPolicy: string(set.Spec.PodManagementPolicy),
 		Replicas:            planner.Replicas(set), StartOrdinal: planner.StartOrdinal(set),
-		PausedPartition: set.Annotations[PausedAnnotation],
+		PausedPartition: set.Annotations[v1alpha1.PausedAnnotation],
 		ReadyReplicas:   set.Status.ReadyReplicas, UpdatedReplicas: set.Status.UpdatedReplicas,
 		CurrentRevision: set.Status.CurrentRevision, UpdateRevision: set.Status.UpdateRevision,
 		Generation: set.Generation, ObservedGeneration: set.Status.ObservedGeneration,

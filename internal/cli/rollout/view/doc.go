@@ -1,6 +1,0 @@
-// Package view turns observed StatefulSet state into what `ordinal rollout`
-// shows: status snapshots with one cell per ordinal, the revision history,
-// the planner's explanation and template diffs. Everything here is pure
-// (no client, no clock: callers pass "now") so the output is tested with
-// golden files.
-package view
