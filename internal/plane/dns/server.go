@@ -105,43 +105,46 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 
 // listenAlso binds UDP and TCP on one further address and serves them.
 func (s *Server) listenAlso(address string) error {
-	pc, err := net.ListenPacket("udp", address)
+	pc, l, err := bind(address)
 	if err != nil {
-		return fmt.Errorf("cluster DNS: listening on %s (udp): %w", address, err)
-	}
-	l, err := net.Listen("tcp", pc.LocalAddr().String())
-	if err != nil {
-		_ = pc.Close()
-		return fmt.Errorf("cluster DNS: listening on %s (tcp): %w", address, err)
+		return err
 	}
 	s.also = append(s.also, pc.LocalAddr().String())
 	return s.serve(&dns.Server{PacketConn: pc, Handler: s}, &dns.Server{Listener: l, Handler: s})
 }
 
-// listen binds UDP first and TCP on the same port; with port 0, a port
-// whose TCP twin is taken is given up for another, a few times.
+// listen binds the server's own address and serves it.
 func (s *Server) listen(address string) error {
+	pc, l, err := bind(address)
+	if err != nil {
+		return err
+	}
+	s.addr = pc.LocalAddr().String()
+	s.udp = &dns.Server{PacketConn: pc, Handler: s}
+	s.tcp = &dns.Server{Listener: l, Handler: s}
+	return s.serve(s.udp, s.tcp)
+}
+
+// bind binds UDP first and TCP on the same port; with port 0, a port
+// whose TCP twin is taken is given up for another, a few times.
+func bind(address string) (net.PacketConn, net.Listener, error) {
 	var lastErr error
 	for range 5 {
 		pc, err := net.ListenPacket("udp", address)
 		if err != nil {
-			return fmt.Errorf("cluster DNS: listening on %s (udp): %w", address, err)
+			return nil, nil, fmt.Errorf("cluster DNS: listening on %s (udp): %w", address, err)
 		}
 		l, err := net.Listen("tcp", pc.LocalAddr().String())
-		if err != nil {
-			_ = pc.Close()
-			lastErr = err
-			if _, port, _ := net.SplitHostPort(address); port == "0" {
-				continue
-			}
+		if err == nil {
+			return pc, l, nil
+		}
+		_ = pc.Close()
+		lastErr = err
+		if _, port, _ := net.SplitHostPort(address); port != "0" {
 			break
 		}
-		s.addr = pc.LocalAddr().String()
-		s.udp = &dns.Server{PacketConn: pc, Handler: s}
-		s.tcp = &dns.Server{Listener: l, Handler: s}
-		return s.serve(s.udp, s.tcp)
 	}
-	return fmt.Errorf("cluster DNS: listening on %s (tcp): %w", address, lastErr)
+	return nil, nil, fmt.Errorf("cluster DNS: listening on %s (tcp): %w", address, lastErr)
 }
 
 // serve runs a UDP and a TCP server and returns once both have started.
