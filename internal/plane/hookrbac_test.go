@@ -34,7 +34,7 @@ func TestHookCallsWorkWithExactlyTheShippedRBAC(t *testing.T) {
 	if out, err := exec.Command(kubectl, "--kubeconfig", planetest.Plane().KubeconfigPath(), "apply", "-k", configDir(t)).CombinedOutput(); err != nil {
 		t.Fatalf("kubectl apply -k config: %v\n%s", err, out)
 	}
-	host := hostAddress(t)
+	host := planetest.HostAddress(t)
 	var mu sync.Mutex
 	var auth []string
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -119,22 +119,4 @@ func TestHookCallsWorkWithExactlyTheShippedRBAC(t *testing.T) {
 			t.Errorf("%s: %s", e.Reason, e.Message)
 		}
 	}
-}
-
-// hostAddress is an IPv4 address of this machine that an EndpointSlice
-// may hold (neither loopback nor link-local).
-func hostAddress(t *testing.T) netip.Addr {
-	t.Helper()
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range addrs {
-		p, err := netip.ParsePrefix(a.String())
-		if err == nil && p.Addr().Is4() && !p.Addr().IsLoopback() && !p.Addr().IsLinkLocalUnicast() {
-			return p.Addr()
-		}
-	}
-	t.Skip("this machine has no IPv4 address but loopback and link-local ones, which an EndpointSlice cannot hold")
-	return netip.Addr{}
 }

@@ -148,31 +148,12 @@ func TestAnHTTPHookCarriesAServiceAccountTokenAReceiverCanReview(t *testing.T) {
 	}
 }
 
-// hostAddress is an IPv4 address of this machine that an EndpointSlice
-// may hold (neither loopback nor link-local, which the API server refuses
-// there).
-func hostAddress(t *testing.T) netip.Addr {
-	t.Helper()
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range addrs {
-		p, err := netip.ParsePrefix(a.String())
-		if err == nil && p.Addr().Is4() && !p.Addr().IsLoopback() && !p.Addr().IsLinkLocalUnicast() {
-			return p.Addr()
-		}
-	}
-	t.Skip("this machine has no IPv4 address but loopback and link-local ones, which an EndpointSlice cannot hold")
-	return netip.Addr{}
-}
-
 // A service hook calls a ready endpoint of a Service of the set's
 // namespace, with <name>.<namespace>.svc as Host. The endpoint is this
 // machine's address, the controller's own, which this test allows.
 func TestAServiceHookCallsTheServicesEndpoint(t *testing.T) {
 	t.Parallel()
-	host := hostAddress(t)
+	host := planetest.HostAddress(t)
 	var mu sync.Mutex
 	var hosts, paths []string
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
