@@ -26,6 +26,25 @@ import (
 
 const controllerSA = "system:serviceaccount:ordinal-system:ordinal-controller"
 
+// applyShippedConfig applies config/ (the CRD, the controller's
+// ServiceAccount and its RBAC) to the package's plane.
+func applyShippedConfig(t *testing.T) {
+	t.Helper()
+	kubectl := planetest.KubectlOrSkip(t)
+	if out, err := exec.Command(kubectl, "--kubeconfig", planetest.Plane().KubeconfigPath(), "apply", "-k", configDir(t)).CombinedOutput(); err != nil {
+		t.Fatalf("kubectl apply -k config: %v\n%s", err, out)
+	}
+}
+
+// asTheControllersServiceAccount is the plane's admin configuration
+// impersonating the controller's ServiceAccount, so that every request
+// is judged by exactly the RBAC of config/.
+func asTheControllersServiceAccount() *rest.Config {
+	cfg := planetest.Plane().RESTConfig()
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: controllerSA, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ordinal-system", "system:authenticated"}}
+	return cfg
+}
+
 func configDir(t *testing.T) string {
 	t.Helper()
 	dir, err := filepath.Abs("../../config")
@@ -58,13 +77,9 @@ func TestTheConfigManifestsPassServerSideDryRun(t *testing.T) {
 // RBAC shipped there, and a rollout with claims and a retention policy
 // completes: every call it makes is allowed.
 func TestTheControllerWorksWithExactlyTheShippedRBAC(t *testing.T) {
-	kubectl := planetest.KubectlOrSkip(t)
-	if out, err := exec.Command(kubectl, "--kubeconfig", planetest.Plane().KubeconfigPath(), "apply", "-k", configDir(t)).CombinedOutput(); err != nil {
-		t.Fatalf("kubectl apply -k config: %v\n%s", err, out)
-	}
+	applyShippedConfig(t)
 	ctx, ns := namespace(t)
-	cfg := planetest.Plane().RESTConfig()
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: controllerSA, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ordinal-system", "system:authenticated"}}
+	cfg := asTheControllersServiceAccount()
 	client := kubernetes.NewForConfigOrDie(cfg)
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -134,13 +149,9 @@ func waitSet(t *testing.T, ctx context.Context, ns, name string, want int32) {
 // request through pods/resize. Without those rules a set that updates in
 // place never turns Ready, as it hung on a real node.
 func TestInPlaceUpdatesWorkWithExactlyTheShippedRBAC(t *testing.T) {
-	kubectl := planetest.KubectlOrSkip(t)
-	if out, err := exec.Command(kubectl, "--kubeconfig", planetest.Plane().KubeconfigPath(), "apply", "-k", configDir(t)).CombinedOutput(); err != nil {
-		t.Fatalf("kubectl apply -k config: %v\n%s", err, out)
-	}
+	applyShippedConfig(t)
 	ctx, ns := namespace(t)
-	cfg := planetest.Plane().RESTConfig()
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: controllerSA, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ordinal-system", "system:authenticated"}}
+	cfg := asTheControllersServiceAccount()
 	client := kubernetes.NewForConfigOrDie(cfg)
 	ext, err := kubeclient.ExtendedClient(cfg)
 	if err != nil {

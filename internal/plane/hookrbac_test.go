@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/controller"
@@ -30,10 +28,7 @@ import (
 // EndpointSlices and get a token of its own account, and the receiver gets
 // that token.
 func TestHookCallsWorkWithExactlyTheShippedRBAC(t *testing.T) {
-	kubectl := planetest.KubectlOrSkip(t)
-	if out, err := exec.Command(kubectl, "--kubeconfig", planetest.Plane().KubeconfigPath(), "apply", "-k", configDir(t)).CombinedOutput(); err != nil {
-		t.Fatalf("kubectl apply -k config: %v\n%s", err, out)
-	}
+	applyShippedConfig(t)
 	host := planetest.HostAddress(t)
 	var mu sync.Mutex
 	var auth []string
@@ -64,8 +59,7 @@ func TestHookCallsWorkWithExactlyTheShippedRBAC(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cfg := planetest.Plane().RESTConfig()
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: controllerSA, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:ordinal-system", "system:authenticated"}}
+	cfg := asTheControllersServiceAccount()
 	ext, err := kubeclient.ExtendedClient(cfg)
 	if err != nil {
 		t.Fatal(err)
