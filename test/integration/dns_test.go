@@ -124,13 +124,7 @@ func TestStableNetworkIdentityResolvesInTheClusterDNS(t *testing.T) {
 	})
 	answersBecome(t, ns, "web-0.nginx", dns.TypeA, func() []string { return nil })
 	holdAddress(t, ns, old.Status.PodIP)
-	nodes, err := client.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
-	if err != nil || len(nodes.Items) == 0 {
-		t.Fatalf("listing nodes: %v (%d)", err, len(nodes.Items))
-	}
-	node := nodes.Items[0].Name
-	labelNode(t, node, key, &ns)
-	t.Cleanup(func() { labelNode(t, node, key, nil) })
+	openANode(t, key, ns)
 	waitFor(t, time.Minute, "web-0 Ready at a new address", func() (bool, error) {
 		p, ok := getPod(t, ns, "web-0")
 		return ok && p.Status.PodIP != "" && isReady(p), nil

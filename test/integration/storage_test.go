@@ -166,13 +166,7 @@ func TestMissingClaimOfPendingPodIsRecreated(t *testing.T) {
 		c, ok := getClaim(t, ns, "www-web-0")
 		return !ok || c.UID != claimUID, fmt.Errorf("claim still there (terminating %v)", ok && c.DeletionTimestamp != nil)
 	})
-	nodes, err := client.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
-	if err != nil || len(nodes.Items) == 0 {
-		t.Fatalf("listing nodes: %v (%d)", err, len(nodes.Items))
-	}
-	node := nodes.Items[0].Name
-	labelNode(t, node, key, &ns)
-	t.Cleanup(func() { labelNode(t, node, key, nil) })
+	openANode(t, key, ns)
 	waitFor(t, time.Minute, "a new claim and web-0 ready", func() (bool, error) {
 		c, ok := getClaim(t, ns, "www-web-0")
 		p, pok := getPod(t, ns, "web-0")
@@ -184,6 +178,19 @@ func TestMissingClaimOfPendingPodIsRecreated(t *testing.T) {
 		}
 		return true, nil
 	})
+}
+
+// openANode labels one node key=value, so that pods held back by a node
+// selector for it (nodeSelector) are scheduled there, until the test ends.
+func openANode(t *testing.T, key, value string) {
+	t.Helper()
+	nodes, err := client.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	if err != nil || len(nodes.Items) == 0 {
+		t.Fatalf("listing nodes: %v (%d)", err, len(nodes.Items))
+	}
+	node := nodes.Items[0].Name
+	labelNode(t, node, key, &value)
+	t.Cleanup(func() { labelNode(t, node, key, nil) })
 }
 
 func labelNode(t *testing.T, node, key string, value *string) {
