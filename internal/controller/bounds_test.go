@@ -22,7 +22,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -94,7 +93,6 @@ func hugeSet(t testing.TB, replicas int32, parallel, extended bool) (*Controller
 // extended set ext too when it is not nil.
 func startTestController(t testing.TB, client *fake.Clientset, ext *v1alpha1.StatefulSet) *Controller {
 	t.Helper()
-	factory := NewInformerFactory(client, "")
 	var opts Options
 	if ext != nil {
 		u, err := ostsclient.ToUnstructured(ext)
@@ -105,25 +103,7 @@ func startTestController(t testing.TB, client *fake.Clientset, ext *v1alpha1.Sta
 			map[schema.GroupVersionResource]string{v1alpha1.Resource: "StatefulSetList"}, u)
 		opts.Extended = ostsclient.New(dyn)
 	}
-	c, err := New(client, factory, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(func() {
-		cancel()
-		factory.Shutdown()
-		c.events.Shutdown()
-		c.queue.ShutDown()
-	})
-	factory.Start(ctx.Done())
-	if c.ext != nil {
-		go c.ext.informer.Run(ctx.Done())
-	}
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
-		t.Fatal("informer caches did not sync")
-	}
-	return c
+	return startController(t, client, opts, nil)
 }
 
 // perSync is what one sync of key allocates: the median over runs syncs

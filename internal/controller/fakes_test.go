@@ -110,6 +110,14 @@ func newTestController(t testing.TB, objs ...runtime.Object) (*Controller, *fake
 func newTestControllerWith(t testing.TB, opts Options, setup func(*Controller), objs ...runtime.Object) (*Controller, *fake.Clientset) {
 	t.Helper()
 	client := likeAnAPIServer(fake.NewClientset(objs...))
+	return startController(t, client, opts, setup), client
+}
+
+// startController makes the controller on client with opts, runs setup
+// (when not nil) on it, and starts and syncs its informers, the extended
+// kind's too when opts has its client; the queue is not run.
+func startController(t testing.TB, client *fake.Clientset, opts Options, setup func(*Controller)) *Controller {
+	t.Helper()
 	factory := NewInformerFactory(client, "")
 	c, err := New(client, factory, opts)
 	if err != nil {
@@ -126,10 +134,13 @@ func newTestControllerWith(t testing.TB, opts Options, setup func(*Controller), 
 		c.queue.ShutDown()
 	})
 	factory.Start(ctx.Done())
+	if c.ext != nil {
+		go c.ext.informer.Run(ctx.Done())
+	}
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
 		t.Fatal("informer caches did not sync")
 	}
-	return c, client
+	return c
 }
 
 // waitCached waits until the controller's caches show obj's latest
