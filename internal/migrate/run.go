@@ -19,6 +19,10 @@ type RunOptions struct {
 	// old set's dependents, and for the new kind's controller to adopt
 	// them.
 	Timeout time.Duration
+	// AdoptTimeout, when set, bounds the wait for the adoption instead of
+	// Timeout: the release depends on the garbage collector, the adoption
+	// on a controller that may not be running at all.
+	AdoptTimeout time.Duration
 	// Out receives one line per step done.
 	Out io.Writer
 	// Now is the clock that names the files.
@@ -78,6 +82,13 @@ func (p *Plan) orphanDelete(ctx context.Context) error {
 	}
 }
 
+func (o RunOptions) adoptTimeout() time.Duration {
+	if o.AdoptTimeout > 0 {
+		return o.AdoptTimeout
+	}
+	return o.Timeout
+}
+
 // settleTimeout bounds the read that finds out what a failed call did.
 const settleTimeout = 10 * time.Second
 
@@ -119,7 +130,7 @@ func (p *Plan) create(ctx context.Context, c Clients, o RunOptions, files Files)
 	}
 	fmt.Fprintf(o.Out, "created %s with the same spec (status.currentRevision %s, collisionCount %d)\n",
 		p.ToRef(), p.CurrentRevision, deref(p.CollisionCount))
-	if err := p.waitAdopted(ctx, c, uid, o.Timeout); err != nil {
+	if err := p.waitAdopted(ctx, c, uid, o.adoptTimeout()); err != nil {
 		return p.stuck(created, files, err)
 	}
 	if p.rolling() {

@@ -257,15 +257,18 @@ func TestReportingAndSelfHealingOfAStuckRollout(t *testing.T) {
 	}))
 	good := waitExtended(t, ns, time.Minute, "3 ready replicas", extendedSettled).Status.UpdateRevision
 	patchExtended(t, ns, `{"spec":{"template":{"metadata":{"annotations":{"`+behaviorKey+`":"never-ready"}}}}}`)
-	set := waitExtended(t, ns, time.Minute, "the progress deadline to pass", func(s *v1alpha1.StatefulSet) error {
+	// The deadline may pass while the old web-2 is still terminating (it
+	// then names web-2 Terminating); the new web-2 never becoming Ready is
+	// what the status must come to say, with Progressing still False.
+	set := waitExtended(t, ns, time.Minute, "the progress deadline to pass with web-2 NeverReady", func(s *v1alpha1.StatefulSet) error {
 		if c := condition(s, v1alpha1.ConditionProgressing); c.Status != metav1.ConditionFalse || c.Reason != "ProgressDeadlineExceeded" {
 			return fmt.Errorf("Progressing %s/%s", c.Status, c.Reason)
 		}
+		if b := s.Status.BlockedBy; len(b) != 1 || b[0].Pod != "web-2" || b[0].Reason != "NeverReady" {
+			return fmt.Errorf("blockedBy %+v, want web-2 NeverReady", b)
+		}
 		return nil
 	})
-	if len(set.Status.BlockedBy) != 1 || set.Status.BlockedBy[0].Pod != "web-2" || set.Status.BlockedBy[0].Reason != "NeverReady" {
-		t.Errorf("blockedBy %+v, want web-2 NeverReady", set.Status.BlockedBy)
-	}
 	if set.Spec.UpdateStrategy.RollingUpdate != nil && set.Spec.UpdateStrategy.RollingUpdate.Paused {
 		t.Error("Report paused the set")
 	}
