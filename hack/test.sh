@@ -8,9 +8,11 @@
 # and config/ and dry-runs them, internal/cli/doctor runs `ordinal doctor`.
 # As root on Linux, hack/ensure-realnode.sh builds (once, into a cache
 # directory) what a real node runs, and test/realnode must run on one.
-# Packages build in parallel but test one at a time: the planes of two
-# packages side by side on a small machine would make their timing
-# assertions measure the machine.
+# Packages build and test side by side, but the packages that start
+# control planes take a lock (planetest.OneAtATime) and run their planes
+# one package at a time: two packages' planes side by side on a small
+# machine would measure the machine. Unit tests and the links of the next
+# test binaries go on beside them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ldflags=$(hack/ldflags.sh)
@@ -39,7 +41,7 @@ hack/lint.sh
 step "go build"
 go build -ldflags "$ldflags" ./...
 step "go test"
-go test -ldflags "$ldflags" -timeout 25m -p 1 ./...
+go test -ldflags "$ldflags" -timeout 30m -p 3 ./...
 step "go test -race (the controller: work queue, bursts, per-set state, handlers; the simulated nodes' concurrent stage start-up)"
 go test -race -timeout 10m ./internal/controller/
 go test -race -timeout 10m -run TestStagesMatchConcurrentlyAfterWarmUp ./internal/plane/nodes/

@@ -30,7 +30,14 @@ var (
 func TestMain(m *testing.M) {
 	planetest.ExecMain(root.Main)
 	flag.Parse()
-	os.Exit(testMain(m))
+	release, err := planetest.OneAtATime()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := testMain(m)
+	release()
+	os.Exit(code)
 }
 
 func testMain(m *testing.M) int {

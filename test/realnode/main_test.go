@@ -29,7 +29,14 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	os.Exit(run(m))
+	release, err := planetest.OneAtATime()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := run(m)
+	release()
+	os.Exit(code)
 }
 
 func run(m *testing.M) int {

@@ -15,7 +15,7 @@ import (
 // as plane and contenders, without linking a second binary.
 func TestMain(m *testing.M) {
 	planetest.ExecMain(root.Main)
-	os.Exit(m.Run())
+	os.Exit(planetest.RunOneAtATime(m))
 }
 
 func TestBenchRunsParallelScaleUpEndToEndForOrdinalAndFloor(t *testing.T) {

@@ -23,7 +23,7 @@ import (
 // TestMain lets the tests run this test binary as the ordinal command.
 func TestMain(m *testing.M) {
 	planetest.ExecMain(root.Main)
-	os.Exit(m.Run())
+	os.Exit(planetest.RunOneAtATime(m))
 }
 
 // ordinalCommand runs this test binary as the ordinal command.

@@ -72,6 +72,12 @@ func Main(m *testing.M, configure func(*plane.Config), setup ...func()) {
 }
 
 func run(m *testing.M, configure func(*plane.Config), setup []func()) int {
+	release, err := OneAtATime()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer release()
 	dir, err := os.MkdirTemp("", "ordinal-test-plane-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
