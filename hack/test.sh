@@ -40,9 +40,21 @@ step "golangci-lint"
 hack/lint.sh
 step "go build"
 go build -ldflags "$ldflags" ./...
+# The race detector's runs start first and go on beside the rest; their
+# output follows the rest's.
+step "go test -race, beside go test (the controller: work queue, bursts, per-set state, handlers; the simulated nodes' concurrent stage start-up)"
+race_log=$(mktemp)
+# In a session of its own, so a failure of the rest stops all of it.
+trap 'rm -f "$race_log"; [ -z "${race_pid:-}" ] || kill -- "-$race_pid" 2>/dev/null || true' EXIT
+setsid bash -c 'go test -race -timeout 10m ./internal/controller/ &&
+  go test -race -timeout 10m -run TestStagesMatchConcurrentlyAfterWarmUp ./internal/plane/nodes/' >"$race_log" 2>&1 &
+race_pid=$!
 step "go test"
 go test -ldflags "$ldflags" -timeout 30m -p 3 ./...
-step "go test -race (the controller: work queue, bursts, per-set state, handlers; the simulated nodes' concurrent stage start-up)"
-go test -race -timeout 10m ./internal/controller/
-go test -race -timeout 10m -run TestStagesMatchConcurrentlyAfterWarmUp ./internal/plane/nodes/
+step "go test -race (its output)"
+race_status=0
+wait "$race_pid" || race_status=$?
+race_pid=
+cat "$race_log"
+[ "$race_status" -eq 0 ] || { echo "go test -race failed"; exit "$race_status"; }
 echo "== done (at ${SECONDS} s)"
