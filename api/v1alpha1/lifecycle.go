@@ -175,6 +175,8 @@ type HookRecord struct {
 	Attempts    int32     `json:"attempts,omitempty"`
 	LastAttempt time.Time `json:"lastAttempt,omitzero"`
 	LastError   string    `json:"lastError,omitempty"`
+	// Role is the exclusive role a switchover was started to move.
+	Role string `json:"role,omitempty"`
 }
 
 // HookRequest is the JSON body an http hook is POSTed.
