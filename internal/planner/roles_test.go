@@ -285,3 +285,19 @@ func TestTheOrderShowsRoles(t *testing.T) {
 		t.Errorf("order (-want +got):\n%s", diff)
 	}
 }
+
+// The controller plans from trimmed pods: a switchover under way must
+// plan the same from them (its annotation kept), or it would start again
+// on every sync and never time out.
+func TestASwitchoverPlansTheSameFromATrimmedPod(t *testing.T) {
+	f := rollout(testgen.Replicas(2))
+	leaderPod := f.pod(1, leader, switchingAt(v1alpha1.HookPending, now.Add(-time.Minute), f.upd.Name, "leader"))
+	whole := f.ext(database(switchover(false)), f.updated(0, follower), leaderPod)
+	trimmed := f.ext(database(switchover(false)), planner.TrimPod(f.updated(0, follower)), planner.TrimPod(leaderPod))
+	if diff := cmp.Diff(f.summary(whole), f.summary(trimmed)); diff != "" {
+		t.Errorf("steps (-whole +trimmed):\n%s", diff)
+	}
+	if diff := cmp.Diff(whole.Extended.Status.BlockedBy, trimmed.Extended.Status.BlockedBy); diff != "" {
+		t.Errorf("blockedBy (-whole +trimmed):\n%s", diff)
+	}
+}
