@@ -106,4 +106,13 @@ var roleCases = []struct {
 		return h.add(20, modified, mkPod(2, "a", ready, role("follower"), switching(v1alpha1.HookPending, "leader"), terminating))
 	},
 	want: []Rule{RuleSwitchover},
+}, {
+	name: "with roles, a follower goes before a leader of equal weight and higher ordinal",
+	history: func() *history {
+		return rollingThree(-1, extRoles(true), extParallel).
+			add(3.5, modified, mkPod(2, "a", ready, role("leader"))).
+			add(3.6, modified, mkPod(1, "a", ready, role("follower"))).
+			add(3.7, modified, mkPod(0, "a", ready, role("follower"))).
+			add(20, modified, mkPod(1, "a", ready, role("follower"), terminating))
+	},
 }}

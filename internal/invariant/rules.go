@@ -208,8 +208,10 @@ const (
 	// at no cost to the budget.
 	RuleAvailableDelete Rule = "available-delete"
 	// RulePriorityOrder (extended kind, RollingUpdate with
-	// rollingUpdate.priority rules that can be read in every version of
-	// the window): a controller deletion of an in-range pod P that does
+	// rollingUpdate.priority rules that can be read, and no spec.roles, in
+	// every version of the window; roles order the update before the
+	// rules, and a quorum or a switchover holds pods out of turn, which
+	// RuleQuorumDelete and RuleSwitchover judge): a controller deletion of an in-range pod P that does
 	// not run the update revision, where every state of P's object in the
 	// window was surely Available (Ready for minReadySeconds plus
 	// ReadySlack, so neither replaced for free nor self-healed) and not
