@@ -286,3 +286,27 @@ func TestAQuorumForbidsASecondDisruptionWhateverMaxUnavailable(t *testing.T) {
 		return extendedSettled(getExtended(t, ns)) == nil, fmt.Errorf("not settled")
 	})
 }
+
+// roleCases are spec.roles the API server refuses, with its message.
+func roleCases() []invalidCase {
+	const (
+		ownLabel = "spec.roles.labelKey must not be a label the controllers write (apps.ordinal.dev/*, statefulset.kubernetes.io/*, apps.kubernetes.io/*, controller-revision-hash)"
+		badKey   = "spec.roles.labelKey must be a label key: an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit"
+		inSel    = "spec.roles.labelKey must not be a key of spec.selector: a pod whose role changes would leave the set"
+		badName  = "spec.roles.values[].name must be a label value: at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit"
+		noExcl   = "spec.lifecycle.switchover moves an exclusive role: set spec.roles with at least one role of exclusive true"
+	)
+	roles := func(key string, values ...v1alpha1.Role) func(*v1alpha1.StatefulSet) {
+		return func(s *v1alpha1.StatefulSet) { s.Spec.Roles = &v1alpha1.Roles{LabelKey: key, Values: values} }
+	}
+	return []invalidCase{
+		{"a role label the controller writes", roles("apps.ordinal.dev/role", plainLeader), ruleError("spec.roles.labelKey", ownLabel)},
+		{"a role label key that is no label key", roles("role key", plainLeader), ruleError("spec.roles.labelKey", `"role key": `+badKey)},
+		{"a role label the selector uses", roles("app", plainLeader), ruleError("spec.roles.labelKey", inSel)},
+		{"a role name that is no label value", roles("role", v1alpha1.Role{Name: "-leader"}), ruleError("spec.roles.values[0].name", `"-leader": `+badName)},
+		{"a switchover without an exclusive role", func(s *v1alpha1.StatefulSet) {
+			roles("role", quorumFollower)(s)
+			withSwitchover(handshakeHook(60, v1alpha1.HookHalt))(s)
+		}, ruleError("spec.lifecycle.switchover", noExcl)},
+	}
+}
