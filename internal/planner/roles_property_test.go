@@ -91,7 +91,7 @@ func roleViolations(in planner.Input, plan planner.Plan) []string {
 				continue
 			}
 			_, switching := a.Pod.Labels[v1alpha1.SwitchoverHookLabel]
-			if holders["leader"] > 1 && !(switching && in.Extended.Switchover != nil) {
+			if holders["leader"] > 1 && (!switching || in.Extended.Switchover == nil) {
 				out = append(out, fmt.Sprintf("%s: %s deleted while %d pods hold the exclusive role", step.Name, a.Pod.Name, holders["leader"]))
 			}
 			if h := in.Extended.Switchover; h != nil && !h.Proceed {
