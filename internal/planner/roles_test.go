@@ -301,3 +301,26 @@ func TestASwitchoverPlansTheSameFromATrimmedPod(t *testing.T) {
 		t.Errorf("blockedBy (-whole +trimmed):\n%s", diff)
 	}
 }
+
+// An update in place takes a member out of service as a delete does: the
+// quorum limits it too, and a member out of service counts as gone.
+func TestTheQuorumLimitsUpdatesInPlace(t *testing.T) {
+	f := rollout(testgen.Replicas(3), testgen.Parallel(), testgen.MaxUnavailable(3))
+	e := database(func(e *planner.Extended) {
+		e.PodUpdate, e.ResizeTimeout = v1alpha1.PodUpdateInPlaceIfPossible, 2*time.Minute
+	})
+	open := gate(corev1.ConditionTrue, testgen.Epoch)
+	runPriority(t, []priorityScenario{{
+		name:  "one follower's gate goes False, whatever maxUnavailable says",
+		f:     f,
+		e:     e,
+		pods:  []*corev1.Pod{f.pod(0, open, follower), f.pod(1, open, follower), f.pod(2, open, leader)},
+		steps: []string{"rolling update: PatchPodStatus web-1"},
+	}, {
+		name:  "while it is out of service, no other member is taken",
+		f:     f,
+		e:     e,
+		pods:  []*corev1.Pod{f.pod(0, open, follower), f.pod(1, gate(corev1.ConditionFalse, now), follower), f.pod(2, open, leader)},
+		steps: nil,
+	}})
+}
