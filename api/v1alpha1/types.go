@@ -441,7 +441,8 @@ type StatefulSetStatus struct {
 	//
 	// +optional
 	LabelSelector string `json:"labelSelector,omitempty"`
-	// Conditions are Available, Progressing and ReplicaFailure.
+	// Conditions are Available, Progressing and ReplicaFailure, and
+	// RoleConflict with spec.roles.
 	//
 	// +optional
 	// +listType=map
