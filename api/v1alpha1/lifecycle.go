@@ -21,6 +21,16 @@ type Lifecycle struct {
 	//
 	// +optional
 	PreDelete *LifecycleHook `json:"preDelete,omitempty"`
+	// Switchover runs before the controller disrupts (updates, deletes)
+	// the pod that holds an exclusive role of spec.roles, before its
+	// preUpdate and preDelete hooks: it asks for the role to move, and is
+	// done only once the role label is on another Ready pod of the set and
+	// no longer on this one. A 2xx answer of an http hook, or a handshake
+	// labelled Done, says the request was taken; the hook still waits for
+	// the label to move, until its timeout.
+	//
+	// +optional
+	Switchover *LifecycleHook `json:"switchover,omitempty"`
 }
 
 // LifecycleHook is one hook: a handler, how long it may take, and what
@@ -165,13 +175,15 @@ type HookRecord struct {
 	Attempts    int32     `json:"attempts,omitempty"`
 	LastAttempt time.Time `json:"lastAttempt,omitzero"`
 	LastError   string    `json:"lastError,omitempty"`
+	// Role is the exclusive role a switchover was started to move.
+	Role string `json:"role,omitempty"`
 }
 
 // HookRequest is the JSON body an http hook is POSTed.
 //
 // +kubebuilder:object:generate=false
 type HookRequest struct {
-	// Hook is "preUpdate" or "preDelete".
+	// Hook is "preUpdate", "preDelete" or "switchover".
 	Hook        string `json:"hook"`
 	Namespace   string `json:"namespace"`
 	StatefulSet string `json:"statefulSet"`
@@ -184,6 +196,9 @@ type HookRequest struct {
 	UpdateRevision string `json:"updateRevision"`
 	// Attempt counts from 1.
 	Attempt int32 `json:"attempt"`
+	// Role is the exclusive role a switchover asks to move away from the
+	// pod; empty for the other hooks.
+	Role string `json:"role,omitempty"`
 }
 
 // HookTokenAudience is the audience of the ServiceAccount token an http or

@@ -56,6 +56,8 @@ type StatefulSetList struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.template.spec) || !has(self.template.spec.restartPolicy) || self.template.spec.restartPolicy == 'Always'",message="spec.template.spec.restartPolicy must be Always",fieldPath=`.template.spec.restartPolicy`
 // +kubebuilder:validation:XValidation:rule="!has(self.template.spec) || !has(self.template.spec.activeDeadlineSeconds)",message="spec.template.spec.activeDeadlineSeconds is not supported in a StatefulSet",fieldPath=`.template.spec.activeDeadlineSeconds`
 // +kubebuilder:validation:XValidation:rule="!has(self.progressDeadlineSeconds) || !has(self.minReadySeconds) || self.progressDeadlineSeconds > self.minReadySeconds",message="spec.progressDeadlineSeconds must be greater than spec.minReadySeconds",fieldPath=`.progressDeadlineSeconds`
+// +kubebuilder:validation:XValidation:rule="!has(self.roles) || ((!has(self.selector.matchLabels) || !(self.roles.labelKey in self.selector.matchLabels)) && (!has(self.selector.matchExpressions) || self.selector.matchExpressions.all(e, e.key != self.roles.labelKey)))",message="spec.roles.labelKey must not be a key of spec.selector: a pod whose role changes would leave the set",fieldPath=`.roles.labelKey`
+// +kubebuilder:validation:XValidation:rule="!has(self.lifecycle) || !has(self.lifecycle.switchover) || (has(self.roles) && self.roles.values.exists(r, has(r.exclusive) && r.exclusive))",message="spec.lifecycle.switchover moves an exclusive role: set spec.roles with at least one role of exclusive true",fieldPath=`.lifecycle.switchover`
 type StatefulSetSpec struct {
 	// Replicas is the number of pods wanted. Defaults to 1; at most
 	// 100000.
@@ -177,6 +179,14 @@ type StatefulSetSpec struct {
 	//
 	// +optional
 	Lifecycle *Lifecycle `json:"lifecycle,omitempty"`
+
+	// Roles names the pod label that says each pod's role to the
+	// application, and what each role means to the rolling update: its
+	// order, a quorum that is kept Available, and roles one pod at most
+	// holds.
+	//
+	// +optional
+	Roles *Roles `json:"roles,omitempty"`
 }
 
 // VolumeClaimUpdateStrategyType is how a change to volumeClaimTemplates
@@ -431,7 +441,8 @@ type StatefulSetStatus struct {
 	//
 	// +optional
 	LabelSelector string `json:"labelSelector,omitempty"`
-	// Conditions are Available, Progressing and ReplicaFailure.
+	// Conditions are Available, Progressing and ReplicaFailure, and
+	// RoleConflict with spec.roles.
 	//
 	// +optional
 	// +listType=map

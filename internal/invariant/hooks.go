@@ -78,4 +78,7 @@ func (r *replay) judgeHookGate(ev Event, st *setTrack, ord int32, pod *corev1.Po
 	if st.haltsIn(specs, preUpdate) && !r.answered(pod.Namespace, st.name, ord, string(pod.UID), v1alpha1.PreUpdateHookLabel, ev.Time) {
 		r.violate(RuleHookHalt, key(pod.Namespace, pod.Name), ev, "took %s out of service for an update in place, whose preUpdate hook (failurePolicy Halt) never answered Done", pod.Name)
 	}
+	if st.extended() {
+		r.judgeSwitchover(ev, st, specs, ord, pod, "took out of service")
+	}
 }

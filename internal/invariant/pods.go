@@ -136,6 +136,9 @@ func (r *replay) judgeDeletion(ev Event, st *setTrack, ord int32, before, pod *c
 	}
 	r.judgeHookDelete(ev, st, specs, ord, before, pod)
 	condemned := anySpec(specs, func(s *appsv1.StatefulSet) bool { return !r.inRange(s, ord) })
+	if before == nil || before.Status.Phase != "" {
+		r.judgeRoles(ev, st, specs, ord, pod, condemned)
+	}
 	if condemned {
 		r.judgeScaleDown(ev, st, specs, ord, pod)
 		return

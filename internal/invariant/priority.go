@@ -28,13 +28,14 @@ func (w weights) of(pod *corev1.Pod) int64 {
 }
 
 // priorityWeights reads the priority rules of every version; false when
-// a version has none, is not a rolling update or has a rule that cannot
-// be read (the controller then holds the update).
+// a version has none, is not a rolling update, has a rule that cannot be
+// read (the controller then holds the update) or has roles (which order
+// the update first).
 func (st *setTrack) priorityWeights(specs []*appsv1.StatefulSet) ([]weights, bool) {
 	out := make([]weights, 0, len(specs))
 	for _, s := range specs {
 		x := st.extOf(s)
-		if x == nil || !rollingUpdate(s) || x.Spec.UpdateStrategy.RollingUpdate == nil || len(x.Spec.UpdateStrategy.RollingUpdate.Priority) == 0 {
+		if x == nil || !rollingUpdate(s) || x.Spec.UpdateStrategy.RollingUpdate == nil || len(x.Spec.UpdateStrategy.RollingUpdate.Priority) == 0 || x.Spec.Roles != nil {
 			return nil, false
 		}
 		var w weights

@@ -1,7 +1,7 @@
 package invariant
 
 // Rule names one promise. The exact definition of each is here; the
-// checks live in pods.go, extended_pods.go, priority.go, rollback.go,
+// checks live in pods.go, extended_pods.go, priority.go, roles.go, rollback.go,
 // claims.go, sets.go, storage.go, inplace.go, final.go and final_extended.go.
 //
 // Vocabulary. A pod of set S is a pod named S-<n> (n a decimal ordinal)
@@ -137,6 +137,29 @@ const (
 	// for an update in place, Done for preUpdate: a hook that never answers
 	// never lets its pod go.
 	RuleHookHalt Rule = "hook-halt"
+	// RuleSwitchover (extended kind, lifecycle.switchover with
+	// failurePolicy Halt in every version of the window): the controller
+	// never deletes a started, unfinished pod, nor takes it out of service
+	// for an update in place, when every state of its object in the window
+	// held a role that is exclusive in every version; and when the pod's
+	// state at that moment carries a switchover (label not Failed) for
+	// role R, exclusive in every version, another pod of the set was Ready,
+	// not terminating and labelled R at some instant of the window.
+	RuleSwitchover Rule = "switchover"
+	// RuleQuorumDelete (extended kind, RollingUpdate and a quorum role in
+	// every version of the window): a controller deletion of an in-range
+	// pod whose every state in the window was surely Available and
+	// labelled with a role that is a quorum role in every version (an
+	// Available member all along) leaves a majority Available: with size
+	// the least, over the versions, of the version's ordinals less those
+	// whose pod was labelled with a role that is not a quorum role at some
+	// instant of the window, and available 1 plus the other ordinals (of
+	// any version) whose pod was, at some instant of the window, Running,
+	// Ready, not terminating and labelled with a quorum role of some
+	// version, a size of at least 3 has available - 1 >= size/2 + 1.
+	// Quorums of one or two members, which the controller disrupts one
+	// member at a time, are not judged.
+	RuleQuorumDelete Rule = "quorum-delete"
 	// RuleCollisionCount: status.collisionCount of one set object never
 	// decreases.
 	RuleCollisionCount Rule = "collision-count"
@@ -185,8 +208,10 @@ const (
 	// at no cost to the budget.
 	RuleAvailableDelete Rule = "available-delete"
 	// RulePriorityOrder (extended kind, RollingUpdate with
-	// rollingUpdate.priority rules that can be read in every version of
-	// the window): a controller deletion of an in-range pod P that does
+	// rollingUpdate.priority rules that can be read, and no spec.roles, in
+	// every version of the window; roles order the update before the
+	// rules, and a quorum or a switchover holds pods out of turn, which
+	// RuleQuorumDelete and RuleSwitchover judge): a controller deletion of an in-range pod P that does
 	// not run the update revision, where every state of P's object in the
 	// window was surely Available (Ready for minReadySeconds plus
 	// ReadySlack, so neither replaced for free nor self-healed) and not

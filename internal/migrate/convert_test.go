@@ -115,6 +115,13 @@ func TestExtendedOnlySettingsAreNamedUnlessAtTheirDefaults(t *testing.T) {
 			"spec.updateStrategy.rollingUpdate.podUpdatePolicy is InPlaceIfPossible (default Recreate; apps/v1 recreates every pod it updates)",
 			`spec.updateStrategy.rollingUpdate.inPlace is {"gracePeriodSeconds":5,"resizeTimeoutSeconds":120} (apps/v1 has no updates in place)`,
 		}},
+		{"roles and a switchover", func(s *v1alpha1.StatefulSet) {
+			s.Spec.Roles = &v1alpha1.Roles{LabelKey: "role", Values: []v1alpha1.Role{{Name: "leader", Quorum: true, Exclusive: true}}}
+			s.Spec.Lifecycle = &v1alpha1.Lifecycle{Switchover: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}}}
+		}, []string{
+			"spec.lifecycle is [switchover] (apps/v1 has no lifecycle hooks: its deletes and updates would not wait for them)",
+			`spec.roles is {"labelKey":"role","values":[{"name":"leader","quorum":true,"exclusive":true}]} (apps/v1 knows no roles: it would update a leader like any pod, with no quorum kept and no switchover)`,
+		}},
 		{"claim and in-place defaults written out", func(s *v1alpha1.StatefulSet) {
 			s.Spec.VolumeClaimUpdateStrategy.Type = v1alpha1.OnClaimDeleteVolumeClaimUpdateStrategyType
 			ru := s.Spec.UpdateStrategy.RollingUpdate

@@ -97,6 +97,12 @@ var specFields = []field{
 		value: func(s *v1alpha1.StatefulSetSpec) string { return lifecycleHooks(s.Lifecycle) },
 		why:   "apps/v1 has no lifecycle hooks: its deletes and updates would not wait for them",
 	},
+	{
+		path: "spec.roles", decision: refusedUnlessDefault,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool { return s.Roles == nil },
+		value:    func(s *v1alpha1.StatefulSetSpec) string { return jsonText(s.Roles) },
+		why:      "apps/v1 knows no roles: it would update a leader like any pod, with no quorum kept and no switchover",
+	},
 	rolling("paused", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.Paused },
 		"resume the rollout first", false),
 	rolling("selfHealing", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.SelfHealing },
@@ -161,6 +167,9 @@ func lifecycleHooks(l *v1alpha1.Lifecycle) string {
 	}
 	if l.PreDelete != nil {
 		out = append(out, "preDelete")
+	}
+	if l.Switchover != nil {
+		out = append(out, "switchover")
 	}
 	if len(out) == 0 {
 		return "set"

@@ -81,7 +81,7 @@ func podHazards(set *v1alpha1.StatefulSet, pod *corev1.Pod, start int32, last in
 		out = append(out, fmt.Sprintf("pod %s is outside apps/v1's ordinals %d to %d: apps/v1 would %s without running any hook; "+
 			"wait until the extended controller has removed it (or scale the set so that it is inside)", pod.Name, start, last, what))
 	}
-	for _, h := range []struct{ name, label string }{{"preUpdate", v1alpha1.PreUpdateHookLabel}, {"preDelete", v1alpha1.PreDeleteHookLabel}} {
+	for _, h := range []struct{ name, label string }{{"preUpdate", v1alpha1.PreUpdateHookLabel}, {"preDelete", v1alpha1.PreDeleteHookLabel}, {"switchover", v1alpha1.SwitchoverHookLabel}} {
 		switch v := pod.Labels[h.label]; v {
 		case v1alpha1.HookPending, v1alpha1.HookFailed:
 			out = append(out, fmt.Sprintf("pod %s's %s hook is %s (label %s): apps/v1 would not wait for it; "+

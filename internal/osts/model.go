@@ -139,8 +139,30 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 	if l := s.Spec.Lifecycle; l != nil {
 		e.PreUpdate = hook(s.Namespace, "preUpdate", v1alpha1.PreUpdateHookLabel, l.PreUpdate)
 		e.PreDelete = hook(s.Namespace, "preDelete", v1alpha1.PreDeleteHookLabel, l.PreDelete)
+		e.Switchover = hook(s.Namespace, "switchover", v1alpha1.SwitchoverHookLabel, l.Switchover)
 	}
+	e.Roles = roles(s.Spec.Roles)
 	return e
+}
+
+// roles is spec.roles for the planner, each role's order resolved: an
+// exclusive role without updateOrder goes last.
+func roles(r *v1alpha1.Roles) *planner.RoleSpec {
+	if r == nil {
+		return nil
+	}
+	out := &planner.RoleSpec{LabelKey: r.LabelKey}
+	for _, v := range r.Values {
+		role := planner.Role{Name: v.Name, Quorum: v.Quorum, Exclusive: v.Exclusive}
+		switch {
+		case v.UpdateOrder != nil:
+			role.Order = *v.UpdateOrder
+		case v.Exclusive:
+			role.Order = planner.LastRoleOrder
+		}
+		out.Roles = append(out.Roles, role)
+	}
+	return out
 }
 
 // DefaultHookTimeout applies when a hook's timeoutSeconds is unset, which

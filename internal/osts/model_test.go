@@ -224,3 +224,31 @@ func statefulSetDocument(t *testing.T, path string) []byte {
 }
 
 func intOrString(s string) intstr.IntOrString { return intstr.FromString(s) }
+
+func TestRolesAndTheSwitchoverReachThePlanner(t *testing.T) {
+	ext := asExtended(t, []byte(withServiceAccount))
+	if e := osts.Extended(ext); e.Roles != nil || e.Switchover != nil {
+		t.Errorf("without roles: %+v, switchover %+v", e.Roles, e.Switchover)
+	}
+	ext.Spec.Roles = &v1alpha1.Roles{LabelKey: "role", Values: []v1alpha1.Role{
+		{Name: "leader", Quorum: true, Exclusive: true},
+		{Name: "primary", Exclusive: true, UpdateOrder: ptr.To[int32](3)},
+		{Name: "follower", Quorum: true},
+		{Name: "learner", UpdateOrder: ptr.To[int32](7)},
+	}}
+	ext.Spec.Lifecycle = &v1alpha1.Lifecycle{Switchover: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}, TimeoutSeconds: 30}}
+	e := osts.Extended(ext)
+	want := &planner.RoleSpec{LabelKey: "role", Roles: []planner.Role{
+		{Name: "leader", Quorum: true, Exclusive: true, Order: planner.LastRoleOrder},
+		{Name: "primary", Exclusive: true, Order: 3},
+		{Name: "follower", Quorum: true},
+		{Name: "learner", Order: 7},
+	}}
+	if diff := cmp.Diff(want, e.Roles); diff != "" {
+		t.Errorf("roles (-want +got):\n%s", diff)
+	}
+	wantHook := &planner.Hook{Name: "switchover", Label: v1alpha1.SwitchoverHookLabel, Timeout: 30 * time.Second}
+	if diff := cmp.Diff(wantHook, e.Switchover); diff != "" {
+		t.Errorf("switchover (-want +got):\n%s", diff)
+	}
+}

@@ -195,7 +195,7 @@ func (p *planner) claimsInPlaceStep(st podStorage, budget *int) (actions []Actio
 		return nil, false // its update in place is under way (inPlacePass)
 	case p.podsInPlace():
 		return p.updateOne(s, free, budget)
-	case free || *budget > 0:
+	case free || (*budget > 0 && p.quorumTake(s)):
 		if !free {
 			*budget--
 		}

@@ -70,6 +70,9 @@ type planner struct {
 	// hooking are the ordinals whose pod waits on a lifecycle hook in this
 	// plan (hooks.go).
 	hooking map[int32]bool
+	// roles is what the plan knows of an extended set's roles (roles.go),
+	// built on first use.
+	roles *roleView
 	// recreateProgress is the Progressing condition an apps/v1 Recreate update
 	// sets (recreate.go); nil leaves it as it is.
 	recreateProgress *appsv1.StatefulSetCondition

@@ -40,6 +40,9 @@ func (p *planner) deleteRequestedPass() {
 				"%s=true asks for %s to be replaced; maxUnavailable %d is used up, so it waits until a pod becomes available", v1alpha1.DeleteRequestedLabel, s.pod.Name, maxUnavailable), ""))
 			continue
 		}
+		if !free && !p.quorumTake(s) {
+			continue // quorumTake explains the wait
+		}
 		if !free {
 			p.requestedDeletes++ // a pod its preDelete hook holds keeps its slot
 		}

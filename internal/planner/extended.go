@@ -65,6 +65,11 @@ type Extended struct {
 	Revisions []*appsv1.ControllerRevision
 	// PreUpdate and PreDelete are spec.lifecycle's hooks, nil when unset.
 	PreUpdate, PreDelete *Hook
+	// Roles is spec.roles, nil when unset; Switchover is
+	// lifecycle.switchover, run before the holder of an exclusive role is
+	// disrupted (roles.go, switchover.go).
+	Roles      *RoleSpec
+	Switchover *Hook
 }
 
 // ClaimTemplateStatus is how many of the set's pods have a claim that

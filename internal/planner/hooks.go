@@ -137,12 +137,16 @@ func (p *planner) hooksFor(s slot, need hookNeed) []*Hook {
 	return out
 }
 
-// hooked returns act's actions once the hooks need runs for the pod in s
-// are done, and otherwise what carries them on (start a hook, call an
+// hooked returns act's actions once the roles allow the pod in s to be
+// disrupted (no two holders of its exclusive role, its switchover done:
+// rolesAllow) and the hooks need runs for it are done, and otherwise what carries them on (start a hook, call an
 // http hook) while the pod is left alone. act runs only when the pod is
 // disturbed, so whatever it counts (deletes, the rolling budget's
 // callers aside) stays true.
 func (p *planner) hooked(s slot, need hookNeed, act func() []Action) []Action {
+	if actions, ok := p.rolesAllow(s); !ok {
+		return actions
+	}
 	for _, h := range p.hooksFor(s, need) {
 		if actions, done := p.runHook(s, h); !done {
 			return actions
@@ -306,6 +310,9 @@ func (p *planner) hookCleanupPass() {
 			if (l || a) && (settled || h.hook == nil) {
 				stale = append(stale, h.label)
 			}
+		}
+		if p.switchoverStale(s.pod, settled) {
+			stale = append(stale, v1alpha1.SwitchoverHookLabel)
 		}
 		if len(stale) == 0 {
 			continue

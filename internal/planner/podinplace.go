@@ -290,6 +290,8 @@ func (p *planner) updateOne(s slot, free bool, budget *int) (actions []Action, s
 		return nil, true
 	case !free && *budget <= 0 && (len(c.impossible) > 0 || c.spec()):
 		return nil, false
+	case !free && (len(c.impossible) > 0 || c.spec()) && !p.quorumTake(s):
+		return nil, false
 	case len(c.impossible) > 0:
 		if !free {
 			*budget--

@@ -30,6 +30,8 @@ type OrderedPod struct {
 	Weight  int64
 	// Now is true when this plan deletes the pod.
 	Now bool
+	// Role is the pod's role under spec.roles, "" without one.
+	Role string
 }
 
 // weigher gives a pod's weight under a set's priority rules.
@@ -73,6 +75,10 @@ func (w weigher) weight(l map[string]string) int64 {
 // first; the sort is stable, so equal weights keep the ordinal order. It
 // leaves a set without rules (every apps/v1 set) exactly as it is.
 func (p *planner) prioritized(slots []slot) []slot {
+	if p.rolesOf() != nil {
+		p.byRoleAndWeight(slots)
+		return slots
+	}
 	if len(p.weigher.selectors) == 0 {
 		return slots
 	}
@@ -84,10 +90,10 @@ func (p *planner) prioritized(slots []slot) []slot {
 
 // updateOrder lists the old-revision pods at or above the partition that
 // are not yet terminating, in the order the rolling update replaces them,
-// marking those this plan deletes; nil for a set without rules. A paused
+// marking those this plan deletes; nil for a set without rules or roles. A paused
 // set gets the order it resumes with.
 func (p *planner) updateOrder() []OrderedPod {
-	if len(p.weigher.selectors) == 0 || p.onDelete() {
+	if (len(p.weigher.selectors) == 0 && p.rolesOf() == nil) || p.onDelete() {
 		return nil
 	}
 	from := int64(p.start) + int64(Partition(p.set))
@@ -100,7 +106,8 @@ func (p *planner) updateOrder() []OrderedPod {
 	}
 	var out []OrderedPod
 	for _, s := range p.prioritized(pending) {
-		out = append(out, OrderedPod{Pod: s.pod.Name, Ordinal: s.ordinal, Weight: p.weigher.weight(s.pod.Labels), Now: p.deleted[s.ordinal]})
+		out = append(out, OrderedPod{Pod: s.pod.Name, Ordinal: s.ordinal, Weight: p.weigher.weight(s.pod.Labels), Now: p.deleted[s.ordinal],
+			Role: p.roleName(s.pod)})
 	}
 	return out
 }

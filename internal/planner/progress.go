@@ -237,6 +237,7 @@ func (p *planner) conditions(st appsv1.StatefulSetStatus, x ExtendedStatus, roll
 	} else {
 		set(ConditionReplicaFailure, metav1.ConditionFalse, ReasonNoFailure, "no pod is failing")
 	}
+	p.roleCondition(&conds, set)
 	return conds
 }
 

@@ -59,7 +59,7 @@ func (p *planner) rollingUpdate() {
 	}
 	budget := maxUnavailable - unavailable
 	for _, s := range p.outdated() {
-		if budget > 0 && IsAvailable(s.pod, minReady, now) {
+		if budget > 0 && IsAvailable(s.pod, minReady, now) && p.quorumTake(s) {
 			actions = append(actions, p.rollingDelete(s, "")...)
 			budget--
 		}

@@ -96,6 +96,7 @@ func NewExtendedSnapshot(view *appsv1.StatefulSet, set *v1alpha1.StatefulSet, re
 		s.Cells, s.MoreMissing = cellsAt(view.Name, layout, pods, s.UpdateRevision)
 	}
 	s.Extended = extendedState(set)
+	markRoles(s.Cells, set, pods)
 	s.Extended.Claims = claimStates(set, s.Cells, claims)
 	s.Done, s.Message, s.Err = extendedVerdict(view, s.Extended.Paused)
 	s.Failure = failure(s)

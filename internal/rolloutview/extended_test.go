@@ -194,6 +194,9 @@ func TestRenderExtendedPlan(t *testing.T) {
 		{name: "a paused set shows the order it resumes with", golden: "plan-extended-priority-paused.txt", set: r.set,
 			change: []func(*v1alpha1.StatefulSet){primaryLast, paused, lastCompleted(old), lastProgress(testgen.Epoch)},
 			pods:   primaryAt0(r)},
+		{name: "roles put the primary last, show each pod's role and wait on the switchover", golden: "plan-extended-roles.txt", set: r.set,
+			change: []func(*v1alpha1.StatefulSet){primaryRole, lastCompleted(old), lastProgress(testgen.Epoch)},
+			pods:   primaryAt0(r)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -221,6 +224,16 @@ func primaryLast(s *v1alpha1.StatefulSet) {
 		{Weight: -100, Selector: metav1.LabelSelector{MatchLabels: map[string]string{"role": "primary"}}},
 		{Weight: 5, Selector: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "zone", Operator: metav1.LabelSelectorOpIn, Values: []string{"a"}}}}},
 	}
+}
+
+// primaryRole makes role=primary an exclusive quorum role with a
+// switchover handshake, and role=replica a quorum role.
+func primaryRole(s *v1alpha1.StatefulSet) {
+	s.Spec.Roles = &v1alpha1.Roles{LabelKey: "role", Values: []v1alpha1.Role{
+		{Name: "primary", Quorum: true, Exclusive: true},
+		{Name: "replica", Quorum: true},
+	}}
+	s.Spec.Lifecycle = &v1alpha1.Lifecycle{Switchover: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}, TimeoutSeconds: 300}}
 }
 
 // primaryAt0 is r's pods with web-0 labelled role=primary.
@@ -263,4 +276,19 @@ func cellOrdinals(cells []Cell) []int32 {
 		out[i] = c.Ordinal
 	}
 	return out
+}
+
+func TestExtendedCellsShowTheirPodsRoles(t *testing.T) {
+	r := newRollout()
+	view, ext := extendedOf(t, r.set, primaryRole)
+	pods := primaryAt0(r)
+	pods[1].Labels["role"] = "replica"
+	snap := NewExtendedSnapshot(view, ext, nil, pods, nil, "")
+	var got []string
+	for _, c := range snap.Cells {
+		got = append(got, c.Pod+"="+c.Role)
+	}
+	if want := []string{"web-0=primary", "web-1=replica", "web-2="}; !slices.Equal(got, want) {
+		t.Errorf("cells %v, want %v", got, want)
+	}
 }

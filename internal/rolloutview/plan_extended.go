@@ -45,6 +45,8 @@ type ExtendedPlan struct {
 	// both empty for a set without rules.
 	Priority []PriorityRule `json:"priority,omitempty"`
 	Order    []OrderedPod   `json:"order,omitempty"`
+	// Roles are spec.roles, nil without them.
+	Roles *Roles `json:"roles,omitempty"`
 }
 
 // PriorityRule is one rollingUpdate.priority rule, its selector written
@@ -60,6 +62,8 @@ type OrderedPod struct {
 	Pod    string `json:"pod"`
 	Weight int64  `json:"weight"`
 	Now    bool   `json:"now,omitempty"`
+	// Role is the pod's role under spec.roles, "" without one.
+	Role string `json:"role,omitempty"`
 }
 
 // SpecChange is what the failure policy writes to the set's spec now.
@@ -99,6 +103,7 @@ func ExtendPlan(r *PlanReport, in *planner.Extended, plan planner.Plan) {
 	}
 	fillExtendedStatus(x, st, r.Steps)
 	fillPriority(x, in, plan.Extended)
+	x.Roles = rolesOf(in.Roles, in.Switchover != nil)
 	r.Extended = x
 }
 
@@ -112,7 +117,7 @@ func fillPriority(x *ExtendedPlan, in *planner.Extended, plan *planner.ExtendedP
 		return
 	}
 	for _, o := range plan.Order {
-		x.Order = append(x.Order, OrderedPod{Pod: o.Pod, Weight: o.Weight, Now: o.Now})
+		x.Order = append(x.Order, OrderedPod{Pod: o.Pod, Weight: o.Weight, Now: o.Now, Role: o.Role})
 	}
 }
 

@@ -22,6 +22,11 @@ func renderExtendedPlan(w io.Writer, r PlanReport, now time.Time) {
 	field(w, "on failure", failureWords(r))
 	if len(x.Priority) > 0 {
 		field(w, "priority", priorityWords(x.Priority))
+	}
+	if x.Roles != nil {
+		field(w, "roles", rolesWords(x.Roles))
+	}
+	if len(x.Priority) > 0 || x.Roles != nil {
 		field(w, "update order", orderWords(r))
 	}
 	if rb := x.Rollback; rb != nil {
@@ -153,9 +158,19 @@ func orderWords(r PlanReport) string {
 	}
 	var out []string
 	for _, o := range x.Order {
-		s := fmt.Sprintf("%s (%+d)", o.Pod, o.Weight)
+		var notes []string
+		if o.Role != "" {
+			notes = append(notes, o.Role)
+		}
+		if len(x.Priority) > 0 {
+			notes = append(notes, fmt.Sprintf("%+d", o.Weight))
+		}
 		if o.Now {
-			s = fmt.Sprintf("%s (%+d, now)", o.Pod, o.Weight)
+			notes = append(notes, "now")
+		}
+		s := o.Pod
+		if len(notes) > 0 {
+			s += " (" + strings.Join(notes, ", ") + ")"
 		}
 		out = append(out, s)
 	}

@@ -81,6 +81,8 @@ type Cell struct {
 	Updated  bool   `json:"updated"`
 	State    string `json:"state"`
 	Reason   string `json:"reason,omitempty"`
+	// Role is the pod's role label under an extended set's spec.roles.
+	Role string `json:"role,omitempty"`
 }
 
 // NewSnapshot describes set and its pods. Pods outside the ordinal range

@@ -35,6 +35,7 @@ var ops = []op{
 	{"delete-pod", 2, true, (*run).deletePod},
 	{"relabel-primary", 3, false, (*run).relabelPrimary},
 	{"answer-hook", 4, false, (*run).answerHook},
+	{"kill-leader", 2, true, (*run).killLeader},
 	{"kill-controller", 2, true, (*run).killController},
 	{"restart-plane", 1, true, (*run).restartPlane},
 	handOverOp,

@@ -112,6 +112,7 @@ func randomExtended(rng *rand.Rand, ns, name string) *v1alpha1.StatefulSet {
 	if rng.Intn(2) == 0 {
 		ru.PodUpdatePolicy = v1alpha1.PodUpdateInPlaceIfPossible
 	}
+	randomRoles(rng, set)
 	return set
 }
 
@@ -132,5 +133,5 @@ func describeExtended(set *v1alpha1.StatefulSet) string {
 	}
 	return fmt.Sprintf("%s(extended, %s, replicas %d, minReady %d, %s, progressDeadline %ds, whenScaled %s, whenDeleted %s%s)", set.Name,
 		set.Spec.PodManagementPolicy, *set.Spec.Replicas, set.Spec.MinReadySeconds, strategy, *set.Spec.ProgressDeadlineSeconds, p.WhenScaled, p.WhenDeleted,
-		describeHooks(set.Spec.Lifecycle))
+		describeHooks(set.Spec.Lifecycle)+describeRoles(set))
 }

@@ -236,7 +236,7 @@ func TestInvalidExtendedSetsGetTheRulesMessage(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	sets := extendedSets(t, ns)
-	for _, c := range append(append(createCases(), priorityCases()...), hookCases()...) {
+	for _, c := range slices.Concat(createCases(), priorityCases(), hookCases(), roleCases()) {
 		t.Run(c.name, func(t *testing.T) {
 			set := extended(t, webSet(ns))
 			c.mutate(set)
@@ -320,6 +320,11 @@ func TestValidExtendedSetsAreAccepted(t *testing.T) {
 		{"replicas at the maximum", func(s *v1alpha1.StatefulSet) { s.Spec.Replicas = ptr(int32(v1alpha1.MaxReplicas)) }},
 		{"InPlace claim updates", func(s *v1alpha1.StatefulSet) {
 			s.Spec.VolumeClaimUpdateStrategy.Type = v1alpha1.InPlaceVolumeClaimUpdateStrategyType
+		}},
+		{"roles on a prefixed label, with a switchover", func(s *v1alpha1.StatefulSet) {
+			s.Spec.Roles = &v1alpha1.Roles{LabelKey: "example.com/role", Values: []v1alpha1.Role{quorumLeader, quorumFollower,
+				{Name: "read_replica.1", UpdateOrder: ptr(int32(1000))}}}
+			s.Spec.Lifecycle = &v1alpha1.Lifecycle{Switchover: handshakeHook(60, v1alpha1.HookProceed)}
 		}},
 	}
 	for _, c := range cases {

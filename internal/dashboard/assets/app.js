@@ -240,12 +240,16 @@ function renderGrid(v, st, colours) {
     const held = edge >= 0 && c.ordinal < edge;
     const deletable = v.deletePod && hasPod(c);
     const key = colour + " " + c.state + (c.ordinal === edge ? " edge" : "") + (held ? " held" : "") + (deletable ? " deletable" : "");
-    if (e._key === key && e._reason === c.reason && e._rev === c.revision) continue;
-    e._key = key; e._reason = c.reason; e._rev = c.revision; e._pod = c.pod;
+    if (e._key === key && e._reason === c.reason && e._rev === c.revision && e._role === c.role) continue;
+    e._key = key; e._reason = c.reason; e._rev = c.revision; e._pod = c.pod; e._role = c.role;
+    // A pod's role (spec.roles) is written under its ordinal, cut to what
+    // a cell holds; the title has it whole.
+    e.textContent = String(c.ordinal) + (c.role ? "\n" + c.role.slice(0, 4) : "");
+    e.dataset.role = c.role || "";
     e.className = "cell " + key;
     e.dataset.revision = c.revision || "";
     e.dataset.state = c.state;
-    e.title = c.pod + "\nrevision " + (c.revision || "none") + "\n" + c.state + (c.reason ? ": " + c.reason : "") + (held ? "\nheld by the partition" : "") +
+    e.title = c.pod + (c.role ? "\nrole " + c.role : "") + "\nrevision " + (c.revision || "none") + "\n" + c.state + (c.reason ? ": " + c.reason : "") + (held ? "\nheld by the partition" : "") +
       (deletable ? "\nclick to delete this pod" : "");
   }
 }

@@ -5,7 +5,9 @@
 // containers. What kwok's stages cannot express, the changes of a running
 // pod's spec in place (a new image restarts its container, a resize goes
 // through the kubelet's conditions) and its readiness gates, is played by a
-// small controller in Go (inplace.go, planned by planPod).
+// small controller in Go (inplace.go, planned by planPod). A leader
+// election among a set's pods that ask for one is played by another
+// (election.go, planned by planElection).
 package nodes
 
 import (
@@ -101,11 +103,16 @@ func Start(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	el, err := newElection(typed)
+	if err != nil {
+		return err
+	}
 	warmStages(ctx, stages)
 	if err := ctrl.Start(ctx); err != nil {
 		return fmt.Errorf("starting simulated nodes: %w", err)
 	}
 	go ip.run(ctx)
+	go el.run(ctx)
 	return nil
 }
 

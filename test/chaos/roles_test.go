@@ -1,0 +1,73 @@
+package chaos
+
+import (
+	"context"
+	"math/rand"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
+)
+
+// memberRoleLabel is the label of the simulated leader election, apart
+// from roleLabel, which the relabel-primary op moves.
+const memberRoleLabel = "member-role"
+
+// randomRoles gives a third of the rolling extended sets a simulated
+// leader election (the simulated nodes label one Ready pod leader and the
+// others follower) and spec.roles on its label: an exclusive leader and
+// followers, both quorum roles in half of them; half of those sets also
+// get a switchover handshake, which the simulated nodes answer. The
+// switchover proceeds after its timeout: a set scaled to one pod has no
+// other pod to hand the role to, and under Halt would hold its leader for
+// good, which the integration tests cover.
+func randomRoles(rng *rand.Rand, set *v1alpha1.StatefulSet) {
+	if rng.Intn(3) != 0 {
+		return
+	}
+	if set.Spec.Template.Annotations == nil {
+		set.Spec.Template.Annotations = map[string]string{}
+	}
+	set.Spec.Template.Annotations[nodes.AnnotationRole] = nodes.RoleElect
+	set.Spec.Template.Annotations[nodes.AnnotationRoleLabel] = memberRoleLabel
+	quorum := rng.Intn(2) == 0
+	set.Spec.Roles = &v1alpha1.Roles{LabelKey: memberRoleLabel, Values: []v1alpha1.Role{
+		{Name: nodes.RoleLeader, Exclusive: true, Quorum: quorum}, {Name: nodes.RoleFollower, Quorum: quorum}}}
+	if rng.Intn(2) == 0 {
+		if set.Spec.Lifecycle == nil {
+			set.Spec.Lifecycle = &v1alpha1.Lifecycle{}
+		}
+		set.Spec.Lifecycle.Switchover = &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{},
+			TimeoutSeconds: []int32{5, 20}[rng.Intn(2)], FailurePolicy: v1alpha1.HookProceed}
+	}
+}
+
+func describeRoles(set *v1alpha1.StatefulSet) string {
+	if set.Spec.Roles == nil {
+		return ""
+	}
+	out := ", roles"
+	if set.Spec.Roles.Values[0].Quorum {
+		out += " (quorum)"
+	}
+	if l := set.Spec.Lifecycle; l != nil && l.Switchover != nil {
+		out += ", switchover"
+	}
+	return out
+}
+
+// killLeader deletes a pod the simulated election made leader, as a
+// node or process failure would; the election moves leadership.
+func (r *run) killLeader(ctx context.Context) bool {
+	list, err := r.client.CoreV1().Pods(r.ns).List(ctx, metav1.ListOptions{LabelSelector: memberRoleLabel + "=" + nodes.RoleLeader})
+	if err != nil || len(list.Items) == 0 {
+		return false
+	}
+	p := list.Items[r.rng.Intn(len(list.Items))]
+	r.watcher.ExternalDelete(p.UID)
+	err = r.client.CoreV1().Pods(r.ns).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})
+	r.logf("kill leader %s (%v)", p.Name, errWord(err))
+	return err == nil || apierrors.IsNotFound(err)
+}
