@@ -139,7 +139,9 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 	if l := s.Spec.Lifecycle; l != nil {
 		e.PreUpdate = hook(s.Namespace, "preUpdate", v1alpha1.PreUpdateHookLabel, l.PreUpdate)
 		e.PreDelete = hook(s.Namespace, "preDelete", v1alpha1.PreDeleteHookLabel, l.PreDelete)
+		memberHooks(e, s.Namespace, l)
 	}
+	e.Offline = Offline(s)
 	return e
 }
 
@@ -282,6 +284,7 @@ func Status(s *v1alpha1.StatefulSet, st appsv1.StatefulSetStatus, x *planner.Ext
 	for _, c := range e.VolumeClaims {
 		out.VolumeClaims = append(out.VolumeClaims, v1alpha1.VolumeClaimStatus{Name: c.Name, MatchingReplicas: c.MatchingReplicas, ReadyReplicas: c.ReadyReplicas})
 	}
+	out.Members, out.MembersOmitted = members(e), e.MembersOmitted
 	return out
 }
 

@@ -65,6 +65,11 @@ type Extended struct {
 	Revisions []*appsv1.ControllerRevision
 	// PreUpdate and PreDelete are spec.lifecycle's hooks, nil when unset.
 	PreUpdate, PreDelete *Hook
+	// PostCreate and PostUpdate are spec.lifecycle's member hooks
+	// (memberhooks.go), nil when unset.
+	PostCreate, PostUpdate *Hook
+	// Offline are spec.offlineOrdinals (offline.go).
+	Offline []OrdinalRange
 }
 
 // ClaimTemplateStatus is how many of the set's pods have a claim that
@@ -94,6 +99,10 @@ type ExtendedStatus struct {
 	UpdatedReplicas int32
 	// VolumeClaims has one entry per volumeClaimTemplate.
 	VolumeClaims []ClaimTemplateStatus
+	// Members are the set's members (members.go), at most MaxMembers;
+	// MembersOmitted counts those left out.
+	Members        []Member
+	MembersOmitted int32
 }
 
 // PodFailure is why a pod holds a rollout up.
