@@ -115,6 +115,14 @@ func TestExtendedOnlySettingsAreNamedUnlessAtTheirDefaults(t *testing.T) {
 			"spec.updateStrategy.rollingUpdate.podUpdatePolicy is InPlaceIfPossible (default Recreate; apps/v1 recreates every pod it updates)",
 			`spec.updateStrategy.rollingUpdate.inPlace is {"gracePeriodSeconds":5,"resizeTimeoutSeconds":120} (apps/v1 has no updates in place)`,
 		}},
+		{"offline members and member hooks", func(s *v1alpha1.StatefulSet) {
+			s.Spec.OfflineOrdinals = []intstr.IntOrString{intstr.FromString("1-2")}
+			s.Spec.Lifecycle = &v1alpha1.Lifecycle{PostCreate: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}},
+				PostUpdate: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}}}
+		}, []string{
+			`spec.offlineOrdinals is ["1-2"] (apps/v1 has no offline members: it would start their pods again at once)`,
+			"spec.lifecycle is [postCreate postUpdate] (apps/v1 has no lifecycle hooks: its deletes and updates would not wait for them)",
+		}},
 		{"claim and in-place defaults written out", func(s *v1alpha1.StatefulSet) {
 			s.Spec.VolumeClaimUpdateStrategy.Type = v1alpha1.OnClaimDeleteVolumeClaimUpdateStrategyType
 			ru := s.Spec.UpdateStrategy.RollingUpdate
