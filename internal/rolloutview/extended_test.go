@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -194,6 +195,9 @@ func TestRenderExtendedPlan(t *testing.T) {
 		{name: "a paused set shows the order it resumes with", golden: "plan-extended-priority-paused.txt", set: r.set,
 			change: []func(*v1alpha1.StatefulSet){primaryLast, paused, lastCompleted(old), lastProgress(testgen.Epoch)},
 			pods:   primaryAt0(r)},
+		{name: "a member joining holds the next pod, and an offline member is not waited for", golden: "plan-extended-members.txt", set: r.set,
+			change: []func(*v1alpha1.StatefulSet){postCreateAndOffline, lastCompleted(old), lastProgress(testgen.Epoch)},
+			pods:   joiningAt2(r)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -263,4 +267,24 @@ func cellOrdinals(cells []Cell) []int32 {
 		out[i] = c.Ordinal
 	}
 	return out
+}
+
+// postCreateAndOffline gives the set a postCreate handshake and ordinal 1
+// offline.
+func postCreateAndOffline(s *v1alpha1.StatefulSet) {
+	s.Spec.Lifecycle = &v1alpha1.Lifecycle{PostCreate: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}, TimeoutSeconds: 300}}
+	s.Spec.OfflineOrdinals = []intstr.IntOrString{intstr.FromInt32(1)}
+}
+
+// joiningAt2 is web-0 at the old revision and web-2 at the new one,
+// created with the controller's readiness gate, its containers Ready and
+// its postCreate hook Pending since a minute after the epoch.
+func joiningAt2(r rollout) []*corev1.Pod {
+	pods := r.pods(testgen.NotReady(testgen.Epoch), func(p *corev1.Pod) {
+		p.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: v1alpha1.InPlaceReadinessGate}}
+		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionTrue})
+		p.Labels[v1alpha1.PostCreateHookLabel] = v1alpha1.HookPending
+		p.Annotations = map[string]string{v1alpha1.PostCreateHookLabel: `{"since":"` + testgen.Epoch.Add(time.Minute).UTC().Format(time.RFC3339) + `","revision":"` + r.newRev.Name + `"}`}
+	})
+	return []*corev1.Pod{pods[0], pods[2]}
 }

@@ -45,6 +45,10 @@ type ExtendedPlan struct {
 	// both empty for a set without rules.
 	Priority []PriorityRule `json:"priority,omitempty"`
 	Order    []OrderedPod   `json:"order,omitempty"`
+	// MemberHooks are the postCreate and postUpdate hooks, and Offline
+	// the offline ordinals (plan_members.go).
+	MemberHooks []MemberHook `json:"memberHooks,omitempty"`
+	Offline     []string     `json:"offline,omitempty"`
 }
 
 // PriorityRule is one rollingUpdate.priority rule, its selector written
@@ -99,6 +103,7 @@ func ExtendPlan(r *PlanReport, in *planner.Extended, plan planner.Plan) {
 	}
 	fillExtendedStatus(x, st, r.Steps)
 	fillPriority(x, in, plan.Extended)
+	fillMembers(x, in)
 	r.Extended = x
 }
 
