@@ -261,6 +261,16 @@ func TestExtendedCellsSkipReservedOrdinals(t *testing.T) {
 	}
 }
 
+func TestExtendedCellsLeaveOfflineMembersOut(t *testing.T) {
+	r := newRollout()
+	view, ext := extendedOf(t, r.set, func(s *v1alpha1.StatefulSet) { s.Spec.OfflineOrdinals = []intstr.IntOrString{intstr.FromInt32(1)} })
+	pods := r.pods()
+	snap := NewExtendedSnapshot(view, ext, nil, []*corev1.Pod{pods[0], pods[2]}, nil, "")
+	if got, want := cellOrdinals(snap.Cells), []int32{0, 2}; !slices.Equal(got, want) {
+		t.Errorf("with web-1 offline, cells are ordinals %v, want %v: an offline member is not missing", got, want)
+	}
+}
+
 func cellOrdinals(cells []Cell) []int32 {
 	out := make([]int32, len(cells))
 	for i, c := range cells {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
@@ -57,4 +58,15 @@ func memberJoinWords(hooks []MemberHook) string {
 func offlineWords(offline []string) string {
 	return fmt.Sprintf("%s: no pod, claims kept whatever whenScaled says; not counted as missing or unavailable. Remove an ordinal from spec.offlineOrdinals to start its pod again on the same claims.",
 		strings.Join(offline, ", "))
+}
+
+// offlineOf is the set's spec.offlineOrdinals for the planner's layout;
+// entries that do not parse are left out, as the controller leaves them.
+func offlineOf(set *v1alpha1.StatefulSet) []planner.OrdinalRange {
+	ranges, _ := v1alpha1.ParseOfflineOrdinals(set.Spec.OfflineOrdinals)
+	out := make([]planner.OrdinalRange, 0, len(ranges))
+	for _, r := range ranges {
+		out = append(out, planner.OrdinalRange{Low: r.Low, High: r.High})
+	}
+	return out
 }
