@@ -45,28 +45,37 @@ var memberHookLabels = []struct{ name, label string }{
 // by ordinal. What it costs follows MaxMembers and the pods that exist,
 // never spec.replicas.
 func (p *planner) members() ([]Member, int32) {
-	var out []Member
+	// Each source keeps at most MaxMembers of its attention members and of
+	// the others, lowest ordinal first, so that what is kept stays small
+	// whatever the set's size.
+	var attention, fine []Member
 	for _, s := range p.replicas {
-		out = append(out, p.member(s.ordinal, s.pod, ""))
+		switch m := p.member(s.ordinal, s.pod, ""); {
+		case m.attention():
+			if len(attention) < MaxMembers {
+				attention = append(attention, m)
+			}
+		case len(fine) < MaxMembers:
+			fine = append(fine, m)
+		}
 	}
 	total := int64(len(p.replicas))
-	total += p.eachMissing(func(ord int32) { out = append(out, p.member(ord, nil, v1alpha1.MemberMissing)) })
+	total += p.eachMissing(func(ord int32) { attention = append(attention, p.member(ord, nil, v1alpha1.MemberMissing)) })
+	var leaving map[int32]*corev1.Pod // an offline member's pod while it is being stopped
 	total += p.eachOffline(func(ord int32) {
-		var pod *corev1.Pod
-		for _, c := range p.condemned {
-			if c.ordinal == ord {
-				pod = c.pod
+		if leaving == nil {
+			leaving = make(map[int32]*corev1.Pod, len(p.condemned))
+			for _, c := range p.condemned {
+				leaving[c.ordinal] = c.pod
 			}
 		}
-		out = append(out, p.member(ord, pod, v1alpha1.MemberOffline))
+		attention = append(attention, p.member(ord, leaving[ord], v1alpha1.MemberOffline))
 	})
-	if len(out) > MaxMembers {
-		// Stable: within each group, the order is by ordinal.
-		slices.SortStableFunc(out, func(a, b Member) int { return cmp.Compare(a.Ordinal, b.Ordinal) })
-		slices.SortStableFunc(out, func(a, b Member) int { return cmp.Compare(rank(a), rank(b)) })
-		out = out[:MaxMembers]
-	}
-	slices.SortFunc(out, func(a, b Member) int { return cmp.Compare(a.Ordinal, b.Ordinal) })
+	byOrdinal := func(a, b Member) int { return cmp.Compare(a.Ordinal, b.Ordinal) }
+	slices.SortFunc(attention, byOrdinal)
+	out := attention[:min(len(attention), MaxMembers)]
+	out = append(out, fine[:min(len(fine), MaxMembers-len(out))]...)
+	slices.SortFunc(out, byOrdinal)
 	return out, int32(min(total-int64(len(out)), int64(1<<31-1)))
 }
 
@@ -112,10 +121,12 @@ func (p *planner) eachOffline(f func(ord int32)) int64 {
 // member describes the member at ord: its pod (nil when it has none) and
 // state, which the pod decides when state is empty.
 func (p *planner) member(ord int32, pod *corev1.Pod, state string) Member {
-	m := Member{Ordinal: ord, Pod: PodName(p.set.Name, ord), State: state, ClaimsInStep: p.claimsInStep(ord)}
+	m := Member{Ordinal: ord, State: state, ClaimsInStep: p.claimsInStep(ord)}
 	if pod == nil {
+		m.Pod = PodName(p.set.Name, ord)
 		return m
 	}
+	m.Pod = pod.Name
 	if m.State == "" {
 		m.State = podState(pod)
 	}
@@ -154,14 +165,6 @@ func (p *planner) claimsInStep(ord int32) bool {
 		}
 	}
 	return true
-}
-
-// rank is 0 for a member that needs attention, 1 for one that does not.
-func rank(m Member) int {
-	if m.attention() {
-		return 0
-	}
-	return 1
 }
 
 // attention reports whether the member needs a look: anything but a pod

@@ -75,3 +75,20 @@ func TestStatusMembersIsCapped(t *testing.T) {
 		t.Errorf("the members that are fine are not the lowest ordinals: first %d", x.Members[0].Ordinal)
 	}
 }
+
+// What status.members adds to a plan of a large extended set at rest.
+func BenchmarkComputeOfATenThousandPodExtendedSet(b *testing.B) {
+	f := steady(testgen.Replicas(10000), testgen.Parallel(), testgen.ClaimTemplates("data"))
+	var pods []*corev1.Pod
+	var claims []*corev1.PersistentVolumeClaim
+	for ord := int32(0); ord < 10000; ord++ {
+		pods = append(pods, f.pod(ord))
+		claims = append(claims, testgen.Claim(f.set, "data", ord))
+	}
+	in := f.input(pods, claims...)
+	in.Extended = extended()
+	b.ReportAllocs()
+	for b.Loop() {
+		planner.Compute(in)
+	}
+}
