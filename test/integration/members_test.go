@@ -164,8 +164,11 @@ func TestAnOfflineMemberKeepsItsClaims(t *testing.T) {
 			return fmt.Errorf("claim www-web-1 gone or replaced")
 		}
 		owners, err := claimOwners(c)
-		if err != nil || !slices.Equal(owners, []string{v1alpha1.Kind.Kind + "/web"}) {
-			return fmt.Errorf("claim owners %v (%v), want the set alone (whenDeleted Delete)", owners, err)
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(owners, []string{v1alpha1.Kind.Kind + "/web"}) {
+			return fmt.Errorf("claim owners %v, want the set alone (whenDeleted Delete)", owners)
 		}
 		live := livePods(t, ns)
 		if _, ok := live["web-1"]; ok {
