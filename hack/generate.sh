@@ -33,7 +33,7 @@ controller_gen=$(go -C hack/tools tool -n controller-gen)
 #    need to stay within the API server's CEL cost budget: label values of
 #    at most 63 characters (as for any label), at most 256 matchLabels and
 #    64 matchExpressions of at most 256 values each;
-#  - reserveOrdinals entries (int-or-string, which no marker can bound) get
+#  - reserveOrdinals and offlineOrdinals entries (int-or-string, which no marker can bound) get
 #    the 21 characters of the longest range, "2147483647-2147483647", so
 #    that the rule checking them is cheap enough;
 #  - the selectors of rollingUpdate.priority lose their descriptions (the
@@ -50,6 +50,7 @@ go -C hack/tools run ./crdpatch \
 	-bound 'spec.selector.matchExpressions:maxItems=64' \
 	-bound 'spec.selector.matchExpressions[].values:maxItems=256' \
 	-bound 'spec.reserveOrdinals[]:maxLength=21' \
+	-bound 'spec.offlineOrdinals[]:maxLength=21' \
 	-trim 'spec.updateStrategy.rollingUpdate.priority[].selector' \
 	-bound 'spec.updateStrategy.rollingUpdate.priority[].selector.matchLabels{}:maxLength=63' \
 	-bound 'spec.updateStrategy.rollingUpdate.priority[].selector.matchLabels:maxProperties=64' \

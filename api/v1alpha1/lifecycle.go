@@ -3,7 +3,7 @@ package v1alpha1
 import "time"
 
 // Lifecycle holds the hooks the controller runs before it disturbs a
-// running pod.
+// running pod, and after it created or updated one.
 type Lifecycle struct {
 	// PreUpdate runs before the rolling update changes a pod: before its
 	// readiness gate goes False for an update in place, or before it is
@@ -31,6 +31,19 @@ type Lifecycle struct {
 	//
 	// +optional
 	Switchover *LifecycleHook `json:"switchover,omitempty"`
+	// PostCreate runs once a pod the controller created has its
+	// containers Ready (members.go): the pod stays out of its Services
+	// (the controller's readiness gate False) and counts as unavailable
+	// until the hook is Done, so the next pod is not created or updated
+	// before this one has joined.
+	//
+	// +optional
+	PostCreate *LifecycleHook `json:"postCreate,omitempty"`
+	// PostUpdate runs once an update in place of a pod has taken, before
+	// the pod returns to service, as postCreate does for a new pod.
+	//
+	// +optional
+	PostUpdate *LifecycleHook `json:"postUpdate,omitempty"`
 }
 
 // LifecycleHook is one hook: a handler, how long it may take, and what
@@ -183,7 +196,8 @@ type HookRecord struct {
 //
 // +kubebuilder:object:generate=false
 type HookRequest struct {
-	// Hook is "preUpdate", "preDelete" or "switchover".
+	// Hook is "preUpdate", "preDelete", "switchover", "postCreate" or
+	// "postUpdate".
 	Hook        string `json:"hook"`
 	Namespace   string `json:"namespace"`
 	StatefulSet string `json:"statefulSet"`

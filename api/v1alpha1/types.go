@@ -163,6 +163,19 @@ type StatefulSetSpec struct {
 	// +optional
 	ReserveOrdinals []intstr.IntOrString `json:"reserveOrdinals,omitempty"`
 
+	// OfflineOrdinals are members that are stopped: integers and ranges
+	// "low-high", as reserveOrdinals. An offline ordinal stays one of the
+	// set's (replicas counts it, and no other pod takes its place); its
+	// pod is deleted and not created again, and its claims are kept
+	// whatever persistentVolumeClaimRetentionPolicy.whenScaled says.
+	// Removing it from the list creates the pod again, on the same claims.
+	//
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:XValidation:rule="self.all(x, type(x) == int ? x >= 0 && x <= 2147483647 : x.matches('^[0-9]{1,10}(-[0-9]{1,10})?$') && int(x.split('-')[0]) <= int(x.split('-')[x.split('-').size() - 1]) && int(x.split('-')[x.split('-').size() - 1]) <= 2147483647)",message="spec.offlineOrdinals entries must be ordinals (integers from 0 to 2147483647) or ranges \"low-high\" of them with low <= high, such as 5 or \"5-7\""
+	// +listType=atomic
+	// +optional
+	OfflineOrdinals []intstr.IntOrString `json:"offlineOrdinals,omitempty"`
+
 	// ProgressDeadlineSeconds is how long a rollout may go without progress
 	// (a pod reaching the update revision and becoming Available) before
 	// the Progressing condition turns False with reason
@@ -471,6 +484,19 @@ type StatefulSetStatus struct {
 	// +listType=map
 	// +listMapKey=name
 	VolumeClaims []VolumeClaimStatus `json:"volumeClaims,omitempty"`
+	// Members lists the set's members, one per ordinal, lowest first: at
+	// most MaxMembers of them, those that need attention first
+	// (members.go); MembersOmitted counts the others.
+	//
+	// +optional
+	// +listType=map
+	// +listMapKey=ordinal
+	// +kubebuilder:validation:MaxItems=100
+	Members []MemberStatus `json:"members,omitempty"`
+	// MembersOmitted is how many members did not fit in members.
+	//
+	// +optional
+	MembersOmitted int32 `json:"membersOmitted,omitempty"`
 }
 
 // VolumeClaimStatus is how far the claims made from one

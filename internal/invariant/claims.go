@@ -50,7 +50,9 @@ func (r *replay) applyClaim(ev Event, claim *corev1.PersistentVolumeClaim) {
 	deleting := ev.Type == watch.Deleted || claim.DeletionTimestamp != nil
 	if st != nil && deleting && !ev.Relisted && !ct.judged[claim.UID] {
 		ct.judged[claim.UID] = true
-		r.judgeClaimDeletion(ev, st, prev, claim)
+		if !r.judgeOfflineClaim(ev, st, ord, claim, "deleted") {
+			r.judgeClaimDeletion(ev, st, prev, claim)
+		}
 	}
 	if ev.Type == watch.Deleted {
 		ct.live = nil
@@ -63,6 +65,9 @@ func (r *replay) applyClaim(ev Event, claim *corev1.PersistentVolumeClaim) {
 func (r *replay) judgeClaimOwner(ev Event, st *setTrack, ord int32, prev, claim *corev1.PersistentVolumeClaim) {
 	for _, ref := range claim.OwnerReferences {
 		if ref.Kind != "Pod" || (prev != nil && hasOwner(prev, ref.UID)) {
+			continue
+		}
+		if r.judgeOfflineClaim(ev, st, ord, claim, "given an owner reference to pod "+ref.Name) {
 			continue
 		}
 		specs := r.specsWithin(st, ev.Time)

@@ -26,6 +26,9 @@ func (r *replay) applyExtendedSet(ev Event, set *v1alpha1.StatefulSet) {
 	if ranges := ReservedOrdinals(set); len(ranges) > 0 {
 		r.reserved[view] = ranges
 	}
+	if ranges := OfflineOrdinals(set); len(ranges) > 0 {
+		r.offline[view] = ranges
+	}
 	if ev.Type != "DELETED" {
 		r.judgeRollbacks(ev, st, before, set)
 	}

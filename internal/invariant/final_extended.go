@@ -42,7 +42,7 @@ func (r *replay) extendedStatusProblems(set *v1alpha1.StatefulSet, pods []*corev
 // conditionProblems checks the Available condition against the counts,
 // and a complete rollout's last completed revision and Progressing.
 func conditionProblems(set *v1alpha1.StatefulSet) []string {
-	st, want := set.Status, replicasOf(set)
+	st, want := set.Status, wantedOf(set)
 	var out []string
 	availableWanted := metav1.ConditionFalse
 	if int(st.AvailableReplicas) >= int(want)-maxUnavailableOf(ExtendedView(set)) {

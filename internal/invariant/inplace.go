@@ -76,6 +76,7 @@ func (r *replay) judgeInPlace(ev Event, st *setTrack, ord int32, prev, pod *core
 	if st != nil && st.ext != nil && gateFalse(pod) && !gateFalse(prev) {
 		r.judgeGateOff(ev, st, ord)
 		r.judgeHookGate(ev, st, ord, pod)
+		r.judgeMemberJoinDisruption(ev, st, ord, "took out of service")
 	}
 }
 

@@ -99,6 +99,7 @@ func (r *replay) judgeCreation(ev Event, st *setTrack, ord int32, pod *corev1.Po
 	}
 	r.judgePartitionCreate(ev, st, specs, ord, pod)
 	r.judgeRecreateCreate(ev, st, specs, ord, pod)
+	r.judgeMemberJoinCreate(ev, st, ord)
 }
 
 func (r *replay) judgePartitionCreate(ev Event, st *setTrack, specs []*appsv1.StatefulSet, ord int32, pod *corev1.Pod) {
@@ -143,6 +144,7 @@ func (r *replay) judgeDeletion(ev Event, st *setTrack, ord int32, before, pod *c
 		r.judgeScaleDown(ev, st, specs, ord, pod)
 		return
 	}
+	r.judgeMemberJoinDisruption(ev, st, ord, "deleted")
 	r.judgeUpdateDeletion(ev, st, specs, ord, pod)
 }
 

@@ -52,13 +52,16 @@ func reserves(ranges []v1alpha1.OrdinalRange, ord int32) bool {
 // setOrdinals returns the ordinals version v of a set wants pods at,
 // lowest first (Ordinals, with the ranges an extended set reserves).
 func (r *replay) setOrdinals(v *appsv1.StatefulSet) []int32 {
-	return Ordinals(v, r.reserved[v])
+	return withoutOffline(Ordinals(v, r.reserved[v]), r.offline[v])
 }
 
 // inRange reports whether version v of a set wants a pod at ord: apps/v1's
 // range, or for an extended set with reserved ordinals, one of
 // setOrdinals.
 func (r *replay) inRange(v *appsv1.StatefulSet, ord int32) bool {
+	if reserves(r.offline[v], ord) {
+		return false
+	}
 	ranges := r.reserved[v]
 	if len(ranges) == 0 {
 		return inRange(v, ord)

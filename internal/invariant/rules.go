@@ -244,6 +244,22 @@ const (
 	// left) and R.from != E.to (never away from a revision a rollback
 	// restored).
 	RuleRollbackLoop Rule = "rollback-loop"
+	// RuleOfflineClaims (extended kind): a claim of an ordinal that every
+	// version of the set within the window lists in spec.offlineOrdinals is
+	// never deleted nor given an owner reference to a pod (which would
+	// hand it to the garbage collector with the pod), whatever whenScaled
+	// says; deleting the set itself still follows whenDeleted.
+	RuleOfflineClaims Rule = "offline-claims"
+	// RuleMemberJoin (extended kind, a postCreate or postUpdate hook and
+	// maxUnavailable 1 in every version of the window): while a pod of the
+	// set is labelled Pending for its postCreate or postUpdate hook
+	// throughout the window, the controller does not delete another
+	// in-range pod that was Available throughout it, nor take one out of
+	// service (its readiness gate False), and under OrderedReady (every
+	// version) it creates no pod at a higher ordinal: the next pod waits
+	// until the member has joined. With a larger maxUnavailable, a joining
+	// pod counts as unavailable in the budget rules above.
+	RuleMemberJoin Rule = "member-join"
 	// RuleVolumeData (final state): every claim that received a marker
 	// file and still exists as the same object is bound to the same volume
 	// and the marker is still in the volume's directory.

@@ -122,6 +122,14 @@ func TestExtendedOnlySettingsAreNamedUnlessAtTheirDefaults(t *testing.T) {
 			"spec.lifecycle is [switchover] (apps/v1 has no lifecycle hooks: its deletes and updates would not wait for them)",
 			`spec.roles is {"labelKey":"role","values":[{"name":"leader","quorum":true,"exclusive":true}]} (apps/v1 knows no roles: it would update a leader like any pod, with no quorum kept and no switchover)`,
 		}},
+		{"offline members and member hooks", func(s *v1alpha1.StatefulSet) {
+			s.Spec.OfflineOrdinals = []intstr.IntOrString{intstr.FromString("1-2")}
+			s.Spec.Lifecycle = &v1alpha1.Lifecycle{PostCreate: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}},
+				PostUpdate: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}}}
+		}, []string{
+			`spec.offlineOrdinals is ["1-2"] (apps/v1 has no offline members: it would start their pods again at once)`,
+			"spec.lifecycle is [postCreate postUpdate] (apps/v1 has no lifecycle hooks: its deletes and updates would not wait for them)",
+		}},
 		{"claim and in-place defaults written out", func(s *v1alpha1.StatefulSet) {
 			s.Spec.VolumeClaimUpdateStrategy.Type = v1alpha1.OnClaimDeleteVolumeClaimUpdateStrategyType
 			ru := s.Spec.UpdateStrategy.RollingUpdate

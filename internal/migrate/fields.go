@@ -82,6 +82,12 @@ var specFields = []field{
 		why:      "apps/v1 numbers pods from spec.ordinals.start without gaps: a later scale-up would create the reserved ordinals",
 	},
 	{
+		path: "spec.offlineOrdinals", decision: refusedUnlessDefault,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool { return len(s.OfflineOrdinals) == 0 },
+		value:    func(s *v1alpha1.StatefulSetSpec) string { return jsonText(s.OfflineOrdinals) },
+		why:      "apps/v1 has no offline members: it would start their pods again at once",
+	},
+	{
 		path: "spec.progressDeadlineSeconds", decision: refusedUnlessDefault,
 		accepted: func(s *v1alpha1.StatefulSetSpec) bool {
 			return ptr.Deref(s.ProgressDeadlineSeconds, osts.DefaultProgressDeadline) == osts.DefaultProgressDeadline
@@ -170,6 +176,12 @@ func lifecycleHooks(l *v1alpha1.Lifecycle) string {
 	}
 	if l.Switchover != nil {
 		out = append(out, "switchover")
+	}
+	if l.PostCreate != nil {
+		out = append(out, "postCreate")
+	}
+	if l.PostUpdate != nil {
+		out = append(out, "postUpdate")
 	}
 	if len(out) == 0 {
 		return "set"

@@ -81,7 +81,8 @@ func podHazards(set *v1alpha1.StatefulSet, pod *corev1.Pod, start int32, last in
 		out = append(out, fmt.Sprintf("pod %s is outside apps/v1's ordinals %d to %d: apps/v1 would %s without running any hook; "+
 			"wait until the extended controller has removed it (or scale the set so that it is inside)", pod.Name, start, last, what))
 	}
-	for _, h := range []struct{ name, label string }{{"preUpdate", v1alpha1.PreUpdateHookLabel}, {"preDelete", v1alpha1.PreDeleteHookLabel}, {"switchover", v1alpha1.SwitchoverHookLabel}} {
+	for _, h := range []struct{ name, label string }{{"preUpdate", v1alpha1.PreUpdateHookLabel}, {"preDelete", v1alpha1.PreDeleteHookLabel},
+		{"switchover", v1alpha1.SwitchoverHookLabel}, {"postCreate", v1alpha1.PostCreateHookLabel}, {"postUpdate", v1alpha1.PostUpdateHookLabel}} {
 		switch v := pod.Labels[h.label]; v {
 		case v1alpha1.HookPending, v1alpha1.HookFailed:
 			out = append(out, fmt.Sprintf("pod %s's %s hook is %s (label %s): apps/v1 would not wait for it; "+
@@ -89,8 +90,8 @@ func podHazards(set *v1alpha1.StatefulSet, pod *corev1.Pod, start int32, last in
 		}
 	}
 	if inPlaceUnderWay(pod) {
-		out = append(out, fmt.Sprintf("pod %s is being updated in place (its readiness gate %s is not True): apps/v1 would never set it True, "+
-			"so the pod would stay out of its Services; wait until the update has finished", pod.Name, v1alpha1.InPlaceReadinessGate))
+		out = append(out, fmt.Sprintf("pod %s is out of service: its readiness gate %s is not True while an update in place or a postCreate/postUpdate hook is under way; "+
+			"apps/v1 would never set it True, so the pod would stay out of its Services; wait until it has finished", pod.Name, v1alpha1.InPlaceReadinessGate))
 	}
 	return out
 }

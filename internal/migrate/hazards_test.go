@@ -79,7 +79,15 @@ func TestAMigrationToAppsV1ThatWouldActOnPodsOrClaimsIsNamed(t *testing.T) {
 				pods[i].Status.Conditions = []corev1.PodCondition{{Type: v1alpha1.InPlaceReadinessGate, Status: status}}
 			}
 			return pods
-		}, []string{"pod web-0 is being updated in place"}},
+		}, []string{"pod web-0 is out of service: its readiness gate"}},
+		{"a member joining", func(_ *v1alpha1.StatefulSet, pods []*corev1.Pod, _ map[string]*corev1.PersistentVolumeClaim) []*corev1.Pod {
+			pods[1].Labels = map[string]string{v1alpha1.PostCreateHookLabel: v1alpha1.HookPending}
+			pods[1].Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: v1alpha1.InPlaceReadinessGate}}
+			return pods
+		}, []string{
+			"pod web-1's postCreate hook is Pending (label apps.ordinal.dev/post-create): apps/v1 would not wait for it",
+			"pod web-1 is out of service: its readiness gate",
+		}},
 		{"claims being resized or given a new class", func(_ *v1alpha1.StatefulSet, pods []*corev1.Pod, claims map[string]*corev1.PersistentVolumeClaim) []*corev1.Pod {
 			claims["www-web-0"] = boundClaim("www-web-0", "2Gi", "1Gi")
 			claims["www-web-1"] = boundClaim("www-web-1", "1Gi", "1Gi")

@@ -140,8 +140,10 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 		e.PreUpdate = hook(s.Namespace, "preUpdate", v1alpha1.PreUpdateHookLabel, l.PreUpdate)
 		e.PreDelete = hook(s.Namespace, "preDelete", v1alpha1.PreDeleteHookLabel, l.PreDelete)
 		e.Switchover = hook(s.Namespace, "switchover", v1alpha1.SwitchoverHookLabel, l.Switchover)
+		memberHooks(e, s.Namespace, l)
 	}
 	e.Roles = roles(s.Spec.Roles)
+	e.Offline = Offline(s)
 	return e
 }
 
@@ -304,6 +306,7 @@ func Status(s *v1alpha1.StatefulSet, st appsv1.StatefulSetStatus, x *planner.Ext
 	for _, c := range e.VolumeClaims {
 		out.VolumeClaims = append(out.VolumeClaims, v1alpha1.VolumeClaimStatus{Name: c.Name, MatchingReplicas: c.MatchingReplicas, ReadyReplicas: c.ReadyReplicas})
 	}
+	out.Members, out.MembersOmitted = members(e), e.MembersOmitted
 	return out
 }
 

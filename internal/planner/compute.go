@@ -264,6 +264,7 @@ func (p *planner) sortPods() {
 	} else if n < count {
 		p.warn(ReasonOrdinalOverflow, "StatefulSet/"+p.set.Name, fmt.Sprintf("ordinals above %d cannot be named; only %d replicas are managed", math.MaxInt32, n))
 	}
+	p.layout = p.withoutOffline(p.layout)
 	seen := make(map[string]bool, len(p.in.Pods))
 	placed := make(map[int32]int, len(p.in.Pods))
 	for _, pod := range p.in.Pods {

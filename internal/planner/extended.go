@@ -70,6 +70,11 @@ type Extended struct {
 	// disrupted (roles.go, switchover.go).
 	Roles      *RoleSpec
 	Switchover *Hook
+	// PostCreate and PostUpdate are spec.lifecycle's member hooks
+	// (memberhooks.go), nil when unset.
+	PostCreate, PostUpdate *Hook
+	// Offline are spec.offlineOrdinals (offline.go).
+	Offline []OrdinalRange
 }
 
 // ClaimTemplateStatus is how many of the set's pods have a claim that
@@ -99,6 +104,10 @@ type ExtendedStatus struct {
 	UpdatedReplicas int32
 	// VolumeClaims has one entry per volumeClaimTemplate.
 	VolumeClaims []ClaimTemplateStatus
+	// Members are the set's members (members.go), at most MaxMembers;
+	// MembersOmitted counts those left out.
+	Members        []Member
+	MembersOmitted int32
 }
 
 // PodFailure is why a pod holds a rollout up.

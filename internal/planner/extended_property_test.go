@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -19,8 +21,9 @@ import (
 // extended fields, the promises the extended kind makes on top of apps/v1:
 // self-healing never replaces a Ready pod or one at the update revision, a
 // paused set replaces nothing for an update, Recreate never runs two
-// revisions at once, a rollback never loops, a reserved ordinal never
-// gets a pod, requested deletes stay within maxUnavailable, and the
+// revisions at once, a rollback never loops, a reserved or offline
+// ordinal never gets a pod, an offline ordinal's claim never gets a pod
+// owner, requested deletes stay within maxUnavailable, and the
 // rolling update follows the priority rules.
 func TestExtendedPlanInvariants(t *testing.T) {
 	for seed := range propertyRuns() {
@@ -54,6 +57,9 @@ func generateExtended(r *rand.Rand, g generated) *planner.Extended {
 		}
 		if r.IntN(3) == 0 {
 			e.Last.Rollback = &planner.RollbackRecord{From: g.f.cur.Name, To: []string{g.f.cur.Name, g.f.upd.Name}[r.IntN(2)]}
+		}
+		if r.IntN(4) == 0 {
+			e.Offline = generateReserved(r, g)
 		}
 	})
 	return e
@@ -161,7 +167,7 @@ func requestedViolation(in planner.Input, plan planner.Plan) string {
 	for _, p := range in.Pods {
 		byName[p.Name] = p
 	}
-	ordinals := planner.SetOrdinals(planner.StartOrdinal(set), planner.Replicas(set), in.Extended.Reserved)
+	ordinals := wantedOrdinals(in)
 	unavailable := 0
 	for _, ord := range ordinals {
 		p := byName[planner.PodName(set.Name, ord)]
@@ -220,6 +226,10 @@ func actionViolation(in planner.Input, step string, a planner.Action, p *corev1.
 		return fmt.Sprintf("a paused set deletes %s for an update (%s)", a.Pod.Name, step)
 	case a.Kind == planner.CreatePod && planner.Reserved(e.Reserved, a.Ordinal):
 		return fmt.Sprintf("%s is created at reserved ordinal %d", a.Pod.Name, a.Ordinal)
+	case a.Kind == planner.CreatePod && planner.Reserved(e.Offline, a.Ordinal):
+		return fmt.Sprintf("%s is created at offline ordinal %d", a.Pod.Name, a.Ordinal)
+	case a.Kind == planner.UpdateClaim && planner.Reserved(e.Offline, a.Ordinal) && podOwned(a.Claim):
+		return fmt.Sprintf("claim %s of offline ordinal %d is given a pod owner", a.Claim.Name, a.Ordinal)
 	case a.Kind == planner.CreatePod && e.Recreate && !e.Paused && oldExists && a.Pod.Labels[appsv1.StatefulSetRevisionLabel] == update:
 		return "Recreate creates " + a.Pod.Name + " at the update revision while an old-revision pod exists"
 	}
@@ -251,4 +261,16 @@ func podName(a planner.Action) string {
 		return a.Pod.Name
 	}
 	return ""
+}
+
+// wantedOrdinals are the ordinals that want a pod: the set's, without the
+// reserved and the offline ones.
+func wantedOrdinals(in planner.Input) []int32 {
+	set := in.Set
+	return slices.DeleteFunc(planner.SetOrdinals(planner.StartOrdinal(set), planner.Replicas(set), in.Extended.Reserved),
+		func(ord int32) bool { return planner.Reserved(in.Extended.Offline, ord) })
+}
+
+func podOwned(c *corev1.PersistentVolumeClaim) bool {
+	return slices.ContainsFunc(c.OwnerReferences, func(r metav1.OwnerReference) bool { return r.Kind == "Pod" })
 }

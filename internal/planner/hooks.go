@@ -14,9 +14,12 @@ import (
 
 // Hook is one lifecycle hook of an extended set (spec.lifecycle).
 type Hook struct {
-	// Name is "preUpdate" or "preDelete"; Label is its pod label (and
-	// annotation) key.
+	// Name is "preUpdate", "preDelete", "postCreate" or "postUpdate";
+	// Label is its pod label (and annotation) key.
 	Name, Label string
+	// Member marks a member hook (postCreate, postUpdate): it is about the
+	// revision the pod runs, not the one the set updates to.
+	Member bool
 	// HTTP is where an http or service hook calls; nil for a handshake.
 	HTTP    *HookEndpoint
 	Timeout time.Duration
@@ -174,7 +177,7 @@ func (p *planner) runHook(s slot, h *Hook) ([]Action, bool) {
 	p.hooking[s.ordinal] = true
 	state, labelled := s.pod.Labels[h.Label]
 	rec := hookRecordOf(s.pod, h.Label)
-	if !labelled || rec.Since.IsZero() || rec.Revision != p.update {
+	if !labelled || rec.Since.IsZero() || rec.Revision != p.hookRevision(s, h) {
 		// Not started, or started for another update revision: what it
 		// answered then says nothing about this one.
 		return []Action{p.startHook(s, h)}, false
@@ -214,8 +217,11 @@ func (p *planner) runHook(s slot, h *Hook) ([]Action, bool) {
 		}
 	}
 	policy := "Halt: after that the pod is left alone and the rollout fails"
-	if h.Proceed {
+	switch {
+	case h.Proceed:
 		policy = "Proceed: after that the controller goes on without it"
+	case h.Member:
+		policy = "Halt: after that the pod stays out of service and the rollout fails"
 	}
 	msg := fmt.Sprintf("%s hook of %s is %s; it times out in %s (failurePolicy %s)", h.Name, s.pod.Name, what, left.Round(time.Second), policy)
 	// The status says when, not how long: it must not change by itself.
@@ -223,6 +229,16 @@ func (p *planner) runHook(s slot, h *Hook) ([]Action, bool) {
 		rec.Since.Add(h.Timeout).UTC().Format(time.RFC3339), policy), false)
 	p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, msg, hint))
 	return actions, false
+}
+
+// hookRevision is the revision a hook of the pod in s is run for: the
+// update revision for the hooks that run before a change, the pod's own
+// for a member hook.
+func (p *planner) hookRevision(s slot, h *Hook) string {
+	if h.Member {
+		return podRevision(s.pod)
+	}
+	return p.update
 }
 
 // hookBackoff is the pause after the n-th failed call of an http hook:
@@ -251,7 +267,7 @@ func (p *planner) hookFails(s slot, h *Hook, rec v1alpha1.HookRecord, what, msg 
 
 // hookBlock lists the pod in status.blockedBy while its hook holds it.
 func (p *planner) hookBlock(s slot, h *Hook, rec v1alpha1.HookRecord, what, msg string, permanent bool) {
-	p.blocks = append(p.blocks, block{listed: true, PodFailure: PodFailure{Pod: s.pod.Name, Ordinal: s.ordinal, Revision: p.update,
+	p.blocks = append(p.blocks, block{listed: true, PodFailure: PodFailure{Pod: s.pod.Name, Ordinal: s.ordinal, Revision: p.hookRevision(s, h),
 		Reason: hookReason(h, what), Message: msg, Permanent: permanent, Since: rec.Since}})
 }
 
@@ -262,14 +278,19 @@ func hookReason(h *Hook, what string) string {
 
 // startHook labels the pod Pending and records the start.
 func (p *planner) startHook(s slot, h *Hook) Action {
-	rec, _ := json.Marshal(v1alpha1.HookRecord{Since: p.in.Now.UTC().Truncate(time.Second), Revision: p.update})
+	rev := p.hookRevision(s, h)
+	rec, _ := json.Marshal(v1alpha1.HookRecord{Since: p.in.Now.UTC().Truncate(time.Second), Revision: rev})
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"uid": s.pod.UID,
 		"labels": map[string]any{h.Label: v1alpha1.HookPending}, "annotations": map[string]any{h.Label: string(rec)}}})
 	how := fmt.Sprintf("handshake: waits for %s=%s", h.Label, v1alpha1.HookDone)
 	if h.HTTP != nil {
 		how = "http: calls " + h.HTTP.String()
 	}
-	why := fmt.Sprintf("%s hook of %s started (%s; timeout %s) before revision %s", h.Name, s.pod.Name, how, h.Timeout, p.update)
+	when := "before revision " + rev
+	if h.Member {
+		when = "at revision " + rev + ", before the pod returns to service"
+	}
+	why := fmt.Sprintf("%s hook of %s started (%s; timeout %s) %s", h.Name, s.pod.Name, how, h.Timeout, when)
 	return Action{Kind: StartHook, Ordinal: s.ordinal, Pod: s.pod, Patch: patch, EventReason: EventHookStarted, EventMessage: why,
 		FailEvent: EventFailedUpdate, Reason: why}
 }
@@ -302,12 +323,14 @@ func (p *planner) hookCleanupPass() {
 		settled := podRevision(s.pod) == p.update && s.pod.Labels[v1alpha1.DeleteRequestedLabel] != "true"
 		var stale []string
 		for _, h := range []struct {
-			label string
-			hook  *Hook
-		}{{v1alpha1.PreUpdateHookLabel, p.ext.PreUpdate}, {v1alpha1.PreDeleteHookLabel, p.ext.PreDelete}} {
+			label  string
+			hook   *Hook
+			record bool // a member hook's label stays as the record of the join
+		}{{v1alpha1.PreUpdateHookLabel, p.ext.PreUpdate, false}, {v1alpha1.PreDeleteHookLabel, p.ext.PreDelete, false},
+			{v1alpha1.PostCreateHookLabel, p.ext.PostCreate, true}, {v1alpha1.PostUpdateHookLabel, p.ext.PostUpdate, true}} {
 			_, l := s.pod.Labels[h.label]
 			_, a := s.pod.Annotations[h.label]
-			if (l || a) && (settled || h.hook == nil) {
+			if (l || a) && ((settled && !h.record) || h.hook == nil) {
 				stale = append(stale, h.label)
 			}
 		}

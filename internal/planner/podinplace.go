@@ -49,9 +49,9 @@ func (p *planner) podsInPlace() bool {
 }
 
 // addGate gives a pod the planner creates the controller's readiness gate,
-// under an in-place policy.
+// under an in-place policy or a postCreate hook (memberhooks.go).
 func (p *planner) addGate(pod *corev1.Pod) {
-	if p.podsInPlace() {
+	if p.podsInPlace() || p.memberHooks() {
 		pod.Spec.ReadinessGates = append(pod.Spec.ReadinessGates, corev1.PodReadinessGate{ConditionType: v1alpha1.InPlaceReadinessGate})
 	}
 }
@@ -247,7 +247,7 @@ func (p *planner) inPlacePass() {
 		case prog.busy != "":
 			p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, fmt.Sprintf("in-place update: %s is changed to revision %s; %s", s.pod.Name, podRevision(s.pod), prog.busy), ""))
 		case gated(s.pod) && gate != corev1.ConditionTrue:
-			actions = append(actions, p.setGate(s, corev1.ConditionTrue, "the pod runs its template"))
+			actions = append(actions, p.memberJoin(s)...)
 		}
 	}
 	p.addStep(StepInPlace, actions)

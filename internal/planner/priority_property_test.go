@@ -117,7 +117,7 @@ func waitingPods(in planner.Input) []*corev1.Pod {
 	set := in.Set
 	from := planner.StartOrdinal(set) + planner.Partition(set)
 	var out []*corev1.Pod
-	for _, ord := range planner.SetOrdinals(planner.StartOrdinal(set), planner.Replicas(set), in.Extended.Reserved) {
+	for _, ord := range wantedOrdinals(in) {
 		for _, p := range in.Pods {
 			if ord >= from && p.Name == planner.PodName(set.Name, ord) && p.Labels[appsv1.StatefulSetRevisionLabel] != in.Update.Name {
 				out = append(out, p)

@@ -29,6 +29,7 @@ func (p *planner) extend(st appsv1.StatefulSetStatus) *ExtendedPlan {
 	p.trackProgress(&x, st, done)
 	x.BlockedBy = p.blockedBy()
 	x.VolumeClaims = p.volumeClaims()
+	x.Members, x.MembersOmitted = p.members()
 	// A rollout is in progress until its update revision has once
 	// completed; after that a missing or broken pod is a replica
 	// failure, not a failed rollout.
@@ -90,7 +91,7 @@ func (p *planner) countUpdated(x *ExtendedStatus) {
 // runs the update revision, Ready and Available, and the update revision
 // is current.
 func (p *planner) complete(st appsv1.StatefulSetStatus) bool {
-	want := p.replicaCount()
+	want := p.wanted()
 	return st.CurrentRevision == st.UpdateRevision && st.UpdatedReplicas == want && st.Replicas == want &&
 		st.ReadyReplicas == want && st.AvailableReplicas == want
 }
@@ -225,7 +226,7 @@ func (p *planner) conditions(st appsv1.StatefulSetStatus, x ExtendedStatus, roll
 		meta.SetStatusCondition(&conds, metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg,
 			ObservedGeneration: p.set.Generation, LastTransitionTime: metav1.NewTime(p.in.Now)})
 	}
-	if want := int(p.replicaCount()); int(st.AvailableReplicas) >= want-p.ext.MaxUnavailable {
+	if want := int(p.wanted()); int(st.AvailableReplicas) >= want-p.ext.MaxUnavailable {
 		set(ConditionAvailable, metav1.ConditionTrue, ReasonMinimumAvailable, fmt.Sprintf("%d of %d pods are available", st.AvailableReplicas, want))
 	} else {
 		set(ConditionAvailable, metav1.ConditionFalse, ReasonMinimumUnavailable, fmt.Sprintf("%d of %d pods are available; at least %d must be", st.AvailableReplicas, want, want-p.ext.MaxUnavailable))
@@ -257,7 +258,7 @@ func (p *planner) progressing(st appsv1.StatefulSetStatus, x ExtendedStatus, rol
 	case x.Rollback != nil && x.Rollback.To == st.UpdateRevision:
 		return metav1.ConditionTrue, ReasonRollingBack, fmt.Sprintf("rolling back from %s to %s: %s", x.Rollback.From, x.Rollback.To, x.Rollback.Reason)
 	}
-	return metav1.ConditionTrue, ReasonRolloutProgressing, fmt.Sprintf("%d of %d pods at revision %s are available", x.UpdatedAvailableReplicas, p.replicaCount(), st.UpdateRevision)
+	return metav1.ConditionTrue, ReasonRolloutProgressing, fmt.Sprintf("%d of %d pods at revision %s are available", x.UpdatedAvailableReplicas, p.wanted(), st.UpdateRevision)
 }
 
 // permanentFailures names the pods that fail permanently, the first

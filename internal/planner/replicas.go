@@ -279,7 +279,7 @@ type claimFix struct {
 // claims' owner references match the retention policy; failEvent is what
 // the pod's unit records if one fails.
 func (p *planner) retentionUpdates(s slot, condemned bool, failEvent string) claimFix {
-	o := owners{set: p.set, kind: p.ownerKind(), pod: s.pod, condemned: condemned}
+	o := owners{set: p.set, kind: p.ownerKind(), pod: s.pod, condemned: condemned && !p.offline(s.ordinal)}
 	var fix claimFix
 	for _, tmpl := range p.set.Spec.VolumeClaimTemplates {
 		name := ClaimName(tmpl.Name, p.set.Name, s.ordinal)

@@ -119,6 +119,9 @@ func (p *planner) firstMissing() (int32, bool) {
 // condemnedWhy says why a condemned pod goes: its ordinal is reserved, or
 // it is outside the set's ordinals.
 func (p *planner) condemnedWhy(s slot) string {
+	if p.offline(s.ordinal) {
+		return p.offlineWhy(s)
+	}
 	if Reserved(p.reservations(), s.ordinal) {
 		return fmt.Sprintf("scale down: ordinal %d of %s is reserved (reserveOrdinals %s), so the pod is removed; the set's ordinals are %s",
 			s.ordinal, s.pod.Name, rangesWords(p.reservations()), p.rangeWords())

@@ -61,7 +61,7 @@ func (p *planner) count(st *appsv1.StatefulSetStatus, pod *corev1.Pod) {
 // availability (#136831), so currentRevision never claims a rollout that
 // minReadySeconds has not yet confirmed.
 func (p *planner) promote(st *appsv1.StatefulSetStatus) bool {
-	want := Replicas(p.set)
+	want := p.wanted()
 	if st.UpdatedReplicas == want && st.ReadyReplicas == want && st.Replicas == want && st.AvailableReplicas == want {
 		st.CurrentReplicas = st.UpdatedReplicas
 		st.CurrentRevision = st.UpdateRevision

@@ -85,14 +85,15 @@ type Rollback struct {
 // NewExtendedSnapshot describes an extended set: the snapshot of its
 // apps/v1 view (osts.View) with the extended state, and a verdict of its
 // own (kubectl has none for the kind; see extendedVerdict). Its cells are
-// the set's ordinals, which skip the reserved ones (osts.Reserved); claims
+// the set's ordinals, which skip the reserved ones (osts.Reserved) and the
+// offline ones (an offline member has no pod and is not missing); claims
 // are the set's claims by name, for an InPlace set's claim progress.
 func NewExtendedSnapshot(view *appsv1.StatefulSet, set *v1alpha1.StatefulSet, reserved []planner.OrdinalRange,
 	pods []*corev1.Pod, claims map[string]*corev1.PersistentVolumeClaim, update string,
 ) Snapshot {
 	s := NewSnapshot(view, pods, update)
-	if len(reserved) > 0 {
-		layout := planner.NewLayout(planner.StartOrdinal(view), planner.Replicas(view), reserved)
+	if offline := offlineOf(set); len(reserved) > 0 || len(offline) > 0 {
+		layout := planner.NewLayout(planner.StartOrdinal(view), planner.Replicas(view), reserved).Without(offline)
 		s.Cells, s.MoreMissing = cellsAt(view.Name, layout, pods, s.UpdateRevision)
 	}
 	s.Extended = extendedState(set)

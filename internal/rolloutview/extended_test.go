@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -197,6 +198,9 @@ func TestRenderExtendedPlan(t *testing.T) {
 		{name: "roles put the primary last, show each pod's role and wait on the switchover", golden: "plan-extended-roles.txt", set: r.set,
 			change: []func(*v1alpha1.StatefulSet){primaryRole, lastCompleted(old), lastProgress(testgen.Epoch)},
 			pods:   primaryAt0(r)},
+		{name: "a member joining holds the next pod, and an offline member is not waited for", golden: "plan-extended-members.txt", set: r.set,
+			change: []func(*v1alpha1.StatefulSet){postCreateAndOffline, lastCompleted(old), lastProgress(testgen.Epoch)},
+			pods:   joiningAt2(r)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -270,6 +274,16 @@ func TestExtendedCellsSkipReservedOrdinals(t *testing.T) {
 	}
 }
 
+func TestExtendedCellsLeaveOfflineMembersOut(t *testing.T) {
+	r := newRollout()
+	view, ext := extendedOf(t, r.set, func(s *v1alpha1.StatefulSet) { s.Spec.OfflineOrdinals = []intstr.IntOrString{intstr.FromInt32(1)} })
+	pods := r.pods()
+	snap := NewExtendedSnapshot(view, ext, nil, []*corev1.Pod{pods[0], pods[2]}, nil, "")
+	if got, want := cellOrdinals(snap.Cells), []int32{0, 2}; !slices.Equal(got, want) {
+		t.Errorf("with web-1 offline, cells are ordinals %v, want %v: an offline member is not missing", got, want)
+	}
+}
+
 func cellOrdinals(cells []Cell) []int32 {
 	out := make([]int32, len(cells))
 	for i, c := range cells {
@@ -291,4 +305,24 @@ func TestExtendedCellsShowTheirPodsRoles(t *testing.T) {
 	if want := []string{"web-0=primary", "web-1=replica", "web-2="}; !slices.Equal(got, want) {
 		t.Errorf("cells %v, want %v", got, want)
 	}
+}
+
+// postCreateAndOffline gives the set a postCreate handshake and ordinal 1
+// offline.
+func postCreateAndOffline(s *v1alpha1.StatefulSet) {
+	s.Spec.Lifecycle = &v1alpha1.Lifecycle{PostCreate: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}, TimeoutSeconds: 300}}
+	s.Spec.OfflineOrdinals = []intstr.IntOrString{intstr.FromInt32(1)}
+}
+
+// joiningAt2 is web-0 at the old revision and web-2 at the new one,
+// created with the controller's readiness gate, its containers Ready and
+// its postCreate hook Pending since a minute after the epoch.
+func joiningAt2(r rollout) []*corev1.Pod {
+	pods := r.pods(testgen.NotReady(testgen.Epoch), func(p *corev1.Pod) {
+		p.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: v1alpha1.InPlaceReadinessGate}}
+		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionTrue})
+		p.Labels[v1alpha1.PostCreateHookLabel] = v1alpha1.HookPending
+		p.Annotations = map[string]string{v1alpha1.PostCreateHookLabel: `{"since":"` + testgen.Epoch.Add(time.Minute).UTC().Format(time.RFC3339) + `","revision":"` + r.newRev.Name + `"}`}
+	})
+	return []*corev1.Pod{pods[0], pods[2]}
 }

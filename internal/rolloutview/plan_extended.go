@@ -47,6 +47,10 @@ type ExtendedPlan struct {
 	Order    []OrderedPod   `json:"order,omitempty"`
 	// Roles are spec.roles, nil without them.
 	Roles *Roles `json:"roles,omitempty"`
+	// MemberHooks are the postCreate and postUpdate hooks, and Offline
+	// the offline ordinals (plan_members.go).
+	MemberHooks []MemberHook `json:"memberHooks,omitempty"`
+	Offline     []string     `json:"offline,omitempty"`
 }
 
 // PriorityRule is one rollingUpdate.priority rule, its selector written
@@ -104,6 +108,7 @@ func ExtendPlan(r *PlanReport, in *planner.Extended, plan planner.Plan) {
 	fillExtendedStatus(x, st, r.Steps)
 	fillPriority(x, in, plan.Extended)
 	x.Roles = rolesOf(in.Roles, in.Switchover != nil)
+	fillMembers(x, in)
 	r.Extended = x
 }
 

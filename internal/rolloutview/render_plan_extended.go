@@ -29,6 +29,12 @@ func renderExtendedPlan(w io.Writer, r PlanReport, now time.Time) {
 	if len(x.Priority) > 0 || x.Roles != nil {
 		field(w, "update order", orderWords(r))
 	}
+	if len(x.MemberHooks) > 0 {
+		field(w, "member join", memberJoinWords(x.MemberHooks))
+	}
+	if len(x.Offline) > 0 {
+		field(w, "offline members", offlineWords(x.Offline))
+	}
 	if rb := x.Rollback; rb != nil {
 		field(w, "last rollback", fmt.Sprintf("from %s to %s at %s: %s", rb.From, rb.To, rb.Time.Format(time.RFC3339), rb.Reason))
 	}

@@ -175,7 +175,7 @@ func extendedNotConverged(set *v1alpha1.StatefulSet, pods []corev1.Pod, revision
 		return set.Name + " is paused"
 	}
 	view := invariant.ExtendedView(set)
-	ords := invariant.Ordinals(view, invariant.ReservedOrdinals(set))
+	ords := withoutOffline(invariant.Ordinals(view, invariant.ReservedOrdinals(set)), invariant.OfflineOrdinals(set))
 	if why := setNotConverged(view, ords, pods, revisions, claims); why != "" {
 		return why
 	}

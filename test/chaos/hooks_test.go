@@ -83,6 +83,7 @@ func randomHooks(rng *rand.Rand, set *v1alpha1.StatefulSet) {
 	default:
 		l.PreUpdate, l.PreDelete = one(), one()
 	}
+	memberHooks(rng, l, one)
 	set.Spec.Lifecycle = l
 }
 
@@ -100,10 +101,10 @@ func describeHooks(l *v1alpha1.Lifecycle) string {
 		}
 		return fmt.Sprintf(", %s %s %ds %s", name, kind, h.TimeoutSeconds, h.FailurePolicy)
 	}
-	return one("preUpdate", l.PreUpdate) + one("preDelete", l.PreDelete)
+	return one("preUpdate", l.PreUpdate) + one("preDelete", l.PreDelete) + one("postCreate", l.PostCreate) + one("postUpdate", l.PostUpdate)
 }
 
-var hookLabels = []string{v1alpha1.PreUpdateHookLabel, v1alpha1.PreDeleteHookLabel}
+var hookLabels = []string{v1alpha1.PreUpdateHookLabel, v1alpha1.PreDeleteHookLabel, v1alpha1.PostCreateHookLabel, v1alpha1.PostUpdateHookLabel}
 
 // answerHook plays the actor of a handshake: it relabels a pod waiting on
 // a hook Done, or one time in four Failed.
@@ -155,7 +156,8 @@ func (r *run) liveHTTPHooks(ctx context.Context) map[string]bool {
 		if l == nil {
 			continue
 		}
-		for label, h := range map[string]*v1alpha1.LifecycleHook{v1alpha1.PreUpdateHookLabel: l.PreUpdate, v1alpha1.PreDeleteHookLabel: l.PreDelete} {
+		for label, h := range map[string]*v1alpha1.LifecycleHook{v1alpha1.PreUpdateHookLabel: l.PreUpdate, v1alpha1.PreDeleteHookLabel: l.PreDelete,
+			v1alpha1.PostCreateHookLabel: l.PostCreate, v1alpha1.PostUpdateHookLabel: l.PostUpdate} {
 			if h == nil || h.HTTP == nil {
 				continue
 			}

@@ -29,6 +29,7 @@ var ops = []op{
 	{"break-template", 2, false, (*run).breakTemplate},
 	{"fix-template", 1, false, (*run).fixTemplate},
 	{"reserve", 2, false, (*run).reserve},
+	{"offline", 2, false, (*run).offline},
 	{"request-delete", 1, false, (*run).requestDelete},
 	{"expand", 2, false, (*run).expand},
 	{"crash-pod", 2, true, (*run).crashPod},
