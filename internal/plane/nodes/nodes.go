@@ -65,6 +65,9 @@ type Config struct {
 	Count int
 	// ReadyDelay is the default time from container start to Ready.
 	ReadyDelay time.Duration
+	// LeaseDuration is the nodes' Lease duration; they renew it every
+	// quarter of it, as a kubelet does. 0 means a kubelet's default, 40s.
+	LeaseDuration time.Duration
 	// Log receives kwok's own log lines.
 	Log io.Writer
 }
@@ -90,7 +93,7 @@ func Start(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("simulated nodes: %w", err)
 	}
-	ctrl, typed, err := newController(cs, stages)
+	ctrl, typed, err := newController(cs, stages, leaseSeconds(cfg.LeaseDuration))
 	if err != nil {
 		return err
 	}
@@ -109,7 +112,15 @@ func Start(ctx context.Context, cfg Config) error {
 	return nil
 }
 
-func newController(cs kwokclient.Clientset, stages map[internalversion.StageResourceRef][]*internalversion.Stage) (*controllers.Controller, kubernetes.Interface, error) {
+// leaseSeconds is d in whole seconds, at least 1; 0 means 40.
+func leaseSeconds(d time.Duration) uint {
+	if d == 0 {
+		return 40
+	}
+	return uint(max(1, d/time.Second))
+}
+
+func newController(cs kwokclient.Clientset, stages map[internalversion.StageResourceRef][]*internalversion.Stage, leaseSeconds uint) (*controllers.Controller, kubernetes.Interface, error) {
 	restConfig, err := cs.ToRESTConfig()
 	if err != nil {
 		return nil, nil, fmt.Errorf("simulated nodes: %w", err)
@@ -152,7 +163,7 @@ func newController(cs kwokclient.Clientset, stages map[internalversion.StageReso
 		LocalStages:                       stages,
 		PodPlayStageParallelism:           16,
 		NodePlayStageParallelism:          4,
-		NodeLeaseDurationSeconds:          40,
+		NodeLeaseDurationSeconds:          leaseSeconds,
 		NodeLeaseParallelism:              4,
 		PodsOnNodeSyncParallelism:         4,
 		ID:                                "ordinal-nodes",
