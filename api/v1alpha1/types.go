@@ -177,6 +177,13 @@ type StatefulSetSpec struct {
 	//
 	// +optional
 	Lifecycle *Lifecycle `json:"lifecycle,omitempty"`
+
+	// NodeFailurePolicy is what the controller does for a pod whose node
+	// is lost: recreate its local volumes elsewhere, force-delete it after
+	// a while. Unset keeps upstream's behaviour (docs/node-failure.md).
+	//
+	// +optional
+	NodeFailurePolicy *NodeFailurePolicy `json:"nodeFailurePolicy,omitempty"`
 }
 
 // VolumeClaimUpdateStrategyType is how a change to volumeClaimTemplates

@@ -140,6 +140,7 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 		e.PreUpdate = hook(s.Namespace, "preUpdate", v1alpha1.PreUpdateHookLabel, l.PreUpdate)
 		e.PreDelete = hook(s.Namespace, "preDelete", v1alpha1.PreDeleteHookLabel, l.PreDelete)
 	}
+	e.NodeFailure = NodeFailure(s.Spec.NodeFailurePolicy)
 	return e
 }
 

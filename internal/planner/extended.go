@@ -65,6 +65,9 @@ type Extended struct {
 	Revisions []*appsv1.ControllerRevision
 	// PreUpdate and PreDelete are spec.lifecycle's hooks, nil when unset.
 	PreUpdate, PreDelete *Hook
+	// NodeFailure is the node-failure policy and the nodes it judges
+	// (nodefailure.go); nil when the controller cannot read nodes.
+	NodeFailure *NodeFailure
 }
 
 // ClaimTemplateStatus is how many of the set's pods have a claim that
