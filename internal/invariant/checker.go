@@ -83,14 +83,18 @@ type replay struct {
 	// reserved holds the ordinals each version of an extended set
 	// reserves (spec.reserveOrdinals), by the version's apps/v1 view.
 	reserved map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange
-	out      []Violation
+	// nodes and volumes are followed with Options.Nodes (nodes.go).
+	nodes   map[string]*nodeTrack
+	volumes map[string]*corev1.PersistentVolume
+	out     []Violation
 	userWrites
 }
 
 func newReplay(opts Options, external map[types.UID]bool) *replay {
 	return &replay{opts: opts, external: external, sets: map[string]*setTrack{},
 		pods: map[string]*podTrack{}, claims: map[string]*claimTrack{}, revs: map[string]*appsv1.ControllerRevision{},
-		reserved:   map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange{},
+		reserved: map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange{},
+		nodes:    map[string]*nodeTrack{}, volumes: map[string]*corev1.PersistentVolume{},
 		userWrites: userWrites{userRVs: map[uint64]bool{}, userSets: map[types.UID]bool{}}}
 }
 
@@ -106,6 +110,10 @@ func (r *replay) apply(ev Event) {
 		r.applyClaim(ev, obj)
 	case *appsv1.ControllerRevision:
 		r.applyRevision(ev, obj)
+	case *corev1.Node:
+		r.applyNode(ev, obj)
+	case *corev1.PersistentVolume:
+		r.applyVolume(ev, obj)
 	}
 }
 
