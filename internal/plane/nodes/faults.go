@@ -108,7 +108,45 @@ func Restore(ctx context.Context, c kubernetes.Interface, name string) error {
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting the lease of node %s: %w", name, err)
 	}
+	return readyAgain(ctx, c, name)
+}
+
+// readyAgain reports the running pods of node Ready again, as a kubelet
+// that reconnects does: while the node was lost, the node lifecycle
+// controller marked them not Ready, and only that changed (their
+// containers are still ready). A pod with readiness gates is left to the
+// in-place part of the simulated kubelet (inplace.go).
+func readyAgain(ctx context.Context, c kubernetes.Interface, node string) error {
+	pods, err := c.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+	if err != nil {
+		return fmt.Errorf("listing the pods of node %s: %w", node, err)
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning || len(p.Spec.ReadinessGates) > 0 ||
+			condition(p, corev1.ContainersReady) != corev1.ConditionTrue || condition(p, corev1.PodReady) != corev1.ConditionFalse {
+			continue
+		}
+		for j := range p.Status.Conditions {
+			if p.Status.Conditions[j].Type == corev1.PodReady {
+				p.Status.Conditions[j].Status, p.Status.Conditions[j].LastTransitionTime = corev1.ConditionTrue, metav1.Now()
+				p.Status.Conditions[j].Reason, p.Status.Conditions[j].Message = "", ""
+			}
+		}
+		if _, err := c.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return fmt.Errorf("reporting pod %s/%s Ready: %w", p.Namespace, p.Name, err)
+		}
+	}
 	return nil
+}
+
+func condition(p *corev1.Pod, t corev1.PodConditionType) corev1.ConditionStatus {
+	for _, c := range p.Status.Conditions {
+		if c.Type == t {
+			return c.Status
+		}
+	}
+	return ""
 }
 
 // Fence puts OutOfServiceTaint on node name, any node (what
