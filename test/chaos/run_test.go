@@ -71,7 +71,7 @@ func newRun(ctx context.Context, t *testing.T, seed int64) (*run, error) {
 	}
 	r := &run{t: t, seed: seed, rng: rand.New(rand.NewSource(seed)), client: client, ext: ext, ns: ns.Name, dir: dir,
 		began: time.Now()}
-	r.watcher = invariant.Watch(context.Background(), r.clients(), r.ns, invariant.Options{})
+	r.watcher = invariant.Watch(context.Background(), r.clients(), r.ns, invariant.Options{Nodes: true})
 	r.watcher.WaitSynced()
 	r.markers = invariant.NewMarkers(client, r.ns)
 	return r, nil
