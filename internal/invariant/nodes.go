@@ -58,12 +58,14 @@ func (r *replay) judgeForceDeletion(ev Event, st *setTrack, before, pod *corev1.
 }
 
 // forcedAt reports whether pod, the version of ev, shows a force
-// deletion of before: before was bound to a node, not terminating, not
-// finished, with a grace period above 0, and pod is gone (DELETED) or
-// terminating with a deletion grace period of 0. An ordinary delete of
-// before would have given it its grace period.
+// deletion of before: before was Running on a node, not terminating, with
+// a grace period above 0, and pod is gone (DELETED) or terminating with a
+// deletion grace period of 0. An ordinary delete of before would have
+// given it its grace period. A pod not yet Running is left out: a delete
+// the API server judged while the pod was still unscheduled (grace 0)
+// can remove it just after the scheduler bound it.
 func forcedAt(ev Event, before, pod *corev1.Pod) bool {
-	if before == nil || before.Spec.NodeName == "" || before.DeletionTimestamp != nil || finished(before) || grace(before) <= 0 {
+	if before == nil || before.Spec.NodeName == "" || before.DeletionTimestamp != nil || before.Status.Phase != corev1.PodRunning || grace(before) <= 0 {
 		return false
 	}
 	return ev.Type == watch.Deleted || (pod.DeletionTimestamp != nil && pod.DeletionGracePeriodSeconds != nil && *pod.DeletionGracePeriodSeconds == 0)

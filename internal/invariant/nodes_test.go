@@ -62,6 +62,8 @@ func TestForceDeletionRules(t *testing.T) {
 			pod: []podOpt{func(p *corev1.Pod) { p.Spec.TerminationGracePeriodSeconds = ptr.To[int64](0) }}},
 		{name: "an unscheduled pod is deleted at once by any delete", node: mkNode("n1", corev1.ConditionTrue), nodes: true,
 			pod: []podOpt{onNode("")}},
+		{name: "so may be a pod just bound, not yet Running, when the delete raced its binding", node: mkNode("n1", corev1.ConditionTrue), nodes: true,
+			direct: true, pod: []podOpt{func(p *corev1.Pod) { p.Status.Phase = corev1.PodPending }}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -105,10 +105,12 @@ const (
 	// A *force deletion* of a pod of S is a version, not relisted, of a
 	// pod not recorded as an ExternalDelete that is DELETED, or is its
 	// first terminating version with deletionGracePeriodSeconds 0, while
-	// the version before was bound to a node, not terminating, not Failed
-	// or Succeeded, with terminationGracePeriodSeconds above 0 (unset is
-	// 30): an ordinary delete of that version would have given it its
-	// grace period. (The pod garbage collector marks a pod Failed before it
+	// the version before was Running on a node, not terminating, with
+	// terminationGracePeriodSeconds above 0 (unset is 30): an ordinary
+	// delete of that version would have given it its grace period. (A pod
+	// not yet Running is left out: a delete the API server judged while
+	// the pod was unscheduled, so with grace 0, can remove it just after
+	// the scheduler bound it.) (The pod garbage collector marks a pod Failed before it
 	// deletes it, so its deletions are not force deletions here. A force
 	// delete of a pod already terminating is indistinguishable, from the
 	// outside, from its node confirming the deletion, and is not judged.)

@@ -38,6 +38,7 @@ type run struct {
 	began    time.Time
 	stopped  time.Time
 	nodeLoss sync.WaitGroup
+	nodeFail sync.WaitGroup // a failed node's restore (nodefail_test.go)
 	failed   bool
 }
 
@@ -102,6 +103,10 @@ func (r *run) execute(ctx context.Context) result {
 	}
 	r.startControllers()
 	r.chaos(ctx)
+	// A failed node comes back before the user's last fixes: a rollout
+	// its pods held up may have failed meanwhile (onFailure Pause), and
+	// the fixes resume it.
+	r.nodeFail.Wait()
 	r.fixAll(ctx)
 	r.stopFaults(ctx)
 	res.converged, res.why = r.converge(ctx)
