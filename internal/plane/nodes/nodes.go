@@ -5,7 +5,9 @@
 // containers. What kwok's stages cannot express, the changes of a running
 // pod's spec in place (a new image restarts its container, a resize goes
 // through the kubelet's conditions) and its readiness gates, is played by a
-// small controller in Go (inplace.go, planned by planPod).
+// small controller in Go (inplace.go, planned by planPod). A node can be
+// failed, fenced and restored as on a real cluster (faults.go, `ordinal
+// node`).
 package nodes
 
 import (
