@@ -25,7 +25,10 @@ type nodeFacts struct {
 // watchNodes starts caching Nodes and PersistentVolumes. Their changes
 // need no handler: a node that fails or is fenced changes its pods (the
 // node lifecycle controller marks them not Ready, taint eviction and the
-// pod garbage collector delete them), and those pod events sync the set.
+// pod garbage collector delete them), and those pod events sync the set;
+// a Pending pod that a local claim holds to the node gets a new
+// Unschedulable condition from the scheduler, which retries it when the
+// node's taints change (TestAFenceAfterReplaceAfterGivesUpTheLocalVolume).
 func (c *Controller) watchNodes(factory informers.SharedInformerFactory) {
 	nodes, volumes := factory.Core().V1().Nodes(), factory.Core().V1().PersistentVolumes()
 	c.nodeFacts = &nodeFacts{nodes: nodes.Lister(), volumes: volumes.Lister()}

@@ -191,8 +191,10 @@ func (p *planner) lostPodHint(nf *NodeFailure, node string, st NodeState, known 
 // lostClaims are the deletes of claims pinned to a gone or fenced node,
 // under volumes: Recreate, of ordinals whose pod is gone or was never
 // scheduled. A pod that was never scheduled (its claim holds it to the
-// lost node) is deleted first: it is created again with the new claims.
-// Claims pinned to a node that is only NotReady are named, not deleted.
+// lost node) stays: an unscheduled pod does not hold a claim being
+// deleted, and the replica pass creates a Pending pod's missing claims,
+// as upstream does, so it is scheduled with the new one. Claims pinned to
+// a node that is only NotReady are kept.
 func (p *planner) lostClaims(nf *NodeFailure) []Action {
 	if len(nf.ClaimNodes) == 0 || len(p.set.Spec.VolumeClaimTemplates) == 0 {
 		return nil
@@ -229,10 +231,6 @@ func (p *planner) lostClaims(nf *NodeFailure) []Action {
 	slices.Sort(ordinals)
 	var out []Action
 	for _, ord := range ordinals {
-		if s, ok := pods[ord]; ok {
-			out = append(out, Action{Kind: DeletePod, Ordinal: ord, Pod: s.pod, Reason: "node failure: its claims are recreated",
-				EventReason: EventSuccessfulDelete, FailEvent: EventFailedDelete})
-		}
 		claims := byOrdinal[ord]
 		slices.SortFunc(claims, func(a, b *corev1.PersistentVolumeClaim) int { return strings.Compare(a.Name, b.Name) })
 		for _, c := range claims {

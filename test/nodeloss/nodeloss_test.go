@@ -209,3 +209,39 @@ func TestARestoredNodeTakesItsPodsBack(t *testing.T) {
 	}
 	t.Logf("test %s", time.Since(began).Round(time.Second))
 }
+
+// With both policies and no fencing agent, a pod on a local volume is
+// force-deleted and recreated, but waits, Pending, for its volume's node;
+// once the node is fenced later on, which changes no pod, its claim is
+// given up and it starts on the other node.
+func TestAFenceAfterReplaceAfterGivesUpTheLocalVolume(t *testing.T) {
+	t.Parallel()
+	began := time.Now()
+	ns := newNamespace(t)
+	class := "local-" + ns
+	localClass(t, class)
+	a := addNode(t, ns, "a")
+	createExtended(t, set(ns, "web", 1, class), &v1alpha1.NodeFailurePolicy{
+		Volumes: v1alpha1.RecreateNodeFailureVolumes, ReplaceAfterSeconds: ptr.To[int32](2)})
+	old := readyOn(t, ns, "web-0", a, time.Minute)
+	oldClaim := claimOf(t, ns, "data-web-0")
+	b := addNode(t, ns, "b")
+	failNode(t, a)
+	waitFor(t, 30*time.Second, "web-0 replaced and Pending on its local claim", func() (bool, error) {
+		p, err := client.CoreV1().Pods(ns).Get(context.Background(), "web-0", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return p.UID != old.UID && p.Spec.NodeName == "", fmt.Errorf("uid changed %v, node %q", p.UID != old.UID, p.Spec.NodeName)
+	})
+	if c := claimOf(t, ns, "data-web-0"); c.UID != oldClaim.UID || c.DeletionTimestamp != nil {
+		t.Fatalf("the claim was given up while its node was only NotReady")
+	}
+	fence(t, ns, a)
+	fenced := time.Now()
+	readyOn(t, ns, "web-0", b, 90*time.Second)
+	if claimOf(t, ns, "data-web-0").UID == oldClaim.UID {
+		t.Errorf("web-0 runs on %s with its old claim", b)
+	}
+	t.Logf("web-0 Ready on %s %s after fencing; test %s", b, time.Since(fenced).Round(time.Second), time.Since(began).Round(time.Second))
+}
