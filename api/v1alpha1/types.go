@@ -200,6 +200,12 @@ type StatefulSetSpec struct {
 	//
 	// +optional
 	Roles *Roles `json:"roles,omitempty"`
+	// NodeFailurePolicy is what the controller does for a pod whose node
+	// is lost: recreate its local volumes elsewhere, force-delete it after
+	// a while. Unset keeps upstream's behaviour (docs/node-failure.md).
+	//
+	// +optional
+	NodeFailurePolicy *NodeFailurePolicy `json:"nodeFailurePolicy,omitempty"`
 }
 
 // VolumeClaimUpdateStrategyType is how a change to volumeClaimTemplates

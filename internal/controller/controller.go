@@ -80,6 +80,9 @@ type Controller struct {
 	// classes lists StorageClasses; nil unless the extended kind is
 	// managed.
 	classes storagelisters.StorageClassLister
+	// nodeFacts reads nodes and volumes for the node-failure pass; nil
+	// unless the extended kind is managed (nodefailure.go).
+	nodeFacts *nodeFacts
 }
 
 // NewInformerFactory returns the informer factory the controller expects:
@@ -149,6 +152,9 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 		}
 		if opts.Namespace == "" || opts.StorageClasses {
 			c.watchStorageClasses(factory)
+		}
+		if opts.Namespace == "" || opts.Nodes {
+			c.watchNodes(factory)
 		}
 	}
 	return c, nil

@@ -144,7 +144,13 @@ func (c *apiPodControl) podEvent(set *appsv1.StatefulSet, a planner.Action, reas
 		pod = a.Pod.Name
 	}
 	if err == nil && a.EventMessage != "" {
-		c.recorder.Eventf(set, corev1.EventTypeNormal, reason, "%s", a.EventMessage)
+		kind := corev1.EventTypeNormal
+		if a.Kind == planner.ForceDeletePod || a.Kind == planner.DeleteClaim {
+			// The node-failure policy gave something up: a pod that may
+			// still run, or a claim's data.
+			kind = corev1.EventTypeWarning
+		}
+		c.recorder.Eventf(set, kind, reason, "%s", a.EventMessage)
 		return
 	}
 	if err == nil {
@@ -154,4 +160,29 @@ func (c *apiPodControl) podEvent(set *appsv1.StatefulSet, a planner.Action, reas
 	}
 	verb := strings.TrimPrefix(reason, "Failed")
 	c.recorder.Eventf(set, corev1.EventTypeWarning, reason, "%s Pod %s in StatefulSet %s failed error: %s", verb, pod, set.Name, err)
+}
+
+// forceDeletePod deletes the pod with grace period 0 and its UID as a
+// precondition (nodeFailurePolicy.replaceAfterSeconds): the API server
+// removes it at once, without waiting for its lost node to confirm.
+func (c *apiPodControl) forceDeletePod(ctx context.Context, setKey string, a planner.Action) error {
+	err := c.client.CoreV1().Pods(a.Pod.Namespace).Delete(ctx, a.Pod.Name, metav1.DeleteOptions{
+		GracePeriodSeconds: new(int64), Preconditions: &metav1.Preconditions{UID: &a.Pod.UID}})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return err
+	}
+	c.exp.deleted(setKey, a.Pod.Name, a.Pod.UID)
+	return nil
+}
+
+// deleteClaim deletes the claim with its UID as a precondition
+// (nodeFailurePolicy.volumes: Recreate); a claim replaced meanwhile is
+// left alone.
+func (c *apiPodControl) deleteClaim(ctx context.Context, a planner.Action) error {
+	err := c.client.CoreV1().PersistentVolumeClaims(a.Claim.Namespace).Delete(ctx, a.Claim.Name, metav1.DeleteOptions{
+		Preconditions: &metav1.Preconditions{UID: &a.Claim.UID}})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return err
+	}
+	return nil
 }

@@ -171,6 +171,10 @@ func (c *apiPodControl) do(ctx context.Context, set *appsv1.StatefulSet, setKey 
 		return c.createPod(ctx, set, setKey, a)
 	case planner.DeletePod:
 		return c.deletePod(ctx, setKey, a)
+	case planner.ForceDeletePod:
+		return c.forceDeletePod(ctx, setKey, a)
+	case planner.DeleteClaim:
+		return c.deleteClaim(ctx, a)
 	case planner.UpdatePod:
 		return c.updatePod(ctx, a)
 	case planner.UpdateClaim:

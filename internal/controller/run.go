@@ -48,6 +48,12 @@ type Options struct {
 	// every namespace that manages the extended kind always reads them;
 	// without them the API server refuses such a patch.
 	StorageClasses bool
+	// Nodes makes a controller of one namespace read Nodes and
+	// PersistentVolumes too (cluster-wide list and watch), so that extended
+	// sets name pods on lost nodes and follow their node-failure policy. A
+	// controller of every namespace that manages the extended kind always
+	// reads them.
+	Nodes bool
 	// Release is the upstream release apps/v1 sets follow where releases
 	// differ and a set does not show which (planner.Release). Run learns
 	// the API server's version by discovery unless Minor is already set;

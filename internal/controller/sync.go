@@ -70,6 +70,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, err
 	}
+	c.judgeNodes(ctx, &in)
 	c.states.paced(key, began, len(in.Pods))
 	in.Apply = rc.apply
 	plan := planner.Compute(in)

@@ -25,6 +25,8 @@ type history struct {
 	users  []metav1.Object // what UserWrite is told
 	// externals are what ExternalDelete is told.
 	externals []types.UID
+	// opts are the checker's options.
+	opts Options
 }
 
 // external records that the object with uid is deleted by someone else.
@@ -33,7 +35,8 @@ func (h *history) external(uid types.UID) { h.externals = append(h.externals, ui
 func (h *history) add(sec float64, typ watch.EventType, obj runtime.Object) *history {
 	h.rv++
 	kind := map[string]Kind{"*v1.Pod": KindPod, "*v1.StatefulSet": KindSet, "*v1.PersistentVolumeClaim": KindClaim,
-		"*v1.ControllerRevision": KindRevision, "*v1alpha1.StatefulSet": KindExtendedSet}[sprintf("%T", obj)]
+		"*v1.ControllerRevision": KindRevision, "*v1alpha1.StatefulSet": KindExtendedSet,
+		"*v1.Node": KindNode, "*v1.PersistentVolume": KindVolume}[sprintf("%T", obj)]
 	h.events = append(h.events, Event{Kind: kind, Type: typ, Object: obj, RV: h.rv, Time: t0.Add(time.Duration(sec * float64(time.Second)))})
 	return h
 }
@@ -52,7 +55,7 @@ func (h *history) check(external ...types.UID) []Violation {
 }
 
 func (h *history) checker(external ...types.UID) *Checker {
-	c := New(Options{})
+	c := New(h.opts)
 	for _, u := range h.users {
 		c.UserWrite(u)
 	}

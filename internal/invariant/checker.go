@@ -85,6 +85,9 @@ type replay struct {
 	reserved map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange
 	// offline holds each version's offline ordinals (offline.go).
 	offline map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange
+	// nodes and volumes are followed with Options.Nodes (nodes.go).
+	nodes   map[string]*nodeTrack
+	volumes map[string]*corev1.PersistentVolume
 	out     []Violation
 	userWrites
 }
@@ -93,6 +96,7 @@ func newReplay(opts Options, external map[types.UID]bool) *replay {
 	return &replay{opts: opts, external: external, sets: map[string]*setTrack{},
 		pods: map[string]*podTrack{}, claims: map[string]*claimTrack{}, revs: map[string]*appsv1.ControllerRevision{},
 		reserved: map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange{}, offline: map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange{},
+		nodes: map[string]*nodeTrack{}, volumes: map[string]*corev1.PersistentVolume{},
 		userWrites: userWrites{userRVs: map[uint64]bool{}, userSets: map[types.UID]bool{}}}
 }
 
@@ -108,6 +112,10 @@ func (r *replay) apply(ev Event) {
 		r.applyClaim(ev, obj)
 	case *appsv1.ControllerRevision:
 		r.applyRevision(ev, obj)
+	case *corev1.Node:
+		r.applyNode(ev, obj)
+	case *corev1.PersistentVolume:
+		r.applyVolume(ev, obj)
 	}
 }
 

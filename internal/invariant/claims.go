@@ -94,6 +94,9 @@ func (r *replay) judgeClaimDeletion(ev Event, st *setTrack, prev, claim *corev1.
 			whenDeleted = whenDeleted || p.WhenDeleted == appsv1.DeletePersistentVolumeClaimRetentionPolicyType
 		}
 	}
+	if r.claimOfLostNode(ev, st, prev, claim) {
+		return
+	}
 	for _, ref := range refs {
 		if ref.Kind == "Pod" && whenScaled {
 			return

@@ -21,6 +21,9 @@ const (
 	KindSet      Kind = "StatefulSet"
 	// KindExtendedSet is the extended StatefulSet, apps.ordinal.dev's.
 	KindExtendedSet Kind = "StatefulSet.apps.ordinal.dev"
+	// KindNode and KindVolume are followed with Options.Nodes.
+	KindNode   Kind = "Node"
+	KindVolume Kind = "PersistentVolume"
 )
 
 // Event is one observed version of an object.
@@ -83,6 +86,10 @@ type Options struct {
 	// ReadySlack forgives clock granularity when judging availability
 	// under minReadySeconds (conditions carry whole seconds). Default 1s.
 	ReadySlack time.Duration
+	// Nodes makes Watch follow Nodes and PersistentVolumes too, cluster
+	// wide, so that the node-failure rules judge which node a pod was
+	// force-deleted from and which node a deleted claim's volume was on.
+	Nodes bool
 }
 
 // DefaultWindow is Options.Window when unset.

@@ -41,6 +41,7 @@ func (r *replay) applyPod(ev Event, pod *corev1.Pod) {
 	}
 	if ev.Type == watch.Deleted {
 		if prev != nil && prev.UID == pod.UID {
+			r.judgeForceDeletion(ev, st, prev, pod)
 			r.judgeDeletion(ev, st, ord, prev, pod)
 			pt.live = nil
 			pt.history.add(ev.Time, nil)
@@ -63,6 +64,7 @@ func (r *replay) applyPod(ev Event, pod *corev1.Pod) {
 		r.judgeInPlace(ev, st, ord, prev, pod)
 	}
 	if pod.DeletionTimestamp != nil && (prev == nil || prev.DeletionTimestamp == nil) {
+		r.judgeForceDeletion(ev, st, prev, pod)
 		r.judgeDeletion(ev, st, ord, prev, pod)
 	}
 	pt.live = pod
@@ -131,6 +133,11 @@ func (r *replay) judgeDeletion(ev Event, st *setTrack, ord int32, before, pod *c
 		return
 	}
 	pt.judged[pod.UID] = true
+	if forcedAt(ev, before, pod) && r.replacesLostPods(st) {
+		// A node-failure replacement, judged by the force-deletion rules
+		// (nodes.go), not a rolling-update or scale-down decision.
+		return
+	}
 	specs := r.specsWithin(st, ev.Time)
 	if len(specs) == 0 || st.gone {
 		return

@@ -90,11 +90,39 @@ const (
 	// DELETED) only if it carried a Pod owner reference and S's
 	// whenScaled policy was Delete, or it carried S's owner reference, S's
 	// whenDeleted was Delete and S was deleted or terminating.
+	// Node-failure clause (extended kind): a claim may also be deleted
+	// when some version of S has nodeFailurePolicy.volumes Recreate and,
+	// with Options.Nodes, the claim's volume is pinned (required node
+	// affinity on one kubernetes.io/hostname) to a node that was deleted,
+	// or carried the node.kubernetes.io/out-of-service taint, at some
+	// instant of the window (a node never observed was deleted before the
+	// watch began).
 	RuleClaimDeleted Rule = "claim-deleted"
 	// RuleClaimOwner: a claim gains a Pod owner reference only while its
 	// ordinal was outside the range of some spec within the window (that
 	// reference lets the garbage collector delete it).
 	RuleClaimOwner Rule = "claim-owner"
+	// A *force deletion* of a pod of S is a version, not relisted, of a
+	// pod not recorded as an ExternalDelete that is DELETED, or is its
+	// first terminating version with deletionGracePeriodSeconds 0, while
+	// the version before was Running on a node, not terminating, with
+	// terminationGracePeriodSeconds above 0 (unset is 30): an ordinary
+	// delete of that version would have given it its grace period. (A pod
+	// not yet Running is left out: a delete the API server judged while
+	// the pod was unscheduled, so with grace 0, can remove it just after
+	// the scheduler bound it.) (The pod garbage collector marks a pod Failed before it
+	// deletes it, so its deletions are not force deletions here. A force
+	// delete of a pod already terminating is indistinguishable, from the
+	// outside, from its node confirming the deletion, and is not judged.)
+	// RuleForceDeletePolicy: a force deletion of a pod of S happens only
+	// if some version of S is an extended set with
+	// nodeFailurePolicy.replaceAfterSeconds.
+	RuleForceDeletePolicy Rule = "force-delete-policy"
+	// RuleForceDeleteLive (Options.Nodes): a force deletion of a pod of S
+	// happens only if its node was absent, or its Ready condition not
+	// True, at some instant of the window: a pod on a live node is never
+	// force-deleted.
+	RuleForceDeleteLive Rule = "force-delete-live"
 	// RuleClaimVolume: a claim object, once bound (spec.volumeName set),
 	// never changes volume.
 	RuleClaimVolume Rule = "claim-volume"

@@ -62,6 +62,12 @@ func Watch(ctx context.Context, clients Clients, ns string, opts Options) *Watch
 		{KindClaim, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return claims.List(c, o) }, claims.Watch},
 		{KindRevision, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return revs.List(c, o) }, revs.Watch},
 	}
+	if opts.Nodes {
+		nodes, volumes := client.CoreV1().Nodes(), client.CoreV1().PersistentVolumes()
+		sources = append(sources,
+			source{KindNode, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return nodes.List(c, o) }, nodes.Watch},
+			source{KindVolume, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return volumes.List(c, o) }, volumes.Watch})
+	}
 	if clients.Extended != nil {
 		ext := clients.Extended.StatefulSets(ns)
 		sources = append(sources, source{KindExtendedSet,

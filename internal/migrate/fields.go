@@ -109,6 +109,15 @@ var specFields = []field{
 		value:    func(s *v1alpha1.StatefulSetSpec) string { return jsonText(s.Roles) },
 		why:      "apps/v1 knows no roles: it would update a leader like any pod, with no quorum kept and no switchover",
 	},
+	{
+		path: "spec.nodeFailurePolicy", decision: refusedUnlessDefault,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool {
+			p := s.NodeFailurePolicy
+			return p == nil || (p.ReplaceAfterSeconds == nil && (p.Volumes == "" || p.Volumes == v1alpha1.KeepNodeFailureVolumes))
+		},
+		value: func(s *v1alpha1.StatefulSetSpec) string { return nodeFailurePolicy(s.NodeFailurePolicy) },
+		why:   "apps/v1 neither recreates the claims of a lost node's pods nor force-deletes a pod on a node that is not Ready",
+	},
 	rolling("paused", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.Paused },
 		"resume the rollout first", false),
 	rolling("selfHealing", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.SelfHealing },
@@ -198,6 +207,18 @@ func extendedOnly(set *v1alpha1.StatefulSet) []string {
 		if f.decision == refusedUnlessDefault && !f.accepted(&set.Spec) {
 			out = append(out, fmt.Sprintf("%s is %s (%s)", f.path, f.value(&set.Spec), f.why))
 		}
+	}
+	return out
+}
+
+// nodeFailurePolicy says what a node-failure policy does, for a refusal.
+func nodeFailurePolicy(p *v1alpha1.NodeFailurePolicy) string {
+	if p == nil {
+		return ""
+	}
+	out := "volumes " + string(p.Volumes)
+	if p.ReplaceAfterSeconds != nil {
+		out += fmt.Sprintf(", replaceAfterSeconds %d", *p.ReplaceAfterSeconds)
 	}
 	return out
 }

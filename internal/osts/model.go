@@ -144,6 +144,7 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 	}
 	e.Roles = roles(s.Spec.Roles)
 	e.Offline = Offline(s)
+	e.NodeFailure = NodeFailure(s.Spec.NodeFailurePolicy)
 	return e
 }
 

@@ -74,6 +74,12 @@ type Config struct {
 	UnsafeNoFsync bool
 	// Verbosity is the klog level for the components' own logs (0: quiet).
 	Verbosity int
+	// NodeMonitorGracePeriod is how long a node may go without a
+	// heartbeat before the node lifecycle controller marks it NotReady
+	// (kube-controller-manager's --node-monitor-grace-period). The
+	// simulated nodes' Lease lasts four fifths of it and is renewed every
+	// quarter of that, a kubelet's proportions at upstream's default.
+	NodeMonitorGracePeriod time.Duration
 	// ComponentQPS, when above 0, replaces the client limits of
 	// kube-controller-manager (QPS 20, burst 30) and kube-scheduler (50,
 	// 100) with this QPS and twice it as burst. Benchmarks raise it so that
@@ -109,6 +115,21 @@ func ResolveDataDir(getenv func(string) string) (string, error) {
 	return "", errNoDataDir
 }
 
+// minNodeMonitorGracePeriod is the shortest node monitor grace period the
+// plane accepts.
+const minNodeMonitorGracePeriod = 5 * time.Second
+
+// nodeLeaseDuration is the simulated nodes' Lease duration for the grace
+// period g: four fifths of it, a kubelet's 40s at upstream's 50s.
+func nodeLeaseDuration(g time.Duration) time.Duration { return g * 4 / 5 }
+
+// nodeMonitorPeriod is how often the node lifecycle controller looks at
+// nodes for the grace period g: upstream's 5s, or a tenth of a shorter
+// grace period, so that NotReady follows the grace period closely.
+func nodeMonitorPeriod(g time.Duration) time.Duration {
+	return min(5*time.Second, max(time.Second, g/10))
+}
+
 // DefaultHookAllowCIDRs are the ranges the plane's controller lets hooks
 // call by default: loopback, where a rehearsal's receivers listen. The
 // API server's own port stays refused.
@@ -127,6 +148,8 @@ func NewConfig() Config {
 		DNSAddress:            "127.0.0.1:0",
 		RealNodeTools:         realnode.DefaultTools(),
 		Controller:            ctrl,
+		// Upstream's default (pkg/controller/nodelifecycle/config).
+		NodeMonitorGracePeriod: 50 * time.Second,
 	}
 }
 
@@ -140,6 +163,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.DNSAddress, "dns-address", c.DNSAddress, "cluster DNS (cluster.local from Services, EndpointSlices and pods) on this loopback address, UDP and TCP; port 0 picks a free one; empty runs none")
 	fs.BoolVar(&c.RealNode, "real-node", c.RealNode, "add a node that runs real containers (containerd, runc, kubelet, kube-proxy; root, and the tools of hack/ensure-realnode.sh)")
 	fs.StringVar(&c.RealNodeTools, "real-node-tools", c.RealNodeTools, "directory of the real node's binaries and images, as hack/ensure-realnode.sh prints it")
+	fs.DurationVar(&c.NodeMonitorGracePeriod, "node-monitor-grace-period", c.NodeMonitorGracePeriod,
+		"time a node may go without a heartbeat before it is marked NotReady (ordinal node fail stops a simulated node's heartbeats)")
 	fs.IntVar(&c.Verbosity, "v", c.Verbosity, "log level of the embedded components (0 logs only errors)")
 	if c.FeatureGates == nil {
 		c.FeatureGates = map[string]bool{}
@@ -168,6 +193,9 @@ func (c *Config) Validate() error {
 	}
 	if c.ComponentQPS < 0 {
 		errs = append(errs, fmt.Errorf("component QPS %g must not be negative", c.ComponentQPS))
+	}
+	if c.NodeMonitorGracePeriod < minNodeMonitorGracePeriod {
+		errs = append(errs, fmt.Errorf("--node-monitor-grace-period %s is below %s: the simulated nodes renew their Lease every fifth of it, and shorter renewals would make healthy nodes flap", c.NodeMonitorGracePeriod, minNodeMonitorGracePeriod))
 	}
 	if c.ReadyDelay < 0 {
 		errs = append(errs, fmt.Errorf("--ready-delay %s must not be negative", c.ReadyDelay))

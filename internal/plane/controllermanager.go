@@ -3,6 +3,7 @@ package plane
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/component-base/configz"
@@ -17,6 +18,8 @@ type controllerManagerFiles struct {
 	caKey      string
 	builtinSTS bool
 	qps        float32 // 0 keeps the defaults
+	// nodeGrace is --node-monitor-grace-period; 0 keeps upstream's.
+	nodeGrace time.Duration
 }
 
 // controllerManagerFlags runs every default controller (garbage collector,
@@ -37,6 +40,9 @@ func controllerManagerFlags(f controllerManagerFiles) []string {
 		"--root-ca-file=" + f.caFile,
 		"--cluster-signing-cert-file=" + f.caFile,
 		"--cluster-signing-key-file=" + f.caKey,
+	}
+	if f.nodeGrace > 0 {
+		flags = append(flags, "--node-monitor-grace-period="+f.nodeGrace.String(), "--node-monitor-period="+nodeMonitorPeriod(f.nodeGrace).String())
 	}
 	return append(flags, clientLimitFlags(f.qps)...)
 }

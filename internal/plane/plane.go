@@ -253,7 +253,7 @@ func (p *Plane) startControllerManagerStage(ctx context.Context, creds *credenti
 		return startControllerManager(ctx, controllerManagerFiles{
 			kubeconfig: creds.kubeconfig(p.dir, "controller-manager"), saKey: creds.saKey,
 			caFile: creds.ca.CAFile(), caKey: creds.caKey(), builtinSTS: p.cfg.StatefulSetController == ControllerBuiltin,
-			qps: p.cfg.ComponentQPS,
+			qps: p.cfg.ComponentQPS, nodeGrace: p.cfg.NodeMonitorGracePeriod,
 		})
 	})
 	if err != nil {
@@ -273,7 +273,8 @@ func (p *Plane) startNodesStage(ctx context.Context, creds *credentials, client 
 		return fmt.Errorf("opening the simulated nodes' log: %w", err)
 	}
 	p.logFiles = append(p.logFiles, logFile)
-	err = nodes.Start(ctx, nodes.Config{Kubeconfig: creds.kubeconfig(p.dir, "nodes"), Count: p.cfg.Nodes, ReadyDelay: p.cfg.ReadyDelay, Log: logFile})
+	err = nodes.Start(ctx, nodes.Config{Kubeconfig: creds.kubeconfig(p.dir, "nodes"), Count: p.cfg.Nodes, ReadyDelay: p.cfg.ReadyDelay,
+		LeaseDuration: nodeLeaseDuration(p.cfg.NodeMonitorGracePeriod), Log: logFile})
 	if err != nil {
 		return err
 	}

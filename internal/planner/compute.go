@@ -146,6 +146,9 @@ func (p *planner) run() {
 	if p.set.DeletionTimestamp != nil {
 		return
 	}
+	if !p.nodeFailurePass() {
+		return
+	}
 	p.inPlacePass()
 	if p.recreatePass() || !p.scalePasses() {
 		return

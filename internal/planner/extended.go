@@ -75,6 +75,9 @@ type Extended struct {
 	PostCreate, PostUpdate *Hook
 	// Offline are spec.offlineOrdinals (offline.go).
 	Offline []OrdinalRange
+	// NodeFailure is the node-failure policy and the nodes it judges
+	// (nodefailure.go); nil when the controller cannot read nodes.
+	NodeFailure *NodeFailure
 }
 
 // ClaimTemplateStatus is how many of the set's pods have a claim that

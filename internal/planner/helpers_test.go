@@ -95,7 +95,7 @@ func (f fixture) object(a planner.Action) string {
 	switch a.Kind {
 	case planner.CreatePod:
 		return a.Pod.Name + " at " + f.alias(a.Pod.Labels[appsv1.StatefulSetRevisionLabel])
-	case planner.CreateClaim:
+	case planner.CreateClaim, planner.DeleteClaim:
 		return a.Claim.Name
 	case planner.Fail:
 		return a.Pod.Name + ": " + a.Error

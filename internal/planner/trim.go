@@ -10,7 +10,7 @@ import (
 // TrimPod returns a new pod holding only the fields Compute reads, and the
 // metadata that ownership and selection need: name, namespace, UID,
 // resourceVersion, creation and deletion times and grace, labels and owner
-// references; hostname and subdomain; the volumes that mount claims; the
+// references; hostname, subdomain and node name; the volumes that mount claims; the
 // phase; the Ready condition's status and transition time; and, for a pod
 // in trouble, what Classify reads (trimTrouble). Compute
 // gives the same plan for the trimmed pod as for the whole one (a property
@@ -18,7 +18,7 @@ import (
 // shares maps and slices with pod and must never be written back whole.
 func TrimPod(pod *corev1.Pod) *corev1.Pod {
 	out := &corev1.Pod{ObjectMeta: trimMeta(&pod.ObjectMeta)}
-	out.Spec.Hostname, out.Spec.Subdomain = pod.Spec.Hostname, pod.Spec.Subdomain
+	out.Spec.Hostname, out.Spec.Subdomain, out.Spec.NodeName = pod.Spec.Hostname, pod.Spec.Subdomain, pod.Spec.NodeName
 	for _, v := range pod.Spec.Volumes {
 		if v.PersistentVolumeClaim != nil {
 			out.Spec.Volumes = append(out.Spec.Volumes, corev1.Volume{Name: v.Name,
@@ -107,6 +107,7 @@ func TrimClaim(claim *corev1.PersistentVolumeClaim) *corev1.PersistentVolumeClai
 func trimStorage(claim, out *corev1.PersistentVolumeClaim) {
 	out.Annotations = claim.Annotations
 	out.Spec.StorageClassName, out.Spec.VolumeAttributesClassName = claim.Spec.StorageClassName, claim.Spec.VolumeAttributesClassName
+	out.Spec.VolumeName = claim.Spec.VolumeName
 	if q, ok := claim.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
 		out.Spec.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: q}
 	}

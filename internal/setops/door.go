@@ -47,6 +47,10 @@ type door interface {
 	// storageClasses lists the StorageClasses t's plan reads; nil when it
 	// reads none or they cannot be listed.
 	storageClasses(ctx context.Context, t *Target) []*storagev1.StorageClass
+	// nodeFacts reads the nodes o's pods run on and the volumes its
+	// claims are bound to, for the node-failure pass; nil when the kind
+	// has none.
+	nodeFacts(ctx context.Context, t *Target, o Observed) *NodeFacts
 	// revisionOptions says what the revisions of the set ext (nil for
 	// apps/v1) hold, as the controller resolves them.
 	revisionOptions(ext *v1alpha1.StatefulSet) revision.Options

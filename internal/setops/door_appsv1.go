@@ -61,6 +61,8 @@ func (appsV1Door) choosable(t *Target) error {
 
 func (appsV1Door) storageClasses(context.Context, *Target) []*storagev1.StorageClass { return nil }
 
+func (appsV1Door) nodeFacts(context.Context, *Target, Observed) *NodeFacts { return nil }
+
 func (appsV1Door) revisionOptions(*v1alpha1.StatefulSet) revision.Options { return revision.Options{} }
 
 func (appsV1Door) plannerInputs(Observed) *planner.Extended { return nil }

@@ -91,6 +91,11 @@ func (extendedDoor) revisionOptions(ext *v1alpha1.StatefulSet) revision.Options 
 func (extendedDoor) plannerInputs(o Observed) *planner.Extended {
 	in := osts.Extended(o.Extended)
 	in.Revisions = o.Revisions
+	if o.NodeFacts == nil {
+		in.NodeFailure = nil
+	} else {
+		osts.JudgeNodes(in.NodeFailure, o.Pods, o.Claims, o.NodeFacts.node, o.NodeFacts.volume)
+	}
 	if o.StorageClasses != nil {
 		osts.StorageClasses(in, o.StorageClasses)
 	}

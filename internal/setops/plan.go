@@ -25,6 +25,9 @@ type Observed struct {
 	Revisions []*appsv1.ControllerRevision
 	Pods      []*corev1.Pod
 	Claims    map[string]*corev1.PersistentVolumeClaim
+	// NodeFacts are the nodes and volumes the node-failure pass of an
+	// extended set judges; nil for apps/v1.
+	NodeFacts *NodeFacts
 	// StorageClasses are the cluster's classes, for an InPlace extended
 	// set; nil when not read (another kind of set, or no permission to
 	// list them: the plan then cannot tell a grow the class refuses).
@@ -46,6 +49,7 @@ func (t *Target) Observe(ctx context.Context) (Observed, error) {
 		return Observed{}, err
 	}
 	o.StorageClasses = t.door().storageClasses(ctx, t)
+	o.NodeFacts = t.door().nodeFacts(ctx, t, o)
 	return o, nil
 }
 

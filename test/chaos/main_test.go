@@ -18,6 +18,7 @@ var (
 	flagFaultRate = flag.Float64("fault-rate", 0.05, "fraction of the controller's API requests that fail, in runs with API faults")
 	flagConverge  = flag.Duration("converge", 120*time.Second, "bound for convergence once the faults stop")
 	flagNodeLoss  = flag.Float64("node-loss", 0.2, "probability that a run removes a node")
+	flagNodeFail  = flag.Float64("node-fail", 0.3, "probability that a run fails a node (ordinal node fail), then fences it or not, and restores it")
 	flagTrace     = flag.Bool("trace", false, "print each run's scenario")
 	flagHandOvers = flag.Int("handovers", 2, "steps of every run that hand the sets over to the other controller, besides those the mix picks "+
 		"(two: from Ordinal to the built-in controller and back)")

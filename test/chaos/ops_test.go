@@ -51,15 +51,21 @@ var handOverOp = op{"hand-over", 2, true, (*run).handOver}
 // hand-overs whatever the mix picks, and in a run with an extended set one
 // other step breaks its template.
 func (r *run) chaos(ctx context.Context) {
-	nodeLossAt := -1
+	nodeLossAt, nodeFailAt := -1, -1
 	if r.rng.Float64() < *flagNodeLoss {
 		nodeLossAt = r.rng.Intn(*flagOps)
+	}
+	if r.rng.Float64() < *flagNodeFail {
+		nodeFailAt = r.rng.Intn(*flagOps)
 	}
 	forced := r.handOverSteps(*flagHandOvers)
 	breakAt := r.breakStep(forced)
 	for i := 0; i < *flagOps; i++ {
 		if i == nodeLossAt {
 			r.removeNode(ctx)
+		}
+		if i == nodeFailAt {
+			r.failNode(ctx)
 		}
 		o := r.pickOp()
 		switch {

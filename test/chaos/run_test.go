@@ -38,6 +38,7 @@ type run struct {
 	began    time.Time
 	stopped  time.Time
 	nodeLoss sync.WaitGroup
+	nodeFail sync.WaitGroup // a failed node's restore (nodefail_test.go)
 	failed   bool
 }
 
@@ -71,7 +72,7 @@ func newRun(ctx context.Context, t *testing.T, seed int64) (*run, error) {
 	}
 	r := &run{t: t, seed: seed, rng: rand.New(rand.NewSource(seed)), client: client, ext: ext, ns: ns.Name, dir: dir,
 		began: time.Now()}
-	r.watcher = invariant.Watch(context.Background(), r.clients(), r.ns, invariant.Options{})
+	r.watcher = invariant.Watch(context.Background(), r.clients(), r.ns, invariant.Options{Nodes: true})
 	r.watcher.WaitSynced()
 	r.markers = invariant.NewMarkers(client, r.ns)
 	return r, nil
@@ -102,6 +103,10 @@ func (r *run) execute(ctx context.Context) result {
 	}
 	r.startControllers()
 	r.chaos(ctx)
+	// A failed node comes back before the user's last fixes: a rollout
+	// its pods held up may have failed meanwhile (onFailure Pause), and
+	// the fixes resume it.
+	r.nodeFail.Wait()
 	r.fixAll(ctx)
 	r.stopFaults(ctx)
 	res.converged, res.why = r.converge(ctx)

@@ -103,7 +103,8 @@ config/extended-only).
   verbs: ["patch"]
 - apiGroups: [""]
   resources: ["persistentvolumeclaims"]
-  verbs: ["get", "list", "watch", "create", "patch"]
+  # delete: only under an extended set's nodeFailurePolicy.volumes: Recreate
+  verbs: ["get", "list", "watch", "create", "patch", "delete"]
 - apiGroups: ["", "events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch", "update"]

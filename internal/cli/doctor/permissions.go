@@ -32,12 +32,14 @@ var ControllerPermissions = []Permission{
 	{Group: "", Resource: "pods/finalizers", Verbs: []string{"update"}},
 	{Group: "", Resource: "pods/status", Verbs: []string{"patch"}},
 	{Group: "", Resource: "pods/resize", Verbs: []string{"patch"}},
-	{Group: "", Resource: "persistentvolumeclaims", Verbs: []string{"get", "list", "watch", "create", "patch"}},
+	{Group: "", Resource: "persistentvolumeclaims", Verbs: []string{"get", "list", "watch", "create", "patch", "delete"}},
 	{Group: "", Resource: "events", Verbs: []string{"create", "patch", "update"}},
 	{Group: "events.k8s.io", Resource: "events", Verbs: []string{"create", "patch", "update"}},
 	{Group: "", Resource: "services", Verbs: []string{"get"}},
 	{Group: "discovery.k8s.io", Resource: "endpointslices", Verbs: []string{"list"}},
 	{Group: "storage.k8s.io", Resource: "storageclasses", Verbs: []string{"list", "watch"}, ClusterOnly: true},
+	{Group: "", Resource: "nodes", Verbs: []string{"get", "list", "watch"}, ClusterOnly: true},
+	{Group: "", Resource: "persistentvolumes", Verbs: []string{"get", "list", "watch"}, ClusterOnly: true},
 }
 
 // LeasePermissions are what leader election needs in the Lease's

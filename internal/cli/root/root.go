@@ -10,6 +10,7 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/cli/dashboardcmd"
 	"github.com/ordinal-sh/ordinal/internal/cli/doctor"
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
+	"github.com/ordinal-sh/ordinal/internal/cli/nodecmd"
 	"github.com/ordinal-sh/ordinal/internal/cli/rollout"
 	"github.com/ordinal-sh/ordinal/internal/cli/up"
 	"github.com/ordinal-sh/ordinal/internal/faults"
@@ -45,5 +46,6 @@ func New(stdout, stderr io.Writer) *cobra.Command {
 	cmd.AddCommand(rollout.NewScale())
 	cmd.AddCommand(dashboardcmd.New())
 	cmd.AddCommand(doctor.New())
+	cmd.AddCommand(nodecmd.New())
 	return cmd
 }

@@ -7,7 +7,8 @@
 // through the kubelet's conditions) and its readiness gates, is played by a
 // small controller in Go (inplace.go, planned by planPod). A leader
 // election among a set's pods that ask for one is played by another
-// (election.go, planned by planElection).
+// (election.go, planned by planElection). A node can be failed, fenced
+// and restored as on a real cluster (faults.go, `ordinal node`).
 package nodes
 
 import (
@@ -67,6 +68,9 @@ type Config struct {
 	Count int
 	// ReadyDelay is the default time from container start to Ready.
 	ReadyDelay time.Duration
+	// LeaseDuration is the nodes' Lease duration; they renew it every
+	// quarter of it, as a kubelet does. 0 means a kubelet's default, 40s.
+	LeaseDuration time.Duration
 	// Log receives kwok's own log lines.
 	Log io.Writer
 }
@@ -92,7 +96,7 @@ func Start(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("simulated nodes: %w", err)
 	}
-	ctrl, typed, err := newController(cs, stages)
+	ctrl, typed, err := newController(cs, stages, leaseSeconds(cfg.LeaseDuration))
 	if err != nil {
 		return err
 	}
@@ -116,7 +120,15 @@ func Start(ctx context.Context, cfg Config) error {
 	return nil
 }
 
-func newController(cs kwokclient.Clientset, stages map[internalversion.StageResourceRef][]*internalversion.Stage) (*controllers.Controller, kubernetes.Interface, error) {
+// leaseSeconds is d in whole seconds, at least 1; 0 means 40.
+func leaseSeconds(d time.Duration) uint {
+	if d == 0 {
+		return 40
+	}
+	return uint(max(1, d/time.Second))
+}
+
+func newController(cs kwokclient.Clientset, stages map[internalversion.StageResourceRef][]*internalversion.Stage, leaseSeconds uint) (*controllers.Controller, kubernetes.Interface, error) {
 	restConfig, err := cs.ToRESTConfig()
 	if err != nil {
 		return nil, nil, fmt.Errorf("simulated nodes: %w", err)
@@ -159,7 +171,7 @@ func newController(cs kwokclient.Clientset, stages map[internalversion.StageReso
 		LocalStages:                       stages,
 		PodPlayStageParallelism:           16,
 		NodePlayStageParallelism:          4,
-		NodeLeaseDurationSeconds:          40,
+		NodeLeaseDurationSeconds:          leaseSeconds,
 		NodeLeaseParallelism:              4,
 		PodsOnNodeSyncParallelism:         4,
 		ID:                                "ordinal-nodes",

@@ -1,6 +1,7 @@
 // Package provisioner is the plane's in-process dynamic volume provisioner:
 // it answers PersistentVolumeClaims of its StorageClass with hostPath
-// PersistentVolumes, each backed by its own directory under one root, and
+// PersistentVolumes, each backed by its own directory under one root
+// (pinned to the selected node for a WaitForFirstConsumer class), and
 // removes the directory and the volume again when a Delete-policy volume is
 // released. There is no kubelet in the plane (pods run on simulated kwok
 // nodes), so a volume is only a directory; kube-controller-manager's

@@ -159,7 +159,11 @@ func TestNewVolume(t *testing.T) {
 		name       string
 		class      *storagev1.StorageClass
 		wantPolicy corev1.PersistentVolumeReclaimPolicy
+		wantNode   string
 	}{
+		{name: "a WaitForFirstConsumer class gives a volume pinned to the selected node",
+			class: newClass("local", DefaultName, withBinding(storagev1.VolumeBindingWaitForFirstConsumer)), wantPolicy: corev1.PersistentVolumeReclaimDelete,
+			wantNode: "node-2"},
 		{name: "a class without a reclaim policy gives Delete",
 			class: newClass("fast", DefaultName), wantPolicy: corev1.PersistentVolumeReclaimDelete},
 		{name: "a class with reclaim policy Retain gives Retain",
@@ -171,6 +175,7 @@ func TestNewVolume(t *testing.T) {
 				s.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce, corev1.ReadOnlyMany}
 				s.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("3Gi")
 			}))
+			claim.Annotations = map[string]string{annSelectedNode: "node-2"}
 			want := &corev1.PersistentVolume{
 				ObjectMeta: metav1.ObjectMeta{
 					Name:        "pvc-uid-data",
@@ -186,9 +191,14 @@ func TestNewVolume(t *testing.T) {
 						APIVersion: "v1", Kind: "PersistentVolumeClaim", Namespace: "ns", Name: "data", UID: "uid-data",
 					},
 					PersistentVolumeReclaimPolicy: tt.wantPolicy,
-					StorageClassName:              "fast",
+					StorageClassName:              tt.class.Name,
 					VolumeMode:                    ptr.To(corev1.PersistentVolumeFilesystem),
 				},
+			}
+			if tt.wantNode != "" {
+				want.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+					MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "kubernetes.io/hostname", Operator: corev1.NodeSelectorOpIn, Values: []string{tt.wantNode}}},
+				}}}}
 			}
 			got := newVolume(claim, tt.class, DefaultName, testRoot)
 			if diff := cmp.Diff(want, got); diff != "" {

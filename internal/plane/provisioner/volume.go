@@ -24,9 +24,25 @@ func volumeName(claim *corev1.PersistentVolumeClaim) string {
 
 // newVolume is the volume that answers claim: a hostPath directory at
 // root/<volume name>, pre-bound to the claim through claimRef so that the
-// PersistentVolume controller binds exactly this pair. There is no node
-// affinity: every simulated node "mounts" every directory.
+// PersistentVolume controller binds exactly this pair. A class that binds
+// Immediate gives volumes without node affinity: every simulated node
+// "mounts" every directory, as with network storage. A WaitForFirstConsumer
+// class gives local volumes: each is pinned, by node affinity on
+// kubernetes.io/hostname, to the node the scheduler selected for the
+// claim's first pod, as local-path provisioners do, so a pod whose node is
+// lost can start nowhere else while it keeps that claim.
 func newVolume(claim *corev1.PersistentVolumeClaim, class *storagev1.StorageClass, name, root string) *corev1.PersistentVolume {
+	pv := hostPathVolume(claim, class, name, root)
+	if node := claim.Annotations[annSelectedNode]; node != "" &&
+		ptr.Deref(class.VolumeBindingMode, storagev1.VolumeBindingImmediate) == storagev1.VolumeBindingWaitForFirstConsumer {
+		pv.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
+		}}}}
+	}
+	return pv
+}
+
+func hostPathVolume(claim *corev1.PersistentVolumeClaim, class *storagev1.StorageClass, name, root string) *corev1.PersistentVolume {
 	pvName := volumeName(claim)
 	return &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{

@@ -1,0 +1,50 @@
+package v1alpha1
+
+// NodeFailurePolicy says what the controller does for a pod whose node has
+// failed: stopped heartbeating (NotReady or unreachable), been fenced
+// (the node.kubernetes.io/out-of-service taint), or been deleted. Unset,
+// the set behaves as upstream's: a pod on a lost node stays, Terminating
+// or Unknown, until the node returns or is fenced, and keeps its claims.
+// Whatever the policy, the controller names such a pod in
+// status.blockedBy, with the command that fences its node.
+type NodeFailurePolicy struct {
+	// Volumes is what becomes of a lost pod's claims. Keep (the default)
+	// never deletes them: a pod whose claim is bound to a volume of its
+	// lost node (a local volume) waits for that node. Recreate deletes
+	// the ordinal's claims whose volume is pinned (by node affinity) to a
+	// node that is gone or fenced, once the ordinal's old pod is gone,
+	// and the set creates them again, empty, so the pod starts on another
+	// node and the application re-replicates its data. The data on the
+	// lost node is given up; an event records each claim deleted.
+	//
+	// +kubebuilder:default=Keep
+	// +optional
+	Volumes NodeFailureVolumes `json:"volumes,omitempty"`
+
+	// ReplaceAfterSeconds, when set, force-deletes a pod whose node has
+	// not been Ready for that long (NotReady or unreachable), so the set
+	// recreates it elsewhere without waiting for anyone to fence the node.
+	// The controller cannot know that a node which stopped answering has
+	// stopped its containers: for a while two containers with one
+	// identity may run, the lost one still writing to what it reaches.
+	// Use it only when the application tolerates that, or when nodes are
+	// fenced by other means. Unset (the default) never force-deletes.
+	//
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	ReplaceAfterSeconds *int32 `json:"replaceAfterSeconds,omitempty"`
+}
+
+// NodeFailureVolumes is what a node-failure policy does with the claims
+// of a pod whose node is lost.
+//
+// +kubebuilder:validation:Enum=Keep;Recreate
+type NodeFailureVolumes string
+
+const (
+	// KeepNodeFailureVolumes never deletes a claim for a lost node.
+	KeepNodeFailureVolumes NodeFailureVolumes = "Keep"
+	// RecreateNodeFailureVolumes deletes, and the set recreates, the claims
+	// whose volume is pinned to a node that is gone or fenced.
+	RecreateNodeFailureVolumes NodeFailureVolumes = "Recreate"
+)
