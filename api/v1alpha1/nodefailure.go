@@ -33,6 +33,15 @@ type NodeFailurePolicy struct {
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	ReplaceAfterSeconds *int32 `json:"replaceAfterSeconds,omitempty"`
+
+	// ReplaceExclusiveRoleHolders lets replaceAfterSeconds force-delete
+	// pods of a set whose spec.roles has an exclusive role (a leader):
+	// the lost pod may still hold the role while its replacement takes
+	// it, two leaders at once. Without it the API server refuses
+	// replaceAfterSeconds beside an exclusive role.
+	//
+	// +optional
+	ReplaceExclusiveRoleHolders bool `json:"replaceExclusiveRoleHolders,omitempty"`
 }
 
 // NodeFailureVolumes is what a node-failure policy does with the claims

@@ -113,7 +113,8 @@ var specFields = []field{
 		path: "spec.nodeFailurePolicy", decision: refusedUnlessDefault,
 		accepted: func(s *v1alpha1.StatefulSetSpec) bool {
 			p := s.NodeFailurePolicy
-			return p == nil || (p.ReplaceAfterSeconds == nil && (p.Volumes == "" || p.Volumes == v1alpha1.KeepNodeFailureVolumes))
+			return p == nil || (p.ReplaceAfterSeconds == nil && !p.ReplaceExclusiveRoleHolders &&
+				(p.Volumes == "" || p.Volumes == v1alpha1.KeepNodeFailureVolumes))
 		},
 		value: func(s *v1alpha1.StatefulSetSpec) string { return nodeFailurePolicy(s.NodeFailurePolicy) },
 		why:   "apps/v1 neither recreates the claims of a lost node's pods nor force-deletes a pod on a node that is not Ready",
@@ -219,6 +220,9 @@ func nodeFailurePolicy(p *v1alpha1.NodeFailurePolicy) string {
 	out := "volumes " + string(p.Volumes)
 	if p.ReplaceAfterSeconds != nil {
 		out += fmt.Sprintf(", replaceAfterSeconds %d", *p.ReplaceAfterSeconds)
+	}
+	if p.ReplaceExclusiveRoleHolders {
+		out += ", replaceExclusiveRoleHolders"
 	}
 	return out
 }

@@ -326,6 +326,14 @@ func TestValidExtendedSetsAreAccepted(t *testing.T) {
 				{Name: "read_replica.1", UpdateOrder: ptr(int32(1000))}}}
 			s.Spec.Lifecycle = &v1alpha1.Lifecycle{Switchover: handshakeHook(60, v1alpha1.HookProceed)}
 		}},
+		{"replaceAfterSeconds beside roles none of which is exclusive", func(s *v1alpha1.StatefulSet) {
+			s.Spec.Roles = &v1alpha1.Roles{LabelKey: "role", Values: []v1alpha1.Role{quorumFollower}}
+			s.Spec.NodeFailurePolicy = &v1alpha1.NodeFailurePolicy{ReplaceAfterSeconds: ptr(int32(60))}
+		}},
+		{"replaceAfterSeconds beside an exclusive role, accepted by name", func(s *v1alpha1.StatefulSet) {
+			s.Spec.Roles = &v1alpha1.Roles{LabelKey: "role", Values: []v1alpha1.Role{quorumLeader, quorumFollower}}
+			s.Spec.NodeFailurePolicy = &v1alpha1.NodeFailurePolicy{ReplaceAfterSeconds: ptr(int32(60)), ReplaceExclusiveRoleHolders: true}
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

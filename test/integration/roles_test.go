@@ -295,6 +295,7 @@ func roleCases() []invalidCase {
 		inSel    = "spec.roles.labelKey must not be a key of spec.selector: a pod whose role changes would leave the set"
 		badName  = "spec.roles.values[].name must be a label value: at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit"
 		noExcl   = "spec.lifecycle.switchover moves an exclusive role: set spec.roles with at least one role of exclusive true"
+		twoHeld  = "spec.nodeFailurePolicy.replaceAfterSeconds may leave two pods holding an exclusive role of spec.roles: set replaceExclusiveRoleHolders true to accept it"
 	)
 	roles := func(key string, values ...v1alpha1.Role) func(*v1alpha1.StatefulSet) {
 		return func(s *v1alpha1.StatefulSet) { s.Spec.Roles = &v1alpha1.Roles{LabelKey: key, Values: values} }
@@ -308,5 +309,9 @@ func roleCases() []invalidCase {
 			roles("role", quorumFollower)(s)
 			withSwitchover(handshakeHook(60, v1alpha1.HookHalt))(s)
 		}, ruleError("spec.lifecycle.switchover", noExcl)},
+		{"replaceAfterSeconds beside an exclusive role", func(s *v1alpha1.StatefulSet) {
+			roles("role", quorumLeader, quorumFollower)(s)
+			s.Spec.NodeFailurePolicy = &v1alpha1.NodeFailurePolicy{ReplaceAfterSeconds: ptr(int32(60))}
+		}, ruleError("spec.nodeFailurePolicy.replaceAfterSeconds", twoHeld)},
 	}
 }
