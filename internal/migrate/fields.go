@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/utils/ptr"
@@ -80,6 +81,12 @@ var specFields = []field{
 		accepted: func(s *v1alpha1.StatefulSetSpec) bool { return len(s.ReserveOrdinals) == 0 },
 		value:    func(s *v1alpha1.StatefulSetSpec) string { return jsonText(s.ReserveOrdinals) },
 		why:      "apps/v1 numbers pods from spec.ordinals.start without gaps: a later scale-up would create the reserved ordinals",
+	},
+	{
+		path: "spec.overrides", decision: refusedUnlessDefault,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool { return len(s.Overrides) == 0 },
+		value:    func(s *v1alpha1.StatefulSetSpec) string { return overrideNames(s.Overrides) },
+		why:      "apps/v1 has one template for every pod: the overridden pods would be replaced with the set's template",
 	},
 	{
 		path: "spec.progressDeadlineSeconds", decision: refusedUnlessDefault,
@@ -179,4 +186,13 @@ func extendedOnly(set *v1alpha1.StatefulSet) []string {
 		}
 	}
 	return out
+}
+
+// overrideNames names the overrides a set has.
+func overrideNames(list []v1alpha1.OrdinalOverride) string {
+	names := make([]string, len(list))
+	for i, o := range list {
+		names[i] = o.Name
+	}
+	return strings.Join(names, ", ")
 }
