@@ -286,9 +286,10 @@ func Status(s *v1alpha1.StatefulSet, st appsv1.StatefulSetStatus, x *planner.Ext
 }
 
 // RevisionOptions says what the set's revisions hold beyond the pod
-// template: the claim templates too when its claims follow them in place.
+// template: the claim templates too when its claims follow them in place,
+// and its overrides when it has any.
 func RevisionOptions(s *v1alpha1.StatefulSet) revision.Options {
-	return revision.Options{Claims: s.Spec.VolumeClaimUpdateStrategy.Type == v1alpha1.InPlaceVolumeClaimUpdateStrategyType}
+	return revision.Options{Claims: s.Spec.VolumeClaimUpdateStrategy.Type == v1alpha1.InPlaceVolumeClaimUpdateStrategyType, Overrides: s.Spec.Overrides}
 }
 
 func selectorString(sel *metav1.LabelSelector) string {
