@@ -282,6 +282,9 @@ func Status(s *v1alpha1.StatefulSet, st appsv1.StatefulSetStatus, x *planner.Ext
 	for _, c := range e.VolumeClaims {
 		out.VolumeClaims = append(out.VolumeClaims, v1alpha1.VolumeClaimStatus{Name: c.Name, MatchingReplicas: c.MatchingReplicas, ReadyReplicas: c.ReadyReplicas})
 	}
+	for _, o := range e.Overrides {
+		out.Overrides = append(out.Overrides, v1alpha1.OverrideStatus{Name: o.Name, Replicas: o.Replicas})
+	}
 	return out
 }
 

@@ -94,6 +94,8 @@ type ExtendedStatus struct {
 	UpdatedReplicas int32
 	// VolumeClaims has one entry per volumeClaimTemplate.
 	VolumeClaims []ClaimTemplateStatus
+	// Overrides has one entry per override of the update revision.
+	Overrides []OverrideCount
 }
 
 // PodFailure is why a pod holds a rollout up.
