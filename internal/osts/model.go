@@ -304,3 +304,20 @@ func selectorString(sel *metav1.LabelSelector) string {
 }
 
 func secondsOf(n int32) time.Duration { return time.Duration(n) * time.Second }
+
+// RestoreOverrides is the JSON patch operation that puts rev's overrides
+// in spec.overrides, for an undo or a rollback to rev: the revision's list,
+// or none when it holds none and the set has some (no operation when
+// neither has any).
+func RestoreOverrides(s *v1alpha1.StatefulSet, rev *appsv1.ControllerRevision) ([]map[string]any, error) {
+	held, err := revision.Overrides(rev)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(held) > 0:
+		return []map[string]any{{"op": "add", "path": "/spec/overrides", "value": held}}, nil
+	case len(s.Spec.Overrides) > 0:
+		return []map[string]any{{"op": "remove", "path": "/spec/overrides"}}, nil
+	}
+	return nil, nil
+}
