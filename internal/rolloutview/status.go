@@ -81,6 +81,9 @@ type Cell struct {
 	Updated  bool   `json:"updated"`
 	State    string `json:"state"`
 	Reason   string `json:"reason,omitempty"`
+	// Group is the extended set's override (spec.overrides) that lists
+	// the ordinal, empty when none does.
+	Group string `json:"group,omitempty"`
 }
 
 // NewSnapshot describes set and its pods. Pods outside the ordinal range

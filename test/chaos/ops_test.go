@@ -31,6 +31,7 @@ var ops = []op{
 	{"reserve", 2, false, (*run).reserve},
 	{"request-delete", 1, false, (*run).requestDelete},
 	{"expand", 2, false, (*run).expand},
+	{"edit-overrides", 2, false, (*run).editOverrides},
 	{"crash-pod", 2, true, (*run).crashPod},
 	{"delete-pod", 2, true, (*run).deletePod},
 	{"relabel-primary", 3, false, (*run).relabelPrimary},

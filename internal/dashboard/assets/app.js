@@ -239,13 +239,16 @@ function renderGrid(v, st, colours) {
     const colour = colours.has(c.revision) ? "r" + colours.get(c.revision) : "rn";
     const held = edge >= 0 && c.ordinal < edge;
     const deletable = v.deletePod && hasPod(c);
-    const key = colour + " " + c.state + (c.ordinal === edge ? " edge" : "") + (held ? " held" : "") + (deletable ? " deletable" : "");
-    if (e._key === key && e._reason === c.reason && e._rev === c.revision) continue;
+    const key = colour + " " + c.state + (c.ordinal === edge ? " edge" : "") + (held ? " held" : "") + (deletable ? " deletable" : "") + (c.group ? " override" : "");
+    if (e._key === key && e._reason === c.reason && e._rev === c.revision && e._group === c.group) continue;
+    e._group = c.group;
     e._key = key; e._reason = c.reason; e._rev = c.revision; e._pod = c.pod;
     e.className = "cell " + key;
     e.dataset.revision = c.revision || "";
     e.dataset.state = c.state;
+    e.dataset.group = c.group || "";
     e.title = c.pod + "\nrevision " + (c.revision || "none") + "\n" + c.state + (c.reason ? ": " + c.reason : "") + (held ? "\nheld by the partition" : "") +
+      (c.group ? "\noverride " + c.group : "") +
       (deletable ? "\nclick to delete this pod" : "");
   }
 }
