@@ -115,6 +115,9 @@ func TestExtendedOnlySettingsAreNamedUnlessAtTheirDefaults(t *testing.T) {
 			"spec.updateStrategy.rollingUpdate.podUpdatePolicy is InPlaceIfPossible (default Recreate; apps/v1 recreates every pod it updates)",
 			`spec.updateStrategy.rollingUpdate.inPlace is {"gracePeriodSeconds":5,"resizeTimeoutSeconds":120} (apps/v1 has no updates in place)`,
 		}},
+		{"overrides", func(s *v1alpha1.StatefulSet) {
+			s.Spec.Overrides = []v1alpha1.OrdinalOverride{{Name: "big", Ordinals: []intstr.IntOrString{intstr.FromInt32(0)}}, {Name: "mid", Ordinals: []intstr.IntOrString{intstr.FromString("1-2")}}}
+		}, []string{"spec.overrides is big, mid (apps/v1 has one template for every pod: the overridden pods would be replaced with the set's template)"}},
 		{"claim and in-place defaults written out", func(s *v1alpha1.StatefulSet) {
 			s.Spec.VolumeClaimUpdateStrategy.Type = v1alpha1.OnClaimDeleteVolumeClaimUpdateStrategyType
 			ru := s.Spec.UpdateStrategy.RollingUpdate
