@@ -242,12 +242,15 @@ func patchWords(c claimCheck) string {
 }
 
 // onlyStorage reports whether the pod in s can move to the update
-// revision without being recreated: it runs the current revision, whose
-// pod template (the effective one of its ordinal, with overrides) is the
-// update revision's, and it mounts a claim of each of the update
-// revision's templates and of no other.
+// revision without being recreated: it runs the current revision (any
+// known one, for a set with overrides), whose pod template (the effective
+// one of its ordinal) is the update revision's, and it mounts a claim of
+// each of the update revision's templates and of no other.
 func (p *planner) onlyStorage(s slot) bool {
-	if podRevision(s.pod) != p.current || !apiequality.Semantic.DeepEqual(*p.templateAt(p.current, s.ordinal), *p.templateAt(p.update, s.ordinal)) {
+	if podRevision(s.pod) != p.current && !p.hasOverrides() {
+		return false
+	}
+	if from := p.templateAt(podRevision(s.pod), s.ordinal); from == nil || !apiequality.Semantic.DeepEqual(*from, *p.templateAt(p.update, s.ordinal)) {
 		return false
 	}
 	mounted := map[string]bool{}

@@ -71,6 +71,8 @@ type planner struct {
 	// revision name, with the effective sets built from them
 	// (overrides.go); nil for an apps/v1 set.
 	overrides map[string]*revisionOverrides
+	// same says, by groupKey, whether the effective templates are equal.
+	same map[string]bool
 	// hooking are the ordinals whose pod waits on a lifecycle hook in this
 	// plan (hooks.go).
 	hooking map[int32]bool

@@ -195,8 +195,17 @@ func (p *planner) unchanged(s slot) bool {
 	if rev == p.update {
 		return false
 	}
+	key := p.groupKey(rev, s.ordinal)
+	if same, ok := p.same[key]; ok {
+		return same
+	}
 	from, to := p.templateAt(rev, s.ordinal), p.templateAt(p.update, s.ordinal)
-	return from != nil && to != nil && apiequality.Semantic.DeepEqual(from, to)
+	same := from != nil && to != nil && apiequality.Semantic.DeepEqual(from, to)
+	if p.same == nil {
+		p.same = map[string]bool{}
+	}
+	p.same[key] = same
+	return same
 }
 
 // movePass moves to the update revision, by their label alone, the pods of

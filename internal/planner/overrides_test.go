@@ -360,3 +360,25 @@ func TestEffectiveClaimsNeverShrink(t *testing.T) {
 		t.Error("the base claim template was changed")
 	}
 }
+
+// Under InPlace claims a pod still at an older revision than the current
+// one, whose template the update leaves equal, is moved, not replaced.
+func TestAnInPlaceClaimSetMovesAnOlderPodWhoseTemplateIsTheSame(t *testing.T) {
+	was := []v1alpha1.OrdinalOverride{memoryOverride("big", "2Gi", ords(0)...)}
+	f := overrideRolloutWith(revision.Options{Claims: true}, was, []v1alpha1.OrdinalOverride{memoryOverride("big", "3Gi", ords(0)...)}, testgen.ClaimTemplates("www"))
+	older, err := revision.NewWith(f.set, 0, nil, revision.Options{Claims: true, Overrides: []v1alpha1.OrdinalOverride{memoryOverride("big", "1Gi", ords(0)...)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims []*corev1.PersistentVolumeClaim
+	for ord := int32(0); ord < 4; ord++ {
+		claims = append(claims, testgen.Claim(f.set, "www", ord, bound("1Gi", f.upd)))
+	}
+	pods := with(f.olds(0, 1, 2), testgen.Pod(f.set, 3, testgen.At(older)))
+	e := claimsInPlace(true, func(e *planner.Extended) { e.Revisions = []*appsv1.ControllerRevision{older, f.cur, f.upd} })
+	plan := f.plan(e, pods, claims...)
+	want := []string{"rolling update: UpdatePod web-3", "rolling update: UpdatePod web-2", "rolling update: UpdatePod web-1", "rolling update: DeletePod web-0"}
+	if diff := cmp.Diff(want, f.summary(plan)); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+}
