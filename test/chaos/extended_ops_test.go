@@ -130,5 +130,5 @@ func overrideWords(list []v1alpha1.OrdinalOverride) string {
 		return "none"
 	}
 	o := list[0]
-	return fmt.Sprintf("%s at %v, cpu %s", o.Name, o.Ordinals, o.Template.Spec.Containers[0].Resources.Requests.Cpu())
+	return fmt.Sprintf("%s at %s, cpu %s", o.Name, o.Ordinals[0].String(), o.Template.Spec.Containers[0].Resources.Requests.Cpu())
 }
