@@ -2,6 +2,7 @@ package setops
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
+	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 )
 
 // FindRevision finds revision number n among revs; missing matches
@@ -94,8 +96,19 @@ func (d Diff) Same() bool {
 	return d.TextA == d.TextB
 }
 
-// TemplateDiff reads the templates of revisions a and b of the set; the
-// caller renders them with rolloutview.Diff.
+// Render writes the unified diff of the templates, then, for each
+// override group whose effective template differs, its own: the pods of
+// its ordinals run that template rather than the one above.
+func (d Diff) Render(w io.Writer) {
+	rolloutview.Diff(w, d.LabelA, d.LabelB, d.TextA, d.TextB)
+	for _, g := range d.Groups {
+		rolloutview.Diff(w, fmt.Sprintf("%s override %s (ordinals %s)", d.LabelA, g.Name, g.OrdinalsA),
+			fmt.Sprintf("%s override %s (ordinals %s)", d.LabelB, g.Name, g.OrdinalsB), g.TextA, g.TextB)
+	}
+}
+
+// TemplateDiff reads the templates of revisions a and b of the set; Render
+// writes them.
 func TemplateDiff(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, a, b int64) (Diff, error) {
 	var d Diff
 	var err error

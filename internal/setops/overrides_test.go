@@ -54,3 +54,26 @@ func TestTemplateDiffShowsEachOverrideGroup(t *testing.T) {
 		t.Errorf("a revision without overrides has groups %v (%v)", d.Groups, err)
 	}
 }
+
+// The rendered diff has the template's diff (none here) and the group's.
+func TestRenderedDiffHasEachGroupsDiff(t *testing.T) {
+	set := testgen.StatefulSet("web")
+	var revs []*appsv1.ControllerRevision
+	for i, list := range [][]v1alpha1.OrdinalOverride{{cpuOverrideOf("200m")}, {cpuOverrideOf("300m")}} {
+		rev, err := revision.NewWith(set, int64(i+1), nil, revision.Options{Overrides: list})
+		if err != nil {
+			t.Fatal(err)
+		}
+		revs = append(revs, rev)
+	}
+	d, err := TemplateDiff(set, revs, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	d.Render(&b)
+	want := "--- revision 1 (" + revs[0].Name + ") override big (ordinals 0)\n+++ revision 2 (" + revs[1].Name + ") override big (ordinals 0)\n"
+	if !strings.HasPrefix(b.String(), want) || !strings.Contains(b.String(), "-        cpu: 200m\n+        cpu: 300m\n") {
+		t.Errorf("rendered diff:\n%s", b.String())
+	}
+}

@@ -142,12 +142,6 @@ func (o *options) diff(ctx context.Context, arg, a, b string) error {
 		fmt.Fprintf(o.out, "revisions %d and %d have the same pod template\n", na, nb)
 		return nil
 	}
-	rolloutview.Diff(o.out, d.LabelA, d.LabelB, d.TextA, d.TextB)
-	for _, g := range d.Groups {
-		// Each override group's effective template: the pods of its
-		// ordinals run it rather than the template above.
-		rolloutview.Diff(o.out, fmt.Sprintf("%s override %s (ordinals %s)", d.LabelA, g.Name, g.OrdinalsA),
-			fmt.Sprintf("%s override %s (ordinals %s)", d.LabelB, g.Name, g.OrdinalsB), g.TextA, g.TextB)
-	}
+	d.Render(o.out)
 	return nil
 }
