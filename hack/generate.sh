@@ -42,7 +42,11 @@ controller_gen=$(go -C hack/tools tool -n controller-gen)
 #    matchExpressions of at most 64 values each;
 #  - a claim template's name becomes a pod volume's name, a DNS label of
 #    at most 63 characters, which also keeps the rule that template names
-#    are unique cheap enough.
+#    are unique cheap enough;
+#  - overrides' ordinals get the bound of reserveOrdinals, their labels the
+#    63 characters of any label value, for their rules' cost; the core
+#    types an override embeds (affinity, tolerations, spread constraints,
+#    env, resources) lose their descriptions, as the template's do.
 go -C hack/tools run ./crdpatch \
 	-trim spec.selector -trim spec.template -trim spec.volumeClaimTemplates -trim status.conditions \
 	-bound 'spec.selector.matchLabels{}:maxLength=63' \
@@ -57,6 +61,13 @@ go -C hack/tools run ./crdpatch \
 	-bound 'spec.updateStrategy.rollingUpdate.priority[].selector.matchExpressions:maxItems=16' \
 	-bound 'spec.updateStrategy.rollingUpdate.priority[].selector.matchExpressions[].values:maxItems=64' \
 	-bound 'spec.volumeClaimTemplates[].metadata.name:maxLength=63' \
+	-bound 'spec.overrides[].ordinals[]:maxLength=21' \
+	-bound 'spec.overrides[].template.metadata.labels{}:maxLength=63' \
+	-trim 'spec.overrides[].template.spec.affinity' \
+	-trim 'spec.overrides[].template.spec.tolerations' \
+	-trim 'spec.overrides[].template.spec.topologySpreadConstraints' \
+	-trim 'spec.overrides[].template.spec.containers[].env' \
+	-trim 'spec.overrides[].template.spec.containers[].resources' \
 	"$out/config/crd/apps.ordinal.dev_statefulsets.yaml"
 
 # Helm installs CRDs only from a chart's own crds/ directory, never from

@@ -29,12 +29,18 @@ type OrdinalRange struct {
 // through it, the entries that parse are returned with an error naming
 // the others.
 func ParseReserveOrdinals(list []intstr.IntOrString) ([]OrdinalRange, error) {
+	return parseOrdinalList("spec.reserveOrdinals", list)
+}
+
+// parseOrdinalList reads a list of ordinals and ranges; field names the
+// list in errors.
+func parseOrdinalList(field string, list []intstr.IntOrString) ([]OrdinalRange, error) {
 	out := make([]OrdinalRange, 0, len(list))
 	var errs []error
 	for _, v := range list {
 		r, err := parseOrdinalRange(v)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("spec.reserveOrdinals: %w", err))
+			errs = append(errs, fmt.Errorf("%s: %w", field, err))
 			continue
 		}
 		out = append(out, r)

@@ -44,3 +44,13 @@ func TestParseReserveOrdinals(t *testing.T) {
 		})
 	}
 }
+
+func TestParseOverrideOrdinalsNamesItsField(t *testing.T) {
+	got, err := v1alpha1.ParseOverrideOrdinals("spec.overrides[big].ordinals", []intstr.IntOrString{intstr.FromInt32(0), intstr.FromString("2-4"), intstr.FromString("x")})
+	if diff := cmp.Diff([]v1alpha1.OrdinalRange{{Low: 0, High: 0}, {Low: 2, High: 4}}, got); diff != "" {
+		t.Errorf("ranges (-want +got):\n%s", diff)
+	}
+	if want := `spec.overrides[big].ordinals: "x" is not an ordinal or a range "low-high" of ordinals`; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}

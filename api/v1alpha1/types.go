@@ -59,6 +59,8 @@ type StatefulSetList struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.roles) || ((!has(self.selector.matchLabels) || !(self.roles.labelKey in self.selector.matchLabels)) && (!has(self.selector.matchExpressions) || self.selector.matchExpressions.all(e, e.key != self.roles.labelKey)))",message="spec.roles.labelKey must not be a key of spec.selector: a pod whose role changes would leave the set",fieldPath=`.roles.labelKey`
 // +kubebuilder:validation:XValidation:rule="!has(self.nodeFailurePolicy) || !has(self.nodeFailurePolicy.replaceAfterSeconds) || !has(self.roles) || !self.roles.values.exists(r, has(r.exclusive) && r.exclusive) || (has(self.nodeFailurePolicy.replaceExclusiveRoleHolders) && self.nodeFailurePolicy.replaceExclusiveRoleHolders)",message="spec.nodeFailurePolicy.replaceAfterSeconds may leave two pods holding an exclusive role of spec.roles: set replaceExclusiveRoleHolders true to accept it",fieldPath=`.nodeFailurePolicy.replaceAfterSeconds`
 // +kubebuilder:validation:XValidation:rule="!has(self.lifecycle) || !has(self.lifecycle.switchover) || (has(self.roles) && self.roles.values.exists(r, has(r.exclusive) && r.exclusive))",message="spec.lifecycle.switchover moves an exclusive role: set spec.roles with at least one role of exclusive true",fieldPath=`.lifecycle.switchover`
+// +kubebuilder:validation:XValidation:rule="!has(self.overrides) || self.overrides.all(o, !has(o.volumeClaimTemplates) || o.volumeClaimTemplates.all(c, has(self.volumeClaimTemplates) && self.volumeClaimTemplates.exists(t, has(t.metadata) && has(t.metadata.name) && t.metadata.name == c.name)))",message="spec.overrides[].volumeClaimTemplates[].name must name one of spec.volumeClaimTemplates",fieldPath=`.overrides`
+// +kubebuilder:validation:XValidation:rule="!has(self.overrides) || !has(self.selector.matchLabels) || self.overrides.all(o, !has(o.template) || !has(o.template.metadata) || !has(o.template.metadata.labels) || o.template.metadata.labels.all(k, !(k in self.selector.matchLabels) || o.template.metadata.labels[k] == self.selector.matchLabels[k]))",message="spec.overrides[].template.metadata.labels must not change a label of spec.selector.matchLabels: the pod would leave its set",fieldPath=`.overrides`
 type StatefulSetSpec struct {
 	// Replicas is the number of pods wanted. Defaults to 1; at most
 	// 100000.
@@ -207,6 +209,17 @@ type StatefulSetSpec struct {
 	//
 	// +optional
 	NodeFailurePolicy *NodeFailurePolicy `json:"nodeFailurePolicy,omitempty"`
+	// Overrides give the pods at some ordinals a different template and
+	// storage: images, args, env and resources of containers, labels,
+	// annotations and scheduling, claim size and classes. They are part
+	// of the set's revisions (docs/overrides.md).
+	//
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:XValidation:rule="self.all(a, self.all(b, a.name == b.name || a.ordinals.all(x, b.ordinals.all(y, (type(x) == int ? x : int(x.split('-')[0])) > (type(y) == int ? y : int(y.split('-')[y.split('-').size() - 1])) || (type(y) == int ? y : int(y.split('-')[0])) > (type(x) == int ? x : int(x.split('-')[x.split('-').size() - 1]))))))",message="spec.overrides: two overrides list the same ordinal; an ordinal may have one override at most"
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Overrides []OrdinalOverride `json:"overrides,omitempty"`
 }
 
 // VolumeClaimUpdateStrategyType is how a change to volumeClaimTemplates
@@ -504,6 +517,13 @@ type StatefulSetStatus struct {
 	//
 	// +optional
 	MembersOmitted int32 `json:"membersOmitted,omitempty"`
+	// Overrides says, for each of spec.overrides, how many of the set's
+	// ordinals it covers.
+	//
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Overrides []OverrideStatus `json:"overrides,omitempty"`
 }
 
 // VolumeClaimStatus is how far the claims made from one

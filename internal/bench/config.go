@@ -22,6 +22,10 @@ const (
 	// InPlaceIfPossible: its rollouts change pods in place. It runs only
 	// when asked for (--contenders), beside ordinal-osts.
 	ContenderOrdinalInPlace = "ordinal-inplace"
+	// ContenderOrdinalOverrides is ordinal-osts whose sets have three
+	// override groups (overrideGroups): it runs only when asked for,
+	// beside ordinal-osts, to compare the writes of their rollouts.
+	ContenderOrdinalOverrides = "ordinal-overrides"
 	// ContenderBuiltin is upstream's controller as 1.37 ships it, with the
 	// MaxUnavailableStatefulSet gate on; ContenderBuiltinGateOff has the
 	// gate off, as 1.35.4 to 1.36 shipped it.
@@ -31,7 +35,7 @@ const (
 )
 
 // ContenderNames lists every contender in report order.
-var ContenderNames = []string{ContenderOrdinal, ContenderOrdinalExtended, ContenderOrdinalInPlace, ContenderBuiltin, ContenderBuiltinGateOff, ContenderFloor}
+var ContenderNames = []string{ContenderOrdinal, ContenderOrdinalExtended, ContenderOrdinalInPlace, ContenderOrdinalOverrides, ContenderBuiltin, ContenderBuiltinGateOff, ContenderFloor}
 
 // Limit is a client QPS and burst; QPS 0 means unthrottled, as it does
 // for every contender (controller.Config).
@@ -69,8 +73,10 @@ type Config struct {
 func NewConfig() Config {
 	d := controller.NewConfig()
 	return Config{
-		Scenarios:       slices.Clone(ScenarioNames),
-		Contenders:      slices.DeleteFunc(slices.Clone(ContenderNames), func(c string) bool { return c == ContenderOrdinalInPlace }),
+		Scenarios: slices.Clone(ScenarioNames),
+		Contenders: slices.DeleteFunc(slices.Clone(ContenderNames), func(c string) bool {
+			return c == ContenderOrdinalInPlace || c == ContenderOrdinalOverrides
+		}),
 		Limits:          []Limit{{d.QPS, d.Burst}, {0, 0}},
 		Workers:         d.Workers,
 		Nodes:           4,
@@ -145,12 +151,13 @@ func LeanCommands(dir string) map[string]Command {
 		return Command{Binary: filepath.Join(dir, name), Args: args}
 	}
 	return map[string]Command{
-		ContenderOrdinal:         at(OrdinalBinary),
-		ContenderOrdinalExtended: at(OrdinalBinary),
-		ContenderOrdinalInPlace:  at(OrdinalBinary),
-		ContenderBuiltin:         at(BuiltinBinary, "--max-unavailable-gate=true"),
-		ContenderBuiltinGateOff:  at(BuiltinBinary, "--max-unavailable-gate=false"),
-		ContenderFloor:           at(FloorBinary),
+		ContenderOrdinal:          at(OrdinalBinary),
+		ContenderOrdinalExtended:  at(OrdinalBinary),
+		ContenderOrdinalInPlace:   at(OrdinalBinary),
+		ContenderOrdinalOverrides: at(OrdinalBinary),
+		ContenderBuiltin:          at(BuiltinBinary, "--max-unavailable-gate=true"),
+		ContenderBuiltinGateOff:   at(BuiltinBinary, "--max-unavailable-gate=false"),
+		ContenderFloor:            at(FloorBinary),
 	}
 }
 
@@ -160,12 +167,13 @@ func LeanCommands(dir string) map[string]Command {
 func SelfCommands(binary string) map[string]Command {
 	at := func(args ...string) Command { return Command{Binary: binary, Args: args} }
 	return map[string]Command{
-		ContenderOrdinal:         at("controller"),
-		ContenderOrdinalExtended: at("controller"),
-		ContenderOrdinalInPlace:  at("controller"),
-		ContenderBuiltin:         at("bench-builtin-controller", "--max-unavailable-gate=true"),
-		ContenderBuiltinGateOff:  at("bench-builtin-controller", "--max-unavailable-gate=false"),
-		ContenderFloor:           at("bench-floor"),
+		ContenderOrdinal:          at("controller"),
+		ContenderOrdinalExtended:  at("controller"),
+		ContenderOrdinalInPlace:   at("controller"),
+		ContenderOrdinalOverrides: at("controller"),
+		ContenderBuiltin:          at("bench-builtin-controller", "--max-unavailable-gate=true"),
+		ContenderBuiltinGateOff:   at("bench-builtin-controller", "--max-unavailable-gate=false"),
+		ContenderFloor:            at("bench-floor"),
 	}
 }
 

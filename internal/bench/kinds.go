@@ -6,7 +6,9 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -32,6 +34,8 @@ func writerFor(contender string, apps kubernetes.Interface, extended *ostsclient
 		return extendedWriter{client: extended}
 	case ContenderOrdinalInPlace:
 		return extendedWriter{client: extended, policy: v1alpha1.PodUpdateInPlaceIfPossible}
+	case ContenderOrdinalOverrides:
+		return extendedWriter{client: extended, overrides: overrideGroups()}
 	}
 	return appsWriter{apps}
 }
@@ -64,8 +68,9 @@ func (w appsWriter) delete(ctx context.Context, namespace, name string) error {
 // extendedWriter writes the extended kind, with policy as
 // podUpdatePolicy when it is set.
 type extendedWriter struct {
-	client *ostsclient.Client
-	policy v1alpha1.PodUpdatePolicy
+	client    *ostsclient.Client
+	policy    v1alpha1.PodUpdatePolicy
+	overrides []v1alpha1.OrdinalOverride
 }
 
 func (w extendedWriter) create(ctx context.Context, namespace string, set *appsv1.StatefulSet) error {
@@ -80,6 +85,7 @@ func (w extendedWriter) create(ctx context.Context, namespace string, set *appsv
 		}
 		ext.Spec.UpdateStrategy.RollingUpdate.PodUpdatePolicy = w.policy
 	}
+	ext.Spec.Overrides = w.overrides
 	_, err := w.client.StatefulSets(namespace).Create(ctx, ext, metav1.CreateOptions{})
 	return err
 }
@@ -120,4 +126,23 @@ func convertJSON(from, to any) error {
 		return fmt.Errorf("decoding %T: %w", to, err)
 	}
 	return nil
+}
+
+// overrideGroups are the ordinal-overrides contender's three groups:
+// ordinal 0 with an environment variable and a label, 10-19 with an
+// annotation, 150-199 with a label. None sets the image, so an image
+// change rolls every pod, as it does without overrides.
+func overrideGroups() []v1alpha1.OrdinalOverride {
+	one := func(name string, ordinals intstr.IntOrString, t v1alpha1.OverrideTemplate) v1alpha1.OrdinalOverride {
+		return v1alpha1.OrdinalOverride{Name: name, Ordinals: []intstr.IntOrString{ordinals}, Template: &t}
+	}
+	return []v1alpha1.OrdinalOverride{
+		one("first", intstr.FromInt32(0), v1alpha1.OverrideTemplate{
+			Metadata: &v1alpha1.OverrideMetadata{Labels: map[string]string{"tier": "first"}},
+			Spec:     &v1alpha1.OverridePodSpec{Containers: []v1alpha1.ContainerOverride{{Name: "app", Env: []corev1.EnvVar{{Name: "ROLE", Value: "first"}}}}}}),
+		one("mid", intstr.FromString("10-19"), v1alpha1.OverrideTemplate{
+			Metadata: &v1alpha1.OverrideMetadata{Annotations: map[string]string{"bench.ordinal.dev/group": "mid"}}}),
+		one("tail", intstr.FromString("150-199"), v1alpha1.OverrideTemplate{
+			Metadata: &v1alpha1.OverrideMetadata{Labels: map[string]string{"tier": "tail"}}}),
+	}
 }

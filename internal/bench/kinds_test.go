@@ -16,11 +16,14 @@ func TestEachContenderWritesItsKind(t *testing.T) {
 	for _, c := range ContenderNames {
 		w := writerFor(c, apps, ext)
 		ew, extended := w.(extendedWriter)
-		if want := c == ContenderOrdinalExtended || c == ContenderOrdinalInPlace; extended != want {
+		if want := c == ContenderOrdinalExtended || c == ContenderOrdinalInPlace || c == ContenderOrdinalOverrides; extended != want {
 			t.Errorf("%s writes the extended kind: %v, want %v", c, extended, want)
 		}
 		if inPlace := ew.policy == v1alpha1.PodUpdateInPlaceIfPossible; inPlace != (c == ContenderOrdinalInPlace) {
 			t.Errorf("%s updates pods in place: %v", c, inPlace)
+		}
+		if overridden := len(ew.overrides) == 3; overridden != (c == ContenderOrdinalOverrides) {
+			t.Errorf("%s has %d override groups", c, len(ew.overrides))
 		}
 	}
 }

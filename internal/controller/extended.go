@@ -135,7 +135,7 @@ func extendedStatusEqual(a, b v1alpha1.StatefulSetStatus) bool {
 
 // applyChange carries out what the failure policy asked of the set: a
 // pause sets rollingUpdate.paused; a rollback puts the template of an
-// earlier revision back in spec.template, with a JSON patch that also tests
+// earlier revision back in spec.template (with its overrides), with a JSON patch that also tests
 // the generation, so a spec someone changed meanwhile is left alone.
 func (c *Controller) applyChange(ctx context.Context, t *target, change *planner.SetChange, revs []*appsv1.ControllerRevision) error {
 	patch, err := changePatch(t, change, revs)
@@ -183,7 +183,11 @@ func changePatch(t *target, change *planner.SetChange, revs []*appsv1.Controller
 		// smaller size restored here is refused, as any shrink is.
 		ops = append(ops, map[string]any{"op": "add", "path": "/spec/volumeClaimTemplates", "value": restored.Spec.VolumeClaimTemplates})
 	}
-	return json.Marshal(ops)
+	overrides, err := osts.RestoreOverrides(t.extended, rev)
+	if err != nil {
+		return nil, fmt.Errorf("rolling back %s: %w", t.extended.Name, err)
+	}
+	return json.Marshal(append(ops, overrides...))
 }
 
 // extendedHoldable reports whether the extended part of a status change

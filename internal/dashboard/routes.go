@@ -12,7 +12,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
@@ -68,7 +67,7 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var text strings.Builder
-	rolloutview.Diff(&text, d.LabelA, d.LabelB, d.TextA, d.TextB)
+	d.Render(&text)
 	writeJSON(w, http.StatusOK, diffResult{Same: d.Same(), Text: text.String()})
 }
 

@@ -63,6 +63,9 @@ func (r *replay) applyPod(ev Event, pod *corev1.Pod) {
 	if prev != nil && !ev.Relisted {
 		r.judgeInPlace(ev, st, ord, prev, pod)
 	}
+	if st != nil && !ev.Relisted {
+		r.judgeOverrideTemplate(ev, st, ord, prev, pod)
+	}
 	if pod.DeletionTimestamp != nil && (prev == nil || prev.DeletionTimestamp == nil) {
 		r.judgeForceDeletion(ev, st, prev, pod)
 		r.judgeDeletion(ev, st, ord, prev, pod)
@@ -184,7 +187,7 @@ func (r *replay) judgeUpdateDeletion(ev Event, st *setTrack, specs []*appsv1.Sta
 		r.violate(RuleOnDeleteDelete, k, ev, "OnDelete: the controller deleted an unfinished in-range pod")
 		return
 	}
-	if st.extended() && r.judgeExtendedDeletion(ev, st, specs, ord, pod) {
+	if st.extended() && (r.judgeOverrideDelete(ev, specs, ord, pod) || r.judgeExtendedDeletion(ev, st, specs, ord, pod)) {
 		return
 	}
 	if st.extended() {

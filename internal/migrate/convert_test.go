@@ -130,6 +130,9 @@ func TestExtendedOnlySettingsAreNamedUnlessAtTheirDefaults(t *testing.T) {
 			`spec.offlineOrdinals is ["1-2"] (apps/v1 has no offline members: it would start their pods again at once)`,
 			"spec.lifecycle is [postCreate postUpdate] (apps/v1 has no lifecycle hooks: its deletes and updates would not wait for them)",
 		}},
+		{"overrides", func(s *v1alpha1.StatefulSet) {
+			s.Spec.Overrides = []v1alpha1.OrdinalOverride{{Name: "big", Ordinals: []intstr.IntOrString{intstr.FromInt32(0)}}, {Name: "mid", Ordinals: []intstr.IntOrString{intstr.FromString("1-2")}}}
+		}, []string{"spec.overrides is big, mid (apps/v1 has one template for every pod: the overridden pods would be replaced with the set's template)"}},
 		{"claim and in-place defaults written out", func(s *v1alpha1.StatefulSet) {
 			s.Spec.VolumeClaimUpdateStrategy.Type = v1alpha1.OnClaimDeleteVolumeClaimUpdateStrategyType
 			ru := s.Spec.UpdateStrategy.RollingUpdate

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/utils/ptr"
@@ -86,6 +87,12 @@ var specFields = []field{
 		accepted: func(s *v1alpha1.StatefulSetSpec) bool { return len(s.OfflineOrdinals) == 0 },
 		value:    func(s *v1alpha1.StatefulSetSpec) string { return jsonText(s.OfflineOrdinals) },
 		why:      "apps/v1 has no offline members: it would start their pods again at once",
+	},
+	{
+		path: "spec.overrides", decision: refusedUnlessDefault,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool { return len(s.Overrides) == 0 },
+		value:    func(s *v1alpha1.StatefulSetSpec) string { return overrideNames(s.Overrides) },
+		why:      "apps/v1 has one template for every pod: the overridden pods would be replaced with the set's template",
 	},
 	{
 		path: "spec.progressDeadlineSeconds", decision: refusedUnlessDefault,
@@ -225,4 +232,13 @@ func nodeFailurePolicy(p *v1alpha1.NodeFailurePolicy) string {
 		out += ", replaceExclusiveRoleHolders"
 	}
 	return out
+}
+
+// overrideNames names the overrides a set has.
+func overrideNames(list []v1alpha1.OrdinalOverride) string {
+	names := make([]string, len(list))
+	for i, o := range list {
+		names[i] = o.Name
+	}
+	return strings.Join(names, ", ")
 }

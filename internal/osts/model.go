@@ -308,13 +308,17 @@ func Status(s *v1alpha1.StatefulSet, st appsv1.StatefulSetStatus, x *planner.Ext
 		out.VolumeClaims = append(out.VolumeClaims, v1alpha1.VolumeClaimStatus{Name: c.Name, MatchingReplicas: c.MatchingReplicas, ReadyReplicas: c.ReadyReplicas})
 	}
 	out.Members, out.MembersOmitted = members(e), e.MembersOmitted
+	for _, o := range e.Overrides {
+		out.Overrides = append(out.Overrides, v1alpha1.OverrideStatus{Name: o.Name, Replicas: o.Replicas})
+	}
 	return out
 }
 
 // RevisionOptions says what the set's revisions hold beyond the pod
-// template: the claim templates too when its claims follow them in place.
+// template: the claim templates too when its claims follow them in place,
+// and its overrides when it has any.
 func RevisionOptions(s *v1alpha1.StatefulSet) revision.Options {
-	return revision.Options{Claims: s.Spec.VolumeClaimUpdateStrategy.Type == v1alpha1.InPlaceVolumeClaimUpdateStrategyType}
+	return revision.Options{Claims: s.Spec.VolumeClaimUpdateStrategy.Type == v1alpha1.InPlaceVolumeClaimUpdateStrategyType, Overrides: s.Spec.Overrides}
 }
 
 func selectorString(sel *metav1.LabelSelector) string {
@@ -326,3 +330,20 @@ func selectorString(sel *metav1.LabelSelector) string {
 }
 
 func secondsOf(n int32) time.Duration { return time.Duration(n) * time.Second }
+
+// RestoreOverrides is the JSON patch operation that puts rev's overrides
+// in spec.overrides, for an undo or a rollback to rev: the revision's list,
+// or none when it holds none and the set has some (no operation when
+// neither has any).
+func RestoreOverrides(s *v1alpha1.StatefulSet, rev *appsv1.ControllerRevision) ([]map[string]any, error) {
+	held, err := revision.Overrides(rev)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(held) > 0:
+		return []map[string]any{{"op": "add", "path": "/spec/overrides", "value": held}}, nil
+	case len(s.Spec.Overrides) > 0:
+		return []map[string]any{{"op": "remove", "path": "/spec/overrides"}}, nil
+	}
+	return nil, nil
+}

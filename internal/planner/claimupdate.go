@@ -84,8 +84,9 @@ func (p *planner) claimsInPlace() bool {
 // which creates them.
 func (p *planner) storageOf(s slot) podStorage {
 	out := podStorage{slot: s}
-	for i := range p.updateSet.Spec.VolumeClaimTemplates {
-		tmpl := &p.updateSet.Spec.VolumeClaimTemplates[i]
+	templates := p.setAt(p.update, s.ordinal).Spec.VolumeClaimTemplates
+	for i := range templates {
+		tmpl := &templates[i]
 		name := ClaimName(tmpl.Name, p.set.Name, s.ordinal)
 		claim := p.in.Claims[name]
 		if claim == nil || claim.DeletionTimestamp != nil {
@@ -241,11 +242,15 @@ func patchWords(c claimCheck) string {
 }
 
 // onlyStorage reports whether the pod in s can move to the update
-// revision without being recreated: it runs the current revision, whose
-// pod template is the update revision's, and it mounts a claim of each of
-// the update revision's templates and of no other.
+// revision without being recreated: it runs the current revision (any
+// known one, for a set with overrides), whose pod template (the effective
+// one of its ordinal) is the update revision's, and it mounts a claim of
+// each of the update revision's templates and of no other.
 func (p *planner) onlyStorage(s slot) bool {
-	if podRevision(s.pod) != p.current || !apiequality.Semantic.DeepEqual(p.currentSet.Spec.Template, p.updateSet.Spec.Template) {
+	if podRevision(s.pod) != p.current && !p.hasOverrides() {
+		return false
+	}
+	if from := p.templateAt(podRevision(s.pod), s.ordinal); from == nil || !apiequality.Semantic.DeepEqual(*from, *p.templateAt(p.update, s.ordinal)) {
 		return false
 	}
 	mounted := map[string]bool{}
@@ -351,7 +356,8 @@ func (p *planner) volumeClaims() []ClaimTemplateStatus {
 	for i := range templates {
 		out[i].Name = templates[i].Name
 		for _, s := range p.replicas {
-			if !claimMatches(p.in.Claims[ClaimName(templates[i].Name, p.set.Name, s.ordinal)], &templates[i]) {
+			tmpl := &p.setAt(p.update, s.ordinal).Spec.VolumeClaimTemplates[i]
+			if !claimMatches(p.in.Claims[ClaimName(tmpl.Name, p.set.Name, s.ordinal)], tmpl) {
 				continue
 			}
 			out[i].MatchingReplicas++

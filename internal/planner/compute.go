@@ -67,6 +67,12 @@ type planner struct {
 	// run (changeOf).
 	changed map[int32]bool
 	changes map[string]templateChange
+	// overrides are the overrides of the revisions the plan reads, by
+	// revision name, with the effective sets built from them
+	// (overrides.go); nil for an apps/v1 set.
+	overrides map[string]*revisionOverrides
+	// same says, by groupKey, whether the effective templates are equal.
+	same map[string]bool
 	// hooking are the ordinals whose pod waits on a lifecycle hook in this
 	// plan (hooks.go).
 	hooking map[int32]bool
@@ -93,7 +99,8 @@ type block struct {
 //     pod is built by the pass that acts on it);
 //  2. if the set is being deleted, only compute status; otherwise carry
 //     on an extended set's updates in place and set readiness gates
-//     (podinplace.go);
+//     (podinplace.go), and move the pods whose effective template an
+//     update does not change (overrides.go);
 //  3. under Recreate, while old-revision pods exist, their deletion and
 //     nothing else (recreate.go);
 //  4. the replica pass: replace finished pods, create missing ones, repair
@@ -150,6 +157,7 @@ func (p *planner) run() {
 		return
 	}
 	p.inPlacePass()
+	p.movePass()
 	if p.recreatePass() || !p.scalePasses() {
 		return
 	}
@@ -243,7 +251,7 @@ func (p *planner) resolveRevisions() bool {
 		p.warn(ReasonInvalidRevision, "StatefulSet/"+p.set.Name, err.Error()+"; nothing is planned")
 		return false
 	}
-	return true
+	return p.readOverrides(cur, upd)
 }
 
 // apply is the set with rev's template: Input.Apply's, or
@@ -328,9 +336,9 @@ func (p *planner) admit(pod *corev1.Pod, seen map[string]bool) (int32, bool) {
 // upstream compares with status.currentReplicas instead, a quirk kept
 // here. Only the passes that act on a missing ordinal build its pod.
 func (p *planner) placeholder(ord int32) slot {
-	pod := newPod(p.updateSet, p.ownerKind(), p.update, ord)
+	pod := newPod(p.setAt(p.update, ord), p.ownerKind(), p.update, ord)
 	if p.recreateAtCurrent(ord) {
-		pod = newPod(p.currentSet, p.ownerKind(), p.current, ord)
+		pod = newPod(p.setAt(p.current, ord), p.ownerKind(), p.current, ord)
 	}
 	p.addGate(pod)
 	return slot{ordinal: ord, pod: pod, placeholder: true}

@@ -111,6 +111,8 @@ type ExtendedStatus struct {
 	// MembersOmitted counts those left out.
 	Members        []Member
 	MembersOmitted int32
+	// Overrides has one entry per override of the update revision.
+	Overrides []OverrideCount
 }
 
 // PodFailure is why a pod holds a rollout up.

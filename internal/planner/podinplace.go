@@ -161,43 +161,26 @@ func (p *planner) available(pod *corev1.Pod) bool {
 	return IsAvailable(pod, p.set.Spec.MinReadySeconds, p.in.Now) && !p.inPlaceBusy(pod)
 }
 
-// templateOf is the pod template of a revision of the set, nil when the
-// revision is not known.
-func (p *planner) templateOf(name string) *corev1.PodTemplateSpec {
-	switch name {
-	case p.update:
-		return &p.updateSet.Spec.Template
-	case p.current:
-		return &p.currentSet.Spec.Template
-	}
-	for _, r := range p.ext.Revisions {
-		if r.Name == name {
-			if set, err := p.apply(r); err == nil {
-				return &set.Spec.Template
-			}
-		}
-	}
-	return nil
-}
-
 // changeOf is what bringing the pod in s to the update revision takes.
-// It depends only on the pod's revision, so each revision's is worked out
-// once per plan, not once per pod.
+// It depends only on the pod's revision and the overrides of its ordinal
+// there and at the update revision (groupKey), so each is worked out once
+// per plan, not once per pod.
 func (p *planner) changeOf(s slot) templateChange {
 	rev := podRevision(s.pod)
-	if c, ok := p.changes[rev]; ok {
+	key := p.groupKey(rev, s.ordinal)
+	if c, ok := p.changes[key]; ok {
 		return c
 	}
 	var c templateChange
-	if from := p.templateOf(rev); from != nil {
-		c = diffTemplates(from, &p.updateSet.Spec.Template)
+	if from := p.templateAt(rev, s.ordinal); from != nil {
+		c = diffTemplates(from, p.templateAt(p.update, s.ordinal))
 	} else {
 		c = templateChange{impossible: []string{fmt.Sprintf("its revision %q is not one of the set's", rev)}}
 	}
 	if p.changes == nil {
 		p.changes = map[string]templateChange{}
 	}
-	p.changes[rev] = c
+	p.changes[key] = c
 	return c
 }
 

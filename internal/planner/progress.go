@@ -30,6 +30,7 @@ func (p *planner) extend(st appsv1.StatefulSetStatus) *ExtendedPlan {
 	x.BlockedBy = p.blockedBy()
 	x.VolumeClaims = p.volumeClaims()
 	x.Members, x.MembersOmitted = p.members()
+	x.Overrides = p.overrideCounts()
 	// A rollout is in progress until its update revision has once
 	// completed; after that a missing or broken pod is a replica
 	// failure, not a failed rollout.

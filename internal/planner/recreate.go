@@ -41,7 +41,7 @@ func (p *planner) recreatePass() bool {
 	var units [][]Action
 	old := false
 	for _, s := range p.everyPod() {
-		if !isCreated(s.pod) || podRevision(s.pod) == p.update {
+		if !isCreated(s.pod) || podRevision(s.pod) == p.update || p.changed[s.ordinal] {
 			continue
 		}
 		old = true

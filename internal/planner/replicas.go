@@ -172,8 +172,9 @@ func (p *planner) restoreClaims(s slot) outcome {
 // being deleted. failEvent is what the pod's unit records if one of them
 // cannot be created.
 func (p *planner) claimCreates(s slot, failEvent string) (creates []Action, blocked string) {
-	for i := range p.set.Spec.VolumeClaimTemplates {
-		tmpl := &p.set.Spec.VolumeClaimTemplates[i]
+	templates := p.claimTemplatesAt(s.ordinal)
+	for i := range templates {
+		tmpl := &templates[i]
 		name := ClaimName(tmpl.Name, p.set.Name, s.ordinal)
 		switch claim := p.in.Claims[name]; {
 		case claim == nil:

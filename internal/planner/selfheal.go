@@ -13,7 +13,7 @@ import "fmt"
 // one at the update revision.
 func (p *planner) selfHeal(s slot) []Action {
 	if !p.healing() || s.placeholder || !isCreated(s.pod) || isTerminating(s.pod) || p.deleted[s.ordinal] || p.changed[s.ordinal] ||
-		IsRunningAndReady(s.pod) || podRevision(s.pod) == p.update || !p.rollingReplaces(s.ordinal) {
+		IsRunningAndReady(s.pod) || podRevision(s.pod) == p.update || !p.rollingReplaces(s.ordinal) || (p.hasOverrides() && p.unchanged(s)) {
 		return nil
 	}
 	return p.updateDelete(s, fmt.Sprintf("self-healing: %s runs old revision %s and is %s; it is replaced at the update revision %s",

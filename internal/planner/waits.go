@@ -96,7 +96,7 @@ func (p *planner) onDelete() bool {
 // user replaces them.
 func (p *planner) onDeleteWaits() {
 	for _, s := range p.replicas {
-		if isTerminating(s.pod) || podRevision(s.pod) == p.update {
+		if isTerminating(s.pod) || podRevision(s.pod) == p.update || p.changed[s.ordinal] {
 			continue
 		}
 		p.plan.Waits = append(p.plan.Waits, *p.waitOn(s,

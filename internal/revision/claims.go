@@ -7,6 +7,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // Options says what a revision holds beyond the pod template.
@@ -16,6 +18,10 @@ type Options struct {
 	// needs each revision's templates to bring claims to it and to restore
 	// them on undo.
 	Claims bool
+	// Overrides are the extended set's spec.overrides; a revision holds
+	// them when there are any (overrides.go), and a set without them has
+	// the revisions it would have had before overrides existed.
+	Overrides []v1alpha1.OrdinalOverride
 }
 
 // claimTemplates is what a revision keeps of each volumeClaimTemplate: its

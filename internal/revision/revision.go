@@ -64,6 +64,13 @@ func PatchWith(set *appsv1.StatefulSet, opts Options) ([]byte, error) {
 	if opts.Claims {
 		out["volumeClaimTemplates"] = claimTemplates(set.Spec.VolumeClaimTemplates)
 	}
+	if len(opts.Overrides) > 0 {
+		list, err := overridesData(opts.Overrides)
+		if err != nil {
+			return nil, fmt.Errorf("encoding overrides of statefulset %s: %w", set.Name, err)
+		}
+		out["overrides"] = list
+	}
 	return json.Marshal(map[string]any{"spec": out})
 }
 
@@ -204,6 +211,14 @@ func SemanticallyEqualWith(set *appsv1.StatefulSet, rev *appsv1.ControllerRevisi
 		return false
 	}
 	defaults.PodTemplate(&restored.Spec.Template)
-	got, err := PatchWith(restored, opts)
+	// The revision's own overrides, not the set's: a revision that holds
+	// other overrides (or none) is another revision.
+	held, err := Overrides(rev)
+	if err != nil {
+		return false
+	}
+	restoredOpts := opts
+	restoredOpts.Overrides = held
+	got, err := PatchWith(restored, restoredOpts)
 	return err == nil && bytes.Equal(got, want)
 }

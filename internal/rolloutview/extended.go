@@ -96,6 +96,7 @@ func NewExtendedSnapshot(view *appsv1.StatefulSet, set *v1alpha1.StatefulSet, re
 		layout := planner.NewLayout(planner.StartOrdinal(view), planner.Replicas(view), reserved).Without(offline)
 		s.Cells, s.MoreMissing = cellsAt(view.Name, layout, pods, s.UpdateRevision)
 	}
+	overrideGroups(s.Cells, set.Spec.Overrides)
 	s.Extended = extendedState(set)
 	markRoles(s.Cells, set, pods)
 	s.Extended.Claims = claimStates(set, s.Cells, claims)
@@ -210,4 +211,17 @@ func claimStates(set *v1alpha1.StatefulSet, cells []Cell, claims map[string]*cor
 		}
 	}
 	return out
+}
+
+// overrideGroups names on each cell the override that lists its ordinal.
+func overrideGroups(cells []Cell, list []v1alpha1.OrdinalOverride) {
+	if len(list) == 0 {
+		return
+	}
+	read, _ := planner.ReadOverrides(list)
+	for i := range cells {
+		if j := planner.OverrideAt(read, cells[i].Ordinal); j >= 0 {
+			cells[i].Group = read[j].Spec.Name
+		}
+	}
 }

@@ -326,3 +326,26 @@ func joiningAt2(r rollout) []*corev1.Pod {
 	})
 	return []*corev1.Pod{pods[0], pods[2]}
 }
+
+func TestExtendedCellsNameTheirOverrideGroup(t *testing.T) {
+	r := newRollout()
+	view, ext := extendedOf(t, r.set, func(s *v1alpha1.StatefulSet) {
+		s.Spec.Overrides = []v1alpha1.OrdinalOverride{
+			{Name: "big", Ordinals: []intstr.IntOrString{intstr.FromInt32(0)}},
+			{Name: "far", Ordinals: []intstr.IntOrString{intstr.FromString("2-9")}},
+		}
+	})
+	snap := NewExtendedSnapshot(view, ext, nil, r.pods(), nil, "")
+	var got []string
+	for _, c := range snap.Cells {
+		got = append(got, c.Pod+"="+c.Group)
+	}
+	if want := []string{"web-0=big", "web-1=", "web-2=far"}; !slices.Equal(got, want) {
+		t.Errorf("cells %v, want %v", got, want)
+	}
+	var b strings.Builder
+	renderCells(&b, snap)
+	if !strings.Contains(b.String(), "override big") || strings.Count(b.String(), "override") != 2 {
+		t.Errorf("rendered cells name the wrong groups:\n%s", b.String())
+	}
+}

@@ -110,6 +110,9 @@ func renderCells(w io.Writer, s Snapshot) {
 		if c.Reason != "" {
 			state += " (" + c.Reason + ")"
 		}
+		if c.Group != "" {
+			state += "\toverride " + c.Group
+		}
 		fmt.Fprintf(tw, "  %s %s\t%s\t%s\n", mark, c.Pod, orDefault(c.Revision, "-"), state)
 	}
 	_ = tw.Flush()

@@ -83,6 +83,9 @@ type Cell struct {
 	Reason   string `json:"reason,omitempty"`
 	// Role is the pod's role label under an extended set's spec.roles.
 	Role string `json:"role,omitempty"`
+	// Group is the extended set's override (spec.overrides) that lists
+	// the ordinal, empty when none does.
+	Group string `json:"group,omitempty"`
 }
 
 // NewSnapshot describes set and its pods. Pods outside the ordinal range

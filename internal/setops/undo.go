@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 )
 
@@ -65,7 +66,8 @@ func (t *Target) Restart(ctx context.Context, now time.Time) (string, error) {
 }
 
 // undo puts rev's template in spec.template (and its claim templates in
-// spec.volumeClaimTemplates, when it holds them) with a JSON patch that
+// spec.volumeClaimTemplates, when it holds them, and its overrides in
+// spec.overrides) with a JSON patch that
 // first tests the generation just read, so a spec changed meanwhile
 // fails the undo instead of being overwritten (a status the controller
 // wrote meanwhile does not). The template is the revision applied to the
@@ -85,7 +87,12 @@ func (extendedDoor) undo(ctx context.Context, t *Target, rev *appsv1.ControllerR
 		// smaller than the claims' is then refused, as any shrink is.
 		ops = append(ops, map[string]any{"op": "add", "path": "/spec/volumeClaimTemplates", "value": restored.Spec.VolumeClaimTemplates})
 	}
-	patch, err := json.Marshal(ops)
+	// The revision's overrides come back with its template.
+	overrides, err := osts.RestoreOverrides(t.Extended, rev)
+	if err != nil {
+		return fmt.Errorf("reading revision %d (%s): %w", rev.Revision, rev.Name, err)
+	}
+	patch, err := json.Marshal(append(ops, overrides...))
 	if err != nil {
 		return err
 	}

@@ -95,3 +95,40 @@ func (r *run) expand(ctx context.Context) bool {
 		r.logf("expand %s's data claims to %s, InPlace", cs.name, size.String())
 	}) == nil
 }
+
+// editOverrides changes an extended set's per-ordinal overrides as a user
+// giving some members more would: one time in three it removes them all;
+// otherwise it gives one ordinal below 4, or a range of two, a cpu request
+// and a label in an override named big (replacing the last one), so that
+// only those pods roll and the others move to the new revision in place.
+func (r *run) editOverrides(ctx context.Context) bool {
+	cs := r.pickExtended()
+	if cs == nil {
+		return false
+	}
+	var list []v1alpha1.OrdinalOverride
+	if r.rng.Intn(3) != 0 {
+		low := r.rng.Intn(4)
+		ordinals := []intstr.IntOrString{intstr.FromInt32(int32(low))}
+		if r.rng.Intn(2) == 0 {
+			ordinals = []intstr.IntOrString{intstr.FromString(fmt.Sprintf("%d-%d", low, low+1))}
+		}
+		cpu := fmt.Sprintf("%dm", 10*(1+r.rng.Intn(5)))
+		list = []v1alpha1.OrdinalOverride{{Name: "big", Ordinals: ordinals, Template: &v1alpha1.OverrideTemplate{
+			Metadata: &v1alpha1.OverrideMetadata{Labels: map[string]string{"tier": "big"}},
+			Spec: &v1alpha1.OverridePodSpec{Containers: []v1alpha1.ContainerOverride{{Name: "app",
+				Resources: &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}}}}}}}
+	}
+	return r.mutateExtended(ctx, cs, func(s *v1alpha1.StatefulSet) {
+		s.Spec.Overrides = list
+		r.logf("overrides of %s: %s", cs.name, overrideWords(list))
+	}) == nil
+}
+
+func overrideWords(list []v1alpha1.OrdinalOverride) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	o := list[0]
+	return fmt.Sprintf("%s at %s, cpu %s", o.Name, o.Ordinals[0].String(), o.Template.Spec.Containers[0].Resources.Requests.Cpu())
+}

@@ -32,6 +32,7 @@ var ops = []op{
 	{"offline", 2, false, (*run).offline},
 	{"request-delete", 1, false, (*run).requestDelete},
 	{"expand", 2, false, (*run).expand},
+	{"edit-overrides", 2, false, (*run).editOverrides},
 	{"crash-pod", 2, true, (*run).crashPod},
 	{"delete-pod", 2, true, (*run).deletePod},
 	{"relabel-primary", 3, false, (*run).relabelPrimary},

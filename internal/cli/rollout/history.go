@@ -3,6 +3,7 @@ package rollout
 import (
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
+	"github.com/ordinal-sh/ordinal/internal/revision"
 	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 	"github.com/ordinal-sh/ordinal/internal/setops"
 )
@@ -88,6 +90,21 @@ func (h *historyOptions) showRevision(t *setops.Target, revs []*appsv1.Controlle
 		return fmt.Errorf("encoding the template of revision %d: %w", h.revision, err)
 	}
 	fmt.Fprintf(h.out, "%s with revision #%d (%s)\nPod Template:\n%s", t.Ref(), rev.Revision, rev.Name, indent(string(text)))
+	return showOverrides(h.out, rev)
+}
+
+// showOverrides prints the overrides an extended set's revision holds,
+// as spec.overrides reads; nothing for a revision without any.
+func showOverrides(w io.Writer, rev *appsv1.ControllerRevision) error {
+	held, err := revision.Overrides(rev)
+	if err != nil || len(held) == 0 {
+		return err
+	}
+	text, err := yaml.Marshal(held)
+	if err != nil {
+		return fmt.Errorf("encoding the overrides of revision %d: %w", rev.Revision, err)
+	}
+	fmt.Fprintf(w, "Overrides:\n%s", indent(string(text)))
 	return nil
 }
 
@@ -142,6 +159,6 @@ func (o *options) diff(ctx context.Context, arg, a, b string) error {
 		fmt.Fprintf(o.out, "revisions %d and %d have the same pod template\n", na, nb)
 		return nil
 	}
-	rolloutview.Diff(o.out, d.LabelA, d.LabelB, d.TextA, d.TextB)
+	d.Render(o.out)
 	return nil
 }

@@ -239,9 +239,9 @@ function renderGrid(v, st, colours) {
     const colour = colours.has(c.revision) ? "r" + colours.get(c.revision) : "rn";
     const held = edge >= 0 && c.ordinal < edge;
     const deletable = v.deletePod && hasPod(c);
-    const key = colour + " " + c.state + (c.ordinal === edge ? " edge" : "") + (held ? " held" : "") + (deletable ? " deletable" : "");
-    if (e._key === key && e._reason === c.reason && e._rev === c.revision && e._role === c.role) continue;
-    e._key = key; e._reason = c.reason; e._rev = c.revision; e._pod = c.pod; e._role = c.role;
+    const key = colour + " " + c.state + (c.ordinal === edge ? " edge" : "") + (held ? " held" : "") + (deletable ? " deletable" : "") + (c.group ? " override" : "");
+    if (e._key === key && e._reason === c.reason && e._rev === c.revision && e._role === c.role && e._group === c.group) continue;
+    e._key = key; e._reason = c.reason; e._rev = c.revision; e._pod = c.pod; e._role = c.role; e._group = c.group;
     // A pod's role (spec.roles) is written under its ordinal, cut to what
     // a cell holds; the title has it whole.
     e.textContent = String(c.ordinal) + (c.role ? "\n" + c.role.slice(0, 4) : "");
@@ -249,7 +249,9 @@ function renderGrid(v, st, colours) {
     e.className = "cell " + key;
     e.dataset.revision = c.revision || "";
     e.dataset.state = c.state;
+    e.dataset.group = c.group || "";
     e.title = c.pod + (c.role ? "\nrole " + c.role : "") + "\nrevision " + (c.revision || "none") + "\n" + c.state + (c.reason ? ": " + c.reason : "") + (held ? "\nheld by the partition" : "") +
+      (c.group ? "\noverride " + c.group : "") +
       (deletable ? "\nclick to delete this pod" : "");
   }
 }
