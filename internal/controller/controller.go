@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	appslisters "k8s.io/client-go/listers/apps/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -80,6 +81,9 @@ type Controller struct {
 	// classes lists StorageClasses; nil unless the extended kind is
 	// managed.
 	classes storagelisters.StorageClassLister
+	// nodes lists Nodes, for the topology of extended sets' rollouts; nil
+	// unless the extended kind is managed (nodes.go).
+	nodes corelisters.NodeLister
 }
 
 // NewInformerFactory returns the informer factory the controller expects:
@@ -149,6 +153,9 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 		}
 		if opts.Namespace == "" || opts.StorageClasses {
 			c.watchStorageClasses(factory)
+		}
+		if opts.Namespace == "" || opts.Nodes {
+			c.watchNodes(factory)
 		}
 	}
 	return c, nil

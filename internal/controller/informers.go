@@ -4,6 +4,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -23,6 +24,9 @@ func stripForCache(obj any) (any, error) {
 		return newPodRecord(o), nil
 	case *corev1.PersistentVolumeClaim:
 		return newClaimRecord(o), nil
+	case *corev1.Node:
+		// Only the labels give a pod its topology domain (nodes.go).
+		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: o.Name, UID: o.UID, ResourceVersion: o.ResourceVersion, Labels: o.Labels}}, nil
 	case *appsv1.StatefulSet, *appsv1.ControllerRevision:
 		if acc, err := meta.Accessor(obj); err == nil {
 			acc.SetManagedFields(nil)

@@ -26,7 +26,8 @@ type podRecord struct {
 	compactMeta
 	hostname     string // the name's string when equal to it
 	subdomain    unique.Handle[string]
-	claimVolumes []corev1.Volume // the volumes that mount claims
+	nodeName     unique.Handle[string] // a few nodes hold many pods
+	claimVolumes []corev1.Volume       // the volumes that mount claims
 	phase        unique.Handle[string]
 	hasReady     bool // the pod has a Ready condition, of this status and time:
 	readyStatus  unique.Handle[string]
@@ -55,7 +56,7 @@ type inPlaceMeta struct {
 func newPodRecord(p *corev1.Pod) *podRecord {
 	t := planner.TrimPod(p)
 	r := &podRecord{compactMeta: newCompactMeta(&t.ObjectMeta), hostname: t.Spec.Hostname,
-		subdomain: intern(t.Spec.Subdomain), claimVolumes: t.Spec.Volumes, phase: intern(string(t.Status.Phase))}
+		subdomain: intern(t.Spec.Subdomain), nodeName: intern(t.Spec.NodeName), claimVolumes: t.Spec.Volumes, phase: intern(string(t.Status.Phase))}
 	if r.hostname == r.name {
 		r.hostname = r.name // one string for both: the decoded hostname's bytes can go
 	}
@@ -84,6 +85,7 @@ func newPodRecord(p *corev1.Pod) *podRecord {
 func (r *podRecord) pod() *corev1.Pod {
 	p := &corev1.Pod{ObjectMeta: r.objectMeta()}
 	p.Spec.Hostname, p.Spec.Subdomain, p.Spec.Volumes = r.hostname, value(r.subdomain), r.claimVolumes
+	p.Spec.NodeName = value(r.nodeName)
 	p.Status.Phase = corev1.PodPhase(value(r.phase))
 	if r.hasReady {
 		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady,

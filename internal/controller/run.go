@@ -48,6 +48,12 @@ type Options struct {
 	// every namespace that manages the extended kind always reads them;
 	// without them the API server refuses such a patch.
 	StorageClasses bool
+	// Nodes makes a controller of one namespace read Nodes too (its
+	// account must be allowed to list and watch them), for the topology
+	// of extended sets' rolling updates (rollingUpdate.topology). A
+	// controller of every namespace that manages the extended kind always
+	// reads them; without them such a set's rolling update holds.
+	Nodes bool
 	// Release is the upstream release apps/v1 sets follow where releases
 	// differ and a set does not show which (planner.Release). Run learns
 	// the API server's version by discovery unless Minor is already set;

@@ -70,6 +70,9 @@ type planner struct {
 	// hooking are the ordinals whose pod waits on a lifecycle hook in this
 	// plan (hooks.go).
 	hooking map[int32]bool
+	// kept are the ordinals a Count partition keeps at the current
+	// revision (partitioncount.go); nil for an Ordinal partition.
+	kept map[int32]bool
 	// recreateProgress is the Progressing condition an apps/v1 Recreate update
 	// sets (recreate.go); nil leaves it as it is.
 	recreateProgress *appsv1.StatefulSetCondition
@@ -118,6 +121,7 @@ func Compute(in Input) Plan {
 		p.checkNames()
 		p.checkStrategy()
 		p.unordered = !p.compilePriority()
+		p.keepCount()
 		p.run()
 		if p.set.DeletionTimestamp == nil {
 			p.hookCleanupPass()
@@ -349,6 +353,9 @@ func (p *planner) recreateAtCurrent(ord int32) bool {
 		// order, under Parallel too.
 		return strategy.Type == appsv1.RollingUpdateStatefulSetStrategyType &&
 			int64(ord) < int64(p.start)+int64(p.set.Status.CurrentReplicas)
+	}
+	if p.countPartition() {
+		return p.kept[ord]
 	}
 	return int64(ord) < int64(p.start)+int64(p.partition())
 }

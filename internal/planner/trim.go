@@ -19,6 +19,8 @@ import (
 func TrimPod(pod *corev1.Pod) *corev1.Pod {
 	out := &corev1.Pod{ObjectMeta: trimMeta(&pod.ObjectMeta)}
 	out.Spec.Hostname, out.Spec.Subdomain = pod.Spec.Hostname, pod.Spec.Subdomain
+	// The node names the pod's topology domain (topology.go).
+	out.Spec.NodeName = pod.Spec.NodeName
 	for _, v := range pod.Spec.Volumes {
 		if v.PersistentVolumeClaim != nil {
 			out.Spec.Volumes = append(out.Spec.Volumes, corev1.Volume{Name: v.Name,

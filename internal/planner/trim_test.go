@@ -46,7 +46,7 @@ func TestPlansAreTheSameFromTrimmedPodsAndClaims(t *testing.T) {
 func TestTrimPodKeepsWhatItPromises(t *testing.T) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: "ns", UID: "u", ResourceVersion: "7",
 		Labels: map[string]string{"a": "b"}, OwnerReferences: []metav1.OwnerReference{{Name: "web", UID: "s"}}},
-		Spec: corev1.PodSpec{Hostname: "web-0", Subdomain: "web", Volumes: []corev1.Volume{
+		Spec: corev1.PodSpec{Hostname: "web-0", Subdomain: "web", NodeName: "node-1", Volumes: []corev1.Volume{
 			{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-web-0"}}}}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{
 			{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Unix(100, 0)}}}}
@@ -66,7 +66,6 @@ func decoratePod(p *corev1.Pod) {
 	p.Finalizers = []string{"example.com/hold"}
 	p.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate}}
 	p.Generation = 3
-	p.Spec.NodeName = "node-1"
 	p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "sidecar", Image: "side:1",
 		Env: []corev1.EnvVar{{Name: "A", Value: "1"}}, ReadinessProbe: &corev1.Probe{PeriodSeconds: 3}})
 	p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "config",

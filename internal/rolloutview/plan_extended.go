@@ -45,6 +45,13 @@ type ExtendedPlan struct {
 	// both empty for a set without rules.
 	Priority []PriorityRule `json:"priority,omitempty"`
 	Order    []OrderedPod   `json:"order,omitempty"`
+	// Topology is rollingUpdate.topology with the domains in rollout
+	// order; nil for a set without it.
+	Topology *Topology `json:"topology,omitempty"`
+	// PartitionMode is rollingUpdate.partitionMode: Ordinal or Count.
+	PartitionMode string `json:"partitionMode,omitempty"`
+	// Kept are the pods a Count partition keeps at the current revision.
+	Kept []string `json:"kept,omitempty"`
 }
 
 // PriorityRule is one rollingUpdate.priority rule, its selector written
@@ -99,6 +106,13 @@ func ExtendPlan(r *PlanReport, in *planner.Extended, plan planner.Plan) {
 	}
 	fillExtendedStatus(x, st, r.Steps)
 	fillPriority(x, in, plan.Extended)
+	fillTopology(x, in, plan.Extended)
+	if in.PartitionCount {
+		x.PartitionMode = "Count"
+		if plan.Extended != nil {
+			x.Kept = append([]string{}, plan.Extended.Kept...)
+		}
+	}
 	r.Extended = x
 }
 

@@ -29,6 +29,11 @@ type Observed struct {
 	// set; nil when not read (another kind of set, or no permission to
 	// list them: the plan then cannot tell a grow the class refuses).
 	StorageClasses []*storagev1.StorageClass
+	// Nodes are the cluster's nodes, for an extended set with
+	// rollingUpdate.topology; nil when not read (no topology, or no
+	// permission to list them: the plan then holds the rollout, saying
+	// why).
+	Nodes []*corev1.Node
 }
 
 // Observe reads the set's revisions, pods and claims with plain List
@@ -46,6 +51,7 @@ func (t *Target) Observe(ctx context.Context) (Observed, error) {
 		return Observed{}, err
 	}
 	o.StorageClasses = t.door().storageClasses(ctx, t)
+	o.Nodes = topologyNodes(ctx, t)
 	return o, nil
 }
 
