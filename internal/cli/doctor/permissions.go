@@ -38,6 +38,7 @@ var ControllerPermissions = []Permission{
 	{Group: "", Resource: "services", Verbs: []string{"get"}},
 	{Group: "discovery.k8s.io", Resource: "endpointslices", Verbs: []string{"list"}},
 	{Group: "storage.k8s.io", Resource: "storageclasses", Verbs: []string{"list", "watch"}, ClusterOnly: true},
+	{Group: "", Resource: "nodes", Verbs: []string{"list", "watch"}, ClusterOnly: true},
 }
 
 // LeasePermissions are what leader election needs in the Lease's

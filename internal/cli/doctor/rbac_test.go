@@ -50,8 +50,8 @@ func TestRBACNamesEveryCallTheAccountMayNotMake(t *testing.T) {
 	if got.Status != Fail || got.Message != want {
 		t.Errorf("got %s %q\nwant FAIL %q", got.Status, got.Message, want)
 	}
-	if len(r.seen) != 49 || r.seen[0].User != "system:serviceaccount:ordinal-system:ordinal-controller" {
-		t.Errorf("asked %d reviews, the first for %q; want 49 for the ServiceAccount", len(r.seen), r.seen[0].User)
+	if len(r.seen) != 51 || r.seen[0].User != "system:serviceaccount:ordinal-system:ordinal-controller" {
+		t.Errorf("asked %d reviews, the first for %q; want 51 for the ServiceAccount", len(r.seen), r.seen[0].User)
 	}
 }
 
@@ -111,7 +111,7 @@ func TestRBACAsksForTheLeaseByNameAndNotForAppsV1WhenExtendedOnly(t *testing.T) 
 		return a.Resource != "leases" || a.Verb == "create" || a.Name == "sts-lease"
 	})
 	got := d.checkRBAC(context.Background(), leaseSeen{namespace: "ordinal-system", name: "sts-lease", extendedOnly: true})
-	if got.Status != OK || got.Message != "ordinal-system/ordinal-controller may make all 44 calls the controller makes in all namespaces" {
+	if got.Status != OK || got.Message != "ordinal-system/ordinal-controller may make all 46 calls the controller makes in all namespaces" {
 		t.Errorf("got %s %q", got.Status, got.Message)
 	}
 	var leases []string
