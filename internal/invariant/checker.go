@@ -83,14 +83,16 @@ type replay struct {
 	// reserved holds the ordinals each version of an extended set
 	// reserves (spec.reserveOrdinals), by the version's apps/v1 view.
 	reserved map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange
-	out      []Violation
+	// nodes are the labels of each node by name (topology.go).
+	nodes map[string]map[string]string
+	out   []Violation
 	userWrites
 }
 
 func newReplay(opts Options, external map[types.UID]bool) *replay {
 	return &replay{opts: opts, external: external, sets: map[string]*setTrack{},
 		pods: map[string]*podTrack{}, claims: map[string]*claimTrack{}, revs: map[string]*appsv1.ControllerRevision{},
-		reserved:   map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange{},
+		reserved: map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange{}, nodes: map[string]map[string]string{},
 		userWrites: userWrites{userRVs: map[uint64]bool{}, userSets: map[types.UID]bool{}}}
 }
 
@@ -106,6 +108,8 @@ func (r *replay) apply(ev Event) {
 		r.applyClaim(ev, obj)
 	case *appsv1.ControllerRevision:
 		r.applyRevision(ev, obj)
+	case *corev1.Node:
+		r.applyNode(ev, obj)
 	}
 }
 

@@ -21,6 +21,8 @@ const (
 	KindSet      Kind = "StatefulSet"
 	// KindExtendedSet is the extended StatefulSet, apps.ordinal.dev's.
 	KindExtendedSet Kind = "StatefulSet.apps.ordinal.dev"
+	// KindNode is a Node, whose labels give pods their topology domain.
+	KindNode Kind = "Node"
 )
 
 // Event is one observed version of an object.

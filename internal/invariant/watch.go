@@ -27,7 +27,8 @@ type Clients struct {
 }
 
 // Watcher feeds a Checker from the API server: one list+watch per kind
-// (pods, claims, revisions, StatefulSets of both kinds) in one namespace. Each watch
+// (pods, claims, revisions, StatefulSets of both kinds) in one namespace,
+// and of the cluster's nodes. Each watch
 // resumes from its last resourceVersion (bookmarks on) when it closes, so
 // no version is missed; when the version has expired (410 Gone) it lists
 // again and turns the difference into Relisted events.
@@ -62,6 +63,10 @@ func Watch(ctx context.Context, clients Clients, ns string, opts Options) *Watch
 		{KindClaim, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return claims.List(c, o) }, claims.Watch},
 		{KindRevision, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return revs.List(c, o) }, revs.Watch},
 	}
+	// Nodes are cluster-wide: their labels give pods their topology
+	// domain. A client not allowed to list them leaves the domain rules
+	// without a verdict (a pod on an unseen node is not judged).
+	sources = append(sources, nodeSource(client))
 	if clients.Extended != nil {
 		ext := clients.Extended.StatefulSets(ns)
 		sources = append(sources, source{KindExtendedSet,
