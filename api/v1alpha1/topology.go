@@ -29,7 +29,7 @@ type RolloutTopology struct {
 	// +kubebuilder:default="topology.kubernetes.io/zone"
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=317
-	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$')",message="spec.updateStrategy.rollingUpdate.topology.key must be a node label key, such as topology.kubernetes.io/zone"
 	// +optional
 	Key string `json:"key,omitempty"`
 	// MaxUnavailablePerDomain is the most pods of one domain that may be

@@ -299,11 +299,13 @@ func domainList(order []string) string {
 // one the update takes counts against its domain.
 func (p *planner) zonedUpdateOne(b *domainBudget, s slot, budget *int) ([]Action, bool) {
 	free := !p.available(s.pod)
-	if c := p.changeOf(s); b != nil && !free && (len(c.impossible) > 0 || c.spec()) && !b.allows(s) {
-		if *budget > 0 {
-			p.topologyWaits(b, []slot{s})
+	if b != nil && !free && !b.allows(s) {
+		if c := p.changeOf(s); len(c.impossible) > 0 || c.spec() {
+			if *budget > 0 {
+				p.topologyWaits(b, []slot{s})
+			}
+			return nil, false
 		}
-		return nil, false
 	}
 	before := *budget
 	actions, stop := p.updateOne(s, free, budget)

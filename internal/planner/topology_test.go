@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
@@ -197,7 +198,7 @@ func TestThePlanListsTheDomainsInRolloutOrder(t *testing.T) {
 // pods not yet on a node, which may land there.
 func TestTopologyNeverTakesAnAvailablePodPastItsDomainsBudget(t *testing.T) {
 	zones := []string{"node-a", "node-b", "node-c", "bare", ""}
-	for seed := range uint64(3000) {
+	for seed := range uint64(1000) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		n := int32(2 + rng.IntN(8))
 		f := rollout(testgen.Replicas(n), testgen.Parallel(), testgen.MaxUnavailable(int32(1+rng.IntN(4))))
@@ -296,4 +297,24 @@ func describePods(pods []*corev1.Pod) string {
 		out = append(out, fmt.Sprintf("%s@%s rev=%s avail=%v", p.Name, p.Spec.NodeName, p.Labels["controller-revision-hash"], planner.IsAvailable(p, 0, now)))
 	}
 	return strings.Join(out, " ")
+}
+
+// An update in place takes a pod out of service too, so it keeps to the
+// domain budget and order as a replacement does.
+func TestTopologyHoldsUpdatesInPlaceToo(t *testing.T) {
+	f := rollout(testgen.Replicas(6), testgen.Parallel(), testgen.MaxUnavailable(3))
+	open := gate(corev1.ConditionTrue, testgen.Epoch)
+	e := podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible)
+	e.Topology = zoned(1).Topology
+	var pods []*corev1.Pod
+	for ord := range int32(6) {
+		pods = append(pods, f.pod(ord, open, zoneOf(ord)))
+	}
+	if got, want := f.summary(f.ext(e, pods...)), []string{"rolling update: PatchPodStatus web-3"}; !slices.Equal(got, want) {
+		t.Errorf("steps %v, want %v: one pod of zone a", got, want)
+	}
+	e.Topology = nil
+	if got := f.summary(f.ext(e, pods...)); len(got) != 3 {
+		t.Errorf("steps %v without topology, want three pods within maxUnavailable", got)
+	}
 }

@@ -151,14 +151,19 @@ func TestInvalidTopologiesAndPartitionModesAreRefused(t *testing.T) {
 	topology := func(top v1alpha1.RolloutTopology) func(*v1alpha1.StatefulSet) {
 		return func(s *v1alpha1.StatefulSet) { rollingUpdateOf(s).Topology = &top }
 	}
-	const order = "spec.updateStrategy.rollingUpdate.topology.order must not list a domain twice"
+	const (
+		order = "spec.updateStrategy.rollingUpdate.topology.order must not list a domain twice"
+		key   = "spec.updateStrategy.rollingUpdate.topology.key must be a node label key, such as topology.kubernetes.io/zone"
+	)
 	for _, c := range []invalidCase{
 		{"a domain listed twice", topology(v1alpha1.RolloutTopology{Order: []string{"zone-a", "zone-b", "zone-a"}}),
 			ruleError("spec.updateStrategy.rollingUpdate.topology.order", order)},
 		{"a budget per domain under 1", topology(v1alpha1.RolloutTopology{MaxUnavailablePerDomain: -1}),
-			schemaErrors("spec.updateStrategy.rollingUpdate.topology.maxUnavailablePerDomain: Invalid value: -1: spec.updateStrategy.rollingUpdate.topology.maxUnavailablePerDomain in body should be greater than or equal to 1", notChecked)},
+			schemaErrors("spec.updateStrategy.rollingUpdate.topology.maxUnavailablePerDomain: Invalid value: -1: spec.updateStrategy.rollingUpdate.topology.maxUnavailablePerDomain in body should be greater than or equal to 1")},
 		{"a key that is no label key", topology(v1alpha1.RolloutTopology{Key: "zone?"}),
-			schemaErrors(`spec.updateStrategy.rollingUpdate.topology.key: Invalid value: "zone?": spec.updateStrategy.rollingUpdate.topology.key in body should match '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$'`, notChecked)},
+			ruleError("spec.updateStrategy.rollingUpdate.topology.key", `"zone?": `+key)},
+		{"a key with an empty prefix", topology(v1alpha1.RolloutTopology{Key: "/zone"}),
+			ruleError("spec.updateStrategy.rollingUpdate.topology.key", `"/zone": `+key)},
 		{"an unknown partition mode", func(s *v1alpha1.StatefulSet) { rollingUpdateOf(s).PartitionMode = "Pods" },
 			schemaErrors(`spec.updateStrategy.rollingUpdate.partitionMode: Unsupported value: "Pods": supported values: "Ordinal", "Count"`, notChecked)},
 	} {
