@@ -1,8 +1,9 @@
 package invariant
 
 // Rule names one promise. The exact definition of each is here; the
-// checks live in pods.go, extended_pods.go, priority.go, rollback.go,
-// claims.go, sets.go, storage.go, inplace.go, final.go and final_extended.go.
+// checks live in pods.go, extended_pods.go, priority.go, topology.go,
+// partitioncount.go, rollback.go, claims.go, sets.go, storage.go,
+// inplace.go, final.go and final_extended.go.
 //
 // Vocabulary. A pod of set S is a pod named S-<n> (n a decimal ordinal)
 // whose controller reference, if any, is S's UID. "Range" is
