@@ -112,7 +112,7 @@ func (p *planner) topologyReadable() bool {
 		return true
 	}
 	p.warn(ReasonTopologyUnknown, "StatefulSet/"+p.set.Name, fmt.Sprintf(
-		"updateStrategy.rollingUpdate.topology needs each pod's node label %s, and the nodes could not be read (a controller limited to one namespace does not read them; run it for every namespace, with the right to list and watch nodes); the rolling update does not proceed",
+		"updateStrategy.rollingUpdate.topology needs each pod's node label %s, and the nodes could not be read (a controller limited to one namespace reads them only with --read-nodes and the right to list and watch nodes); the rolling update does not proceed",
 		p.ext.Topology.Key))
 	return false
 }
