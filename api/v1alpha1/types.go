@@ -416,6 +416,18 @@ type RollingUpdateStatefulSetStrategy struct {
 	//
 	// +optional
 	InPlace *InPlaceUpdate `json:"inPlace,omitempty"`
+	// Topology makes the update go one node topology domain (zone) after
+	// another, with a budget per domain.
+	//
+	// +optional
+	Topology *RolloutTopology `json:"topology,omitempty"`
+	// PartitionMode is how partition is counted: Ordinal (the default, as
+	// apps/v1) or Count, the number of pods kept at the current revision
+	// after the update order is applied.
+	//
+	// +kubebuilder:default=Ordinal
+	// +optional
+	PartitionMode PartitionMode `json:"partitionMode,omitempty"`
 }
 
 // StatefulSetStatus is apps/v1's StatefulSetStatus, with conditions as

@@ -38,6 +38,9 @@ type Config struct {
 	StatusHold time.Duration
 	// Namespace limits the controller to one namespace; "" means all.
 	Namespace string
+	// ReadNodes makes a controller of one namespace read nodes too
+	// (Options.Nodes); one of every namespace always does.
+	ReadNodes bool
 	// AppsV1 makes the controller manage apps/v1 StatefulSets. Off, it
 	// leaves them to kube-controller-manager's controller (for clusters
 	// where that cannot be turned off) and manages only the extended kind.
@@ -76,6 +79,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", c.Kubeconfig, "kubeconfig file; empty means in-cluster configuration, then $KUBECONFIG")
 	c.AddLimitFlags(fs)
 	fs.StringVar(&c.Namespace, "namespace", c.Namespace, "only manage StatefulSets in this namespace (default: all)")
+	fs.BoolVar(&c.ReadNodes, "read-nodes", c.ReadNodes,
+		"with --namespace, still list and watch nodes (the account needs that cluster-wide) for extended sets that roll by topology domain (rollingUpdate.topology); a controller of every namespace always does")
 	fs.BoolVar(&c.AppsV1, "manage-apps-v1", c.AppsV1,
 		"manage apps/v1 StatefulSets; false leaves them to kube-controller-manager's controller (where it cannot be turned off) and manages only apps.ordinal.dev StatefulSets")
 	c.AddHookFlags(fs)
@@ -174,7 +179,7 @@ func (c *Config) RESTConfig(userAgent string) (*rest.Config, error) {
 func (c *Config) Options(busy func() bool, apiServer string) Options {
 	allow, _ := parseCIDRs(c.HookAllowCIDRs)
 	sa, _ := parseServiceAccount(c.HookTokenServiceAccount)
-	opts := Options{Workers: c.Workers, Namespace: c.Namespace, Busy: busy, StatusHold: c.StatusHold, SkipAppsV1: !c.AppsV1,
+	opts := Options{Workers: c.Workers, Namespace: c.Namespace, Nodes: c.ReadNodes, Busy: busy, StatusHold: c.StatusHold, SkipAppsV1: !c.AppsV1,
 		Hooks:   HookOptions{AllowCIDRs: allow, ProxyFromEnvironment: c.HookProxyFromEnvironment, TokenServiceAccount: sa, APIServer: apiServer},
 		Release: planner.Release{RecreateGateOff: !RecreateGate(c.FeatureGates)}}
 	if c.QPS > 0 {

@@ -23,16 +23,19 @@ func TestFlagsAndDefaultsAreOneDefinition(t *testing.T) {
 	if diff := cmp.Diff(NewConfig(), cfg); diff != "" {
 		t.Errorf("parsing no flags changed the defaults (-want +got):\n%s", diff)
 	}
-	want := Config{Kubeconfig: "kc", QPS: 7.5, Burst: 9, Workers: 2, StatusHold: 4 * time.Second, Namespace: "ns", AppsV1: false,
+	want := Config{Kubeconfig: "kc", QPS: 7.5, Burst: 9, Workers: 2, StatusHold: 4 * time.Second, Namespace: "ns", ReadNodes: true, AppsV1: false,
 		HookAllowCIDRs: []string{"10.0.0.0/8", "fd00::/8"}, HookProxyFromEnvironment: true, HookTokenServiceAccount: "ordinal-system/ordinal-controller",
 		FeatureGates: map[string]bool{GateRecreate: false}}
-	if err := fs.Parse([]string{"--kubeconfig=kc", "--qps=7.5", "--burst=9", "--workers=2", "--status-hold-under-load=4s", "--namespace=ns", "--manage-apps-v1=false",
+	if err := fs.Parse([]string{"--kubeconfig=kc", "--qps=7.5", "--burst=9", "--workers=2", "--status-hold-under-load=4s", "--namespace=ns", "--read-nodes", "--manage-apps-v1=false",
 		"--hook-allow-cidrs=10.0.0.0/8,fd00::/8", "--hook-proxy-from-environment", "--hook-token-service-account=ordinal-system/ordinal-controller",
 		"--feature-gates=StatefulSetRecreateStrategy=false"}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Errorf("parsed flags (-want +got):\n%s", diff)
+	}
+	if opts := cfg.Options(nil, ""); !opts.Nodes || opts.Namespace != "ns" {
+		t.Errorf("--read-nodes with --namespace gave options reading nodes %v in namespace %q", opts.Nodes, opts.Namespace)
 	}
 	limits := pflag.NewFlagSet("up", pflag.ContinueOnError)
 	cfg.AddLimitFlags(limits)

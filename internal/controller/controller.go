@@ -80,8 +80,9 @@ type Controller struct {
 	// classes lists StorageClasses; nil unless the extended kind is
 	// managed.
 	classes storagelisters.StorageClassLister
-	// nodeFacts reads nodes and volumes for the node-failure pass; nil
-	// unless the extended kind is managed (nodefailure.go).
+	// nodeFacts reads nodes and volumes for the node-failure pass and the
+	// topology of rollouts; nil unless the extended kind is managed
+	// (nodefailure.go, nodes.go).
 	nodeFacts *nodeFacts
 }
 

@@ -4,6 +4,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -23,6 +24,11 @@ func stripForCache(obj any) (any, error) {
 		return newPodRecord(o), nil
 	case *corev1.PersistentVolumeClaim:
 		return newClaimRecord(o), nil
+	case *corev1.Node:
+		// The labels give a pod its topology domain (nodes.go); the Ready
+		// condition and the taints say whether it is lost or fenced
+		// (nodefailure.go).
+		return newNodeRecord(o), nil
 	case *appsv1.StatefulSet, *appsv1.ControllerRevision:
 		if acc, err := meta.Accessor(obj); err == nil {
 			acc.SetManagedFields(nil)
@@ -32,3 +38,16 @@ func stripForCache(obj any) (any, error) {
 }
 
 var _ cache.TransformFunc = stripForCache
+
+// newNodeRecord keeps of a node what the controller reads: its name,
+// labels, deletion, taints and Ready condition.
+func newNodeRecord(o *corev1.Node) *corev1.Node {
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: o.Name, UID: o.UID, ResourceVersion: o.ResourceVersion, Labels: o.Labels,
+		DeletionTimestamp: o.DeletionTimestamp}, Spec: corev1.NodeSpec{Taints: o.Spec.Taints}}
+	for _, c := range o.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			n.Status.Conditions = []corev1.NodeCondition{{Type: c.Type, Status: c.Status, LastTransitionTime: c.LastTransitionTime}}
+		}
+	}
+	return n
+}

@@ -50,9 +50,10 @@ type Options struct {
 	StorageClasses bool
 	// Nodes makes a controller of one namespace read Nodes and
 	// PersistentVolumes too (cluster-wide list and watch), so that extended
-	// sets name pods on lost nodes and follow their node-failure policy. A
-	// controller of every namespace that manages the extended kind always
-	// reads them.
+	// sets name pods on lost nodes and follow their node-failure policy,
+	// and follow rollingUpdate.topology. A controller of every namespace
+	// that manages the extended kind always reads them; without them a
+	// set with topology holds its rolling update.
 	Nodes bool
 	// Release is the upstream release apps/v1 sets follow where releases
 	// differ and a set does not show which (planner.Release). Run learns

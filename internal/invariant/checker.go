@@ -88,7 +88,9 @@ type replay struct {
 	// nodes and volumes are followed with Options.Nodes (nodes.go).
 	nodes   map[string]*nodeTrack
 	volumes map[string]*corev1.PersistentVolume
-	out     []Violation
+	// nodeLabels are the labels of each node by name (topology.go).
+	nodeLabels map[string]map[string]string
+	out        []Violation
 	userWrites
 }
 
@@ -96,7 +98,7 @@ func newReplay(opts Options, external map[types.UID]bool) *replay {
 	return &replay{opts: opts, external: external, sets: map[string]*setTrack{},
 		pods: map[string]*podTrack{}, claims: map[string]*claimTrack{}, revs: map[string]*appsv1.ControllerRevision{},
 		reserved: map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange{}, offline: map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange{},
-		nodes: map[string]*nodeTrack{}, volumes: map[string]*corev1.PersistentVolume{},
+		nodes: map[string]*nodeTrack{}, volumes: map[string]*corev1.PersistentVolume{}, nodeLabels: map[string]map[string]string{},
 		userWrites: userWrites{userRVs: map[uint64]bool{}, userSets: map[types.UID]bool{}}}
 }
 

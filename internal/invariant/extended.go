@@ -111,6 +111,9 @@ func (st *setTrack) partitionOf(v *appsv1.StatefulSet) int32 {
 	if st.paused(v) {
 		return math.MaxInt32
 	}
+	if st.countPartition(v) {
+		return 0 // no ordinal bound: RuleCountPartition judges the count
+	}
 	return partitionOf(v)
 }
 

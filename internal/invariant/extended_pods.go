@@ -30,6 +30,10 @@ func (r *replay) judgeExtendedDeletion(ev Event, st *setTrack, specs []*appsv1.S
 	if (!requested && !allSpecs(specs, rollingUpdate)) || !r.availableThroughout(ev, specs, pod) {
 		return requested
 	}
+	if !requested {
+		r.judgeTopology(ev, st, specs, ord, pod)
+		r.judgeCountPartition(ev, st, specs, ord, pod)
+	}
 	for _, s := range specs {
 		if r.unavailableThroughout(ev, s, ord) < maxUnavailableOf(s) {
 			return requested

@@ -13,6 +13,10 @@ import (
 type nodeTrack struct{ history timeline[*corev1.Node] }
 
 func (r *replay) applyNode(ev Event, node *corev1.Node) {
+	r.applyNodeLabels(ev, node)
+	if !r.opts.Nodes {
+		return // only labels (nodewatch.go): no conditions nor taints to judge
+	}
 	nt := r.nodes[node.Name]
 	if nt == nil {
 		nt = &nodeTrack{}

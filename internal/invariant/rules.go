@@ -1,8 +1,9 @@
 package invariant
 
 // Rule names one promise. The exact definition of each is here; the
-// checks live in pods.go, extended_pods.go, priority.go, roles.go, rollback.go,
-// claims.go, sets.go, storage.go, inplace.go, final.go and final_extended.go.
+// checks live in pods.go, extended_pods.go, priority.go, roles.go, topology.go,
+// partitioncount.go, rollback.go, claims.go, sets.go, storage.go,
+// inplace.go, final.go and final_extended.go.
 //
 // Vocabulary. A pod of set S is a pod named S-<n> (n a decimal ordinal)
 // whose controller reference, if any, is S's UID. "Range" is
@@ -23,7 +24,8 @@ package invariant
 //
 // The extended kind (apps.ordinal.dev StatefulSet) is judged by every rule
 // above through its apps/v1 fields, with two readings: the partition is
-// updateStrategy.rollingUpdate.partition, and a *paused* set
+// updateStrategy.rollingUpdate.partition (0 under partitionMode Count,
+// whose count RuleCountPartition judges), and a *paused* set
 // (rollingUpdate.paused) behaves as if every ordinal were below the
 // partition. Its own rules follow the shared ones. A pod is *Available
 // throughout* the window when it was healthy at every instant of it; an
@@ -256,6 +258,37 @@ const (
 	// claimed while a pod waits unavailable: replacing it costs nothing,
 	// whatever its weight.
 	RulePriorityOrder Rule = "priority-order"
+	// RuleDomainBudget (extended kind, RollingUpdate with
+	// rollingUpdate.topology in every version of the window): a
+	// controller deletion of an in-range pod Available throughout the
+	// window, not labelled for deletion, on a node the checker has seen,
+	// leaves its domain (the node's value of the topology key, "" without
+	// the label) within maxUnavailablePerDomain: some version of the
+	// window has fewer than its maxUnavailablePerDomain other ordinals of
+	// its range whose pod was unavailable throughout the window and, at
+	// every instant of it, on no node or on a node of that domain (a pod
+	// not yet scheduled may land in any domain, and counts for each).
+	RuleDomainBudget Rule = "domain-budget"
+	// RuleDomainOrder (same deletions): domains go one after another (the
+	// topology's order, then by name, no label last): for some version of
+	// the window, no other ordinal of its range had, at every instant of
+	// the window, one pod object on a node of an earlier domain that was
+	// unhealthy throughout the window or, under an Ordinal partition and
+	// at or above it, old throughout it: at the deleted pod's revision
+	// (which the rolling update deleted it for), or at another than the
+	// window's one update revision when it has one.
+	RuleDomainOrder Rule = "domain-order"
+	// RuleCountPartition (extended kind, rollingUpdate.partitionMode Count
+	// in every version of the window, whose one update revision is
+	// known): a controller deletion of an in-range pod at another revision,
+	// Available throughout the window and not labelled for deletion,
+	// happens only if some version of the window has fewer than its
+	// ordinals (reserved ones left out) minus its partition other ordinals
+	// whose pod was, at every instant of the window, missing, terminating
+	// or at the update revision. The partition's pods of a Count set are
+	// judged by this rule alone: the ordinal partition rules read its
+	// partition as 0.
+	RuleCountPartition Rule = "count-partition"
 	// RuleRecreate (either kind, Recreate in every version of the
 	// window): a pod is created only while no other pod of the set at
 	// another revision exists (terminating or not): no pod of the new

@@ -27,7 +27,8 @@ type Clients struct {
 }
 
 // Watcher feeds a Checker from the API server: one list+watch per kind
-// (pods, claims, revisions, StatefulSets of both kinds) in one namespace. Each watch
+// (pods, claims, revisions, StatefulSets of both kinds) in one namespace,
+// and of the cluster's nodes. Each watch
 // resumes from its last resourceVersion (bookmarks on) when it closes, so
 // no version is missed; when the version has expired (410 Gone) it lists
 // again and turns the difference into Relisted events.
@@ -67,6 +68,13 @@ func Watch(ctx context.Context, clients Clients, ns string, opts Options) *Watch
 		sources = append(sources,
 			source{KindNode, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return nodes.List(c, o) }, nodes.Watch},
 			source{KindVolume, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return volumes.List(c, o) }, volumes.Watch})
+	}
+	// Nodes are cluster-wide: their labels give pods their topology
+	// domain. A client not allowed to list them leaves the domain rules
+	// without a verdict (a pod on an unseen node is not judged). With
+	// Options.Nodes the whole nodes above carry the labels too.
+	if !opts.Nodes {
+		sources = append(sources, nodeSource(client))
 	}
 	if clients.Extended != nil {
 		ext := clients.Extended.StatefulSets(ns)

@@ -137,7 +137,16 @@ func TestExtendedOnlySettingsAreNamedUnlessAtTheirDefaults(t *testing.T) {
 			s.Spec.VolumeClaimUpdateStrategy.Type = v1alpha1.OnClaimDeleteVolumeClaimUpdateStrategyType
 			ru := s.Spec.UpdateStrategy.RollingUpdate
 			ru.PodUpdatePolicy, ru.InPlace = v1alpha1.PodUpdateRecreate, &v1alpha1.InPlaceUpdate{ResizeTimeoutSeconds: 120}
+			ru.PartitionMode = v1alpha1.PartitionOrdinal
 		}, nil},
+		{"topology and a count partition", func(s *v1alpha1.StatefulSet) {
+			ru := s.Spec.UpdateStrategy.RollingUpdate
+			ru.Topology = &v1alpha1.RolloutTopology{Key: v1alpha1.DefaultTopologyKey, MaxUnavailablePerDomain: 1}
+			ru.PartitionMode = v1alpha1.PartitionCount
+		}, []string{
+			`spec.updateStrategy.rollingUpdate.topology is {"key":"topology.kubernetes.io/zone","maxUnavailablePerDomain":1} (apps/v1 updates pods whatever their zone, with no budget per domain)`,
+			"spec.updateStrategy.rollingUpdate.partitionMode is Count (default Ordinal; apps/v1 reads the partition as an ordinal, so other pods would be kept at the old revision)",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

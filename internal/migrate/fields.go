@@ -144,6 +144,11 @@ var specFields = []field{
 	},
 		"apps/v1 has no updates in place",
 		v1alpha1.InPlaceUpdate{}, v1alpha1.InPlaceUpdate{ResizeTimeoutSeconds: osts.DefaultResizeTimeout}),
+	rolling("topology", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.Topology },
+		"apps/v1 updates pods whatever their zone, with no budget per domain", (*v1alpha1.RolloutTopology)(nil)),
+	rolling("partitionMode", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.PartitionMode },
+		"default Ordinal; apps/v1 reads the partition as an ordinal, so other pods would be kept at the old revision",
+		v1alpha1.PartitionMode(""), v1alpha1.PartitionOrdinal),
 }
 
 // rolling is a field of spec.updateStrategy.rollingUpdate refused unless

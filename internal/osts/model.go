@@ -135,6 +135,8 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 		}
 		e.Priority = priority(ru.Priority)
 		podsInPlace(e, ru)
+		e.Topology = Topology(ru.Topology)
+		e.PartitionCount = ru.PartitionMode == v1alpha1.PartitionCount
 	}
 	if l := s.Spec.Lifecycle; l != nil {
 		e.PreUpdate = hook(s.Namespace, "preUpdate", v1alpha1.PreUpdateHookLabel, l.PreUpdate)

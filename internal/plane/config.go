@@ -40,6 +40,10 @@ type Config struct {
 	Port int
 	// Nodes is how many simulated nodes to run.
 	Nodes int
+	// Zones is how many zones the simulated nodes are spread over, round
+	// robin (label topology.kubernetes.io/zone: zone-0, zone-1, …); 0
+	// gives them no zone label.
+	Zones int
 	// ReadyDelay is how long a simulated container takes from start to
 	// Ready unless its pod's annotation says otherwise.
 	ReadyDelay time.Duration
@@ -143,6 +147,7 @@ func NewConfig() Config {
 		DataDir:               DefaultDataDir(),
 		Port:                  6443,
 		Nodes:                 3,
+		Zones:                 3,
 		ReadyDelay:            time.Second,
 		StatefulSetController: ControllerOrdinal,
 		DNSAddress:            "127.0.0.1:0",
@@ -158,6 +163,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "directory for etcd data, certificates, the admin kubeconfig and volumes")
 	fs.IntVar(&c.Port, "port", c.Port, "kube-apiserver port on 127.0.0.1 (0 picks free ports for the API server and etcd)")
 	fs.IntVar(&c.Nodes, "nodes", c.Nodes, "number of simulated (kwok) nodes")
+	fs.IntVar(&c.Zones, "zones", c.Zones, "zones the simulated nodes are spread over, round robin (label topology.kubernetes.io/zone=zone-0, zone-1, …); 0 for no zone label")
 	fs.DurationVar(&c.ReadyDelay, "ready-delay", c.ReadyDelay, "default time a simulated pod takes to turn Ready (per pod: annotation sim.ordinal.dev/ready-delay)")
 	fs.StringVar(&c.StatefulSetController, "statefulset-controller", c.StatefulSetController, "who reconciles StatefulSets: ordinal, builtin (upstream, for comparison) or none")
 	fs.StringVar(&c.DNSAddress, "dns-address", c.DNSAddress, "cluster DNS (cluster.local from Services, EndpointSlices and pods) on this loopback address, UDP and TCP; port 0 picks a free one; empty runs none")
@@ -190,6 +196,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Nodes < 0 || c.Nodes > 1000 {
 		errs = append(errs, fmt.Errorf("--nodes %d is out of range 0-1000", c.Nodes))
+	}
+	if c.Zones < 0 || c.Zones > 1000 {
+		errs = append(errs, fmt.Errorf("--zones %d is out of range 0-1000", c.Zones))
 	}
 	if c.ComponentQPS < 0 {
 		errs = append(errs, fmt.Errorf("component QPS %g must not be negative", c.ComponentQPS))

@@ -273,7 +273,7 @@ func (p *Plane) startNodesStage(ctx context.Context, creds *credentials, client 
 		return fmt.Errorf("opening the simulated nodes' log: %w", err)
 	}
 	p.logFiles = append(p.logFiles, logFile)
-	err = nodes.Start(ctx, nodes.Config{Kubeconfig: creds.kubeconfig(p.dir, "nodes"), Count: p.cfg.Nodes, ReadyDelay: p.cfg.ReadyDelay,
+	err = nodes.Start(ctx, nodes.Config{Kubeconfig: creds.kubeconfig(p.dir, "nodes"), Count: p.cfg.Nodes, Zones: p.cfg.Zones, ReadyDelay: p.cfg.ReadyDelay,
 		LeaseDuration: nodeLeaseDuration(p.cfg.NodeMonitorGracePeriod), Log: logFile})
 	if err != nil {
 		return err

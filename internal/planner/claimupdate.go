@@ -103,9 +103,9 @@ func (p *planner) storageOf(s slot) podStorage {
 // whose claims are not done.
 func (p *planner) storageRound() []podStorage {
 	var slots []slot
-	for i := len(p.replicas) - 1; i >= 0 && p.abovePartition(p.replicas[i].ordinal); i-- {
+	for i := len(p.replicas) - 1; i >= 0 && p.partitionGoesOn(p.replicas[i].ordinal); i-- {
 		s := p.replicas[i]
-		if !isTerminating(s.pod) && !p.deleted[s.ordinal] {
+		if p.abovePartition(s.ordinal) && !isTerminating(s.pod) && !p.deleted[s.ordinal] {
 			slots = append(slots, s)
 		}
 	}

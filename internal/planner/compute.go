@@ -79,6 +79,9 @@ type planner struct {
 	// roles is what the plan knows of an extended set's roles (roles.go),
 	// built on first use.
 	roles *roleView
+	// kept are the ordinals a Count partition keeps at the current
+	// revision (partitioncount.go); nil for an Ordinal partition.
+	kept map[int32]bool
 	// recreateProgress is the Progressing condition an apps/v1 Recreate update
 	// sets (recreate.go); nil leaves it as it is.
 	recreateProgress *appsv1.StatefulSetCondition
@@ -128,6 +131,7 @@ func Compute(in Input) Plan {
 		p.checkNames()
 		p.checkStrategy()
 		p.unordered = !p.compilePriority()
+		p.keepCount()
 		p.run()
 		if p.set.DeletionTimestamp == nil {
 			p.hookCleanupPass()
@@ -364,6 +368,9 @@ func (p *planner) recreateAtCurrent(ord int32) bool {
 		// order, under Parallel too.
 		return strategy.Type == appsv1.RollingUpdateStatefulSetStrategyType &&
 			int64(ord) < int64(p.start)+int64(p.set.Status.CurrentReplicas)
+	}
+	if p.countPartition() {
+		return p.kept[ord]
 	}
 	return int64(ord) < int64(p.start)+int64(p.partition())
 }

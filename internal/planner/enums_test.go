@@ -53,6 +53,17 @@ func TestEveryEnumValueTheSchemaAdmitsHasAPlannerBehaviour(t *testing.T) {
 			return fmt.Sprint(grow.storageLines(grow.plan(e, grow.pods(0, 1, 2), grow.claims(nil))))
 		})
 	})
+	t.Run("partitionMode", func(t *testing.T) {
+		f := rollout(testgen.Replicas(3), testgen.Partition(1))
+		checkEveryValue(t, []string{"spec", "updateStrategy", "rollingUpdate", "partitionMode"}, map[v1alpha1.PartitionMode]string{
+			v1alpha1.PartitionOrdinal: "[rolling update: DeletePod web-1]",
+			v1alpha1.PartitionCount:   "[rolling update: DeletePod web-0]",
+		}, func(v v1alpha1.PartitionMode) string {
+			e := prioritized(rule(-100, "role", "primary"))
+			e.PartitionCount = v == v1alpha1.PartitionCount
+			return fmt.Sprint(f.summary(f.ext(e, f.pod(0), f.pod(1, primary), f.updated(2))))
+		})
+	})
 	t.Run("onFailure", func(t *testing.T) {
 		f := rollout(testgen.Replicas(3))
 		broken := f.updated(2, func(p *corev1.Pod) {

@@ -78,6 +78,12 @@ type Extended struct {
 	// NodeFailure is the node-failure policy and the nodes it judges
 	// (nodefailure.go); nil when the controller cannot read nodes.
 	NodeFailure *NodeFailure
+	// Topology is rollingUpdate.topology with the nodes' labels
+	// (topology.go); nil when unset.
+	Topology *Topology
+	// PartitionCount counts the partition in pods kept at the current
+	// revision after the update order (partitioncount.go).
+	PartitionCount bool
 }
 
 // ClaimTemplateStatus is how many of the set's pods have a claim that
@@ -157,6 +163,12 @@ type ExtendedPlan struct {
 	// replace, in the order it replaces them; only for a set with
 	// priority rules.
 	Order []OrderedPod
+	// Domains are the topology domains in rollout order; only for a set
+	// with rollingUpdate.topology.
+	Domains []DomainProgress
+	// Kept are the pods a Count partition keeps at the current revision,
+	// lowest ordinal first; only for such a set.
+	Kept []string
 }
 
 // Condition types and reasons of the extended kind.

@@ -22,7 +22,9 @@ type NodeFailure struct {
 	// been Ready for ReplaceAfter is force-deleted.
 	Replace      bool
 	ReplaceAfter time.Duration
-	// Nodes are the nodes the set's pods and its claims' volumes name.
+	// Nodes are the nodes the set's pods and its claims' volumes name;
+	// one absent from a non-nil map is gone. Nil (never read) turns the
+	// node-failure pass off.
 	Nodes map[string]NodeState
 	// ClaimNodes maps a claim's name to the one node its bound volume can
 	// be used on (a local volume), for claims that have one.
@@ -100,8 +102,11 @@ func (p *planner) nodeFailurePass() bool {
 	return len(claims) == 0
 }
 
+// nodeFailure is the policy with the nodes it judges; nil when there is
+// none, or when nodes were never read (Nodes nil, as against an empty
+// map): a node the plan knows nothing of must not pass for a gone one.
 func (p *planner) nodeFailure() *NodeFailure {
-	if p.ext == nil {
+	if p.ext == nil || p.ext.NodeFailure == nil || p.ext.NodeFailure.Nodes == nil {
 		return nil
 	}
 	return p.ext.NodeFailure

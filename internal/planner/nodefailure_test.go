@@ -175,3 +175,24 @@ func TestAnAppsV1SetIsNeverJudgedForNodeFailure(t *testing.T) {
 		t.Errorf("an apps/v1 set's plan changed: steps %v waits %v warnings %v", f.summary(plan), plan.Waits, plan.Warnings)
 	}
 }
+
+// A policy whose nodes were never read (Nodes nil) judges nothing: with
+// volumes Recreate, treating unknown nodes as gone would give up data.
+func TestANodeFailurePolicyWithoutNodeFactsJudgesNothing(t *testing.T) {
+	f := steady(testgen.Replicas(2), testgen.ClaimTemplates("data"))
+	pods := []*corev1.Pod{f.pod(0, onNode("node-1")), f.pod(1, onNode("node-2"))}
+	in := f.input(pods, testgen.Claim(f.set, "data", 0), testgen.Claim(f.set, "data", 1))
+	in.Extended = extended(func(e *planner.Extended) {
+		e.NodeFailure = &planner.NodeFailure{Volumes: v1alpha1.RecreateNodeFailureVolumes,
+			ClaimNodes: map[string]string{"data-web-0": "node-1"}}
+	})
+	plan := planner.Compute(in)
+	for _, s := range plan.Steps {
+		if s.Name == planner.StepNodeFailure {
+			t.Errorf("node-failure step %v without node facts", s.Actions)
+		}
+	}
+	if b := plan.Extended.Status.BlockedBy; len(b) != 0 {
+		t.Errorf("blockedBy %v without node facts", b)
+	}
+}

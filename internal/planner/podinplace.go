@@ -358,9 +358,12 @@ func (p *planner) podsInPlaceRollingUpdate() {
 	if !ok {
 		return
 	}
-	budget := maxUnavailable - unavailable
+	if !p.topologyReadable() {
+		return
+	}
+	budget, zones := maxUnavailable-unavailable, p.newDomainBudget()
 	pending := p.outdated()
 	p.budgetedRound(len(pending), func(i int) ([]Action, bool) {
-		return p.updateOne(pending[i], !p.available(pending[i].pod), &budget)
+		return p.zonedUpdateOne(zones, pending[i], &budget)
 	}, maxUnavailable, unavailable)
 }

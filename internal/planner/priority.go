@@ -96,11 +96,10 @@ func (p *planner) updateOrder() []OrderedPod {
 	if (len(p.weigher.selectors) == 0 && p.rolesOf() == nil) || p.onDelete() {
 		return nil
 	}
-	from := int64(p.start) + int64(Partition(p.set))
 	var pending []slot
-	for i := len(p.replicas) - 1; i >= 0 && int64(p.replicas[i].ordinal) >= from; i-- {
+	for i := len(p.replicas) - 1; i >= 0; i-- {
 		s := p.replicas[i]
-		if !isTerminating(s.pod) && podRevision(s.pod) != p.update {
+		if p.updatable(s.ordinal) && !isTerminating(s.pod) && podRevision(s.pod) != p.update {
 			pending = append(pending, s)
 		}
 	}

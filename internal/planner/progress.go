@@ -35,7 +35,7 @@ func (p *planner) extend(st appsv1.StatefulSetStatus) *ExtendedPlan {
 	// completed; after that a missing or broken pod is a replica
 	// failure, not a failed rollout.
 	rolling := x.LastCompletedRevision != st.UpdateRevision
-	out := &ExtendedPlan{Order: p.updateOrder()}
+	out := &ExtendedPlan{Order: p.updateOrder(), Domains: p.planDomains(), Kept: p.keptPods()}
 	failure := p.rolloutFailure(x, rolling)
 	if failure != "" {
 		out.Change = p.onFailure(&x, failure)
@@ -55,6 +55,9 @@ func (p *planner) extend(st appsv1.StatefulSetStatus) *ExtendedPlan {
 // rollout then waits for the user to lower the partition, and its
 // deadline does not run, as while paused.
 func (p *planner) partitionReached() bool {
+	if p.countPartition() {
+		return p.countPartitionReached()
+	}
 	part := Partition(p.set)
 	if part <= 0 || p.ext.Recreate || p.onDelete() {
 		return false
@@ -249,6 +252,9 @@ func (p *planner) progressing(st appsv1.StatefulSetStatus, x ExtendedStatus, rol
 		return metav1.ConditionTrue, ReasonRolloutComplete, fmt.Sprintf("revision %s is rolled out", st.UpdateRevision)
 	case p.ext.Paused:
 		return metav1.ConditionUnknown, ReasonRolloutPaused, fmt.Sprintf("the rollout of revision %s is paused", st.UpdateRevision)
+	case p.atPartition && p.countPartition():
+		return metav1.ConditionTrue, ReasonPartitionRolledOut, fmt.Sprintf("revision %s is rolled out to %d pods; the partition (Count) keeps %d at the current revision",
+			st.UpdateRevision, int(p.layout.Len())-len(p.kept), len(p.kept))
 	case p.atPartition:
 		return metav1.ConditionTrue, ReasonPartitionRolledOut, fmt.Sprintf("revision %s is rolled out to ordinals %d and above; the partition holds the others",
 			st.UpdateRevision, int64(p.start)+int64(Partition(p.set)))

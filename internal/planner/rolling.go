@@ -46,7 +46,7 @@ func (p *planner) rollingUpdate() {
 		return
 	}
 	maxUnavailable, unavailable, ok := p.rollingBudget()
-	if !ok {
+	if !ok || !p.topologyReadable() {
 		return
 	}
 	minReady, now := p.set.Spec.MinReadySeconds, p.in.Now
@@ -57,15 +57,20 @@ func (p *planner) rollingUpdate() {
 			actions = append(actions, p.rollingDelete(s, "already "+stateOf(s.pod, minReady, now))...)
 		}
 	}
-	budget := maxUnavailable - unavailable
+	budget, zones := maxUnavailable-unavailable, p.newDomainBudget()
 	for _, s := range p.outdated() {
-		if budget > 0 && IsAvailable(s.pod, minReady, now) && p.quorumTake(s) {
+		if budget > 0 && IsAvailable(s.pod, minReady, now) && p.quorumTake(s) && zones.allows(s) {
 			actions = append(actions, p.rollingDelete(s, "")...)
 			budget--
+			zones.spend(s)
 		}
 	}
 	p.addStep(StepRollingUpdate, actions)
-	if len(actions) == 0 {
+	switch {
+	case len(actions) > 0:
+	case budget > 0 && zones != nil:
+		p.topologyWaits(zones, p.outdated())
+	default:
 		p.budgetWaits(maxUnavailable, unavailable)
 	}
 }
@@ -150,9 +155,9 @@ func (p *planner) currentCount() int32 {
 // not terminating and not already deleted by this plan.
 func (p *planner) outdated() []slot {
 	var out []slot
-	for i := len(p.replicas) - 1; i >= 0 && p.abovePartition(p.replicas[i].ordinal); i-- {
+	for i := len(p.replicas) - 1; i >= 0 && p.partitionGoesOn(p.replicas[i].ordinal); i-- {
 		s := p.replicas[i]
-		if !isTerminating(s.pod) && !p.deleted[s.ordinal] && !p.changed[s.ordinal] && podRevision(s.pod) != p.update {
+		if p.abovePartition(s.ordinal) && !isTerminating(s.pod) && !p.deleted[s.ordinal] && !p.changed[s.ordinal] && podRevision(s.pod) != p.update {
 			out = append(out, s)
 		}
 	}

@@ -66,7 +66,6 @@ func decoratePod(p *corev1.Pod) {
 	p.Finalizers = []string{"example.com/hold"}
 	p.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate}}
 	p.Generation = 3
-	p.Spec.NodeName = "node-1"
 	p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "sidecar", Image: "side:1",
 		Env: []corev1.EnvVar{{Name: "A", Value: "1"}}, ReadinessProbe: &corev1.Probe{PeriodSeconds: 3}})
 	p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "config",

@@ -85,6 +85,9 @@ func (p *planner) rollingReplaces(ordinal int32) bool {
 // where the rolling update replaces pods; none is while the set is paused,
 // whose reserved ordinals may put pods past start + replicas.
 func (p *planner) abovePartition(ordinal int32) bool {
+	if p.countPartition() {
+		return !p.paused() && !p.kept[ordinal]
+	}
 	return !p.paused() && int64(ordinal) >= int64(p.start)+int64(p.partition())
 }
 

@@ -51,6 +51,13 @@ type ExtendedPlan struct {
 	// the offline ordinals (plan_members.go).
 	MemberHooks []MemberHook `json:"memberHooks,omitempty"`
 	Offline     []string     `json:"offline,omitempty"`
+	// Topology is rollingUpdate.topology with the domains in rollout
+	// order; nil for a set without it.
+	Topology *Topology `json:"topology,omitempty"`
+	// PartitionMode is rollingUpdate.partitionMode: Ordinal or Count.
+	PartitionMode string `json:"partitionMode,omitempty"`
+	// Kept are the pods a Count partition keeps at the current revision.
+	Kept []string `json:"kept,omitempty"`
 }
 
 // PriorityRule is one rollingUpdate.priority rule, its selector written
@@ -109,6 +116,13 @@ func ExtendPlan(r *PlanReport, in *planner.Extended, plan planner.Plan) {
 	fillPriority(x, in, plan.Extended)
 	x.Roles = rolesOf(in.Roles, in.Switchover != nil)
 	fillMembers(x, in)
+	fillTopology(x, in, plan.Extended)
+	if in.PartitionCount {
+		x.PartitionMode = "Count"
+		if plan.Extended != nil {
+			x.Kept = append([]string{}, plan.Extended.Kept...)
+		}
+	}
 	r.Extended = x
 }
 

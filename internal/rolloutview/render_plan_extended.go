@@ -35,6 +35,19 @@ func renderExtendedPlan(w io.Writer, r PlanReport, now time.Time) {
 	if len(x.Offline) > 0 {
 		field(w, "offline members", offlineWords(x.Offline))
 	}
+	if x.PartitionMode == "Count" {
+		field(w, "partition", countPartitionWords(r))
+	}
+	if t := x.Topology; t != nil {
+		field(w, "topology", topologyWords(t))
+		for i, d := range t.Domains {
+			label := "domains"
+			if i > 0 {
+				label = ""
+			}
+			field(w, label, domainWords(d))
+		}
+	}
 	if rb := x.Rollback; rb != nil {
 		field(w, "last rollback", fmt.Sprintf("from %s to %s at %s: %s", rb.From, rb.To, rb.Time.Format(time.RFC3339), rb.Reason))
 	}

@@ -99,6 +99,9 @@ func (extendedDoor) plannerInputs(o Observed) *planner.Extended {
 	if o.StorageClasses != nil {
 		osts.StorageClasses(in, o.StorageClasses)
 	}
+	if o.Nodes != nil {
+		osts.TopologyNodes(in, o.Nodes)
+	}
 	return in
 }
 

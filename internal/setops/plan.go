@@ -32,6 +32,11 @@ type Observed struct {
 	// set; nil when not read (another kind of set, or no permission to
 	// list them: the plan then cannot tell a grow the class refuses).
 	StorageClasses []*storagev1.StorageClass
+	// Nodes are the cluster's nodes, for an extended set with
+	// rollingUpdate.topology; nil when not read (no topology, or no
+	// permission to list them: the plan then holds the rollout, saying
+	// why).
+	Nodes []*corev1.Node
 }
 
 // Observe reads the set's revisions, pods and claims with plain List
@@ -50,6 +55,7 @@ func (t *Target) Observe(ctx context.Context) (Observed, error) {
 	}
 	o.StorageClasses = t.door().storageClasses(ctx, t)
 	o.NodeFacts = t.door().nodeFacts(ctx, t, o)
+	o.Nodes = topologyNodes(ctx, t)
 	return o, nil
 }
 

@@ -176,6 +176,9 @@ func extendedNotConverged(set *v1alpha1.StatefulSet, pods []corev1.Pod, revision
 	}
 	view := invariant.ExtendedView(set)
 	ords := withoutOffline(invariant.Ordinals(view, invariant.ReservedOrdinals(set)), invariant.OfflineOrdinals(set))
+	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.PartitionMode == v1alpha1.PartitionCount {
+		return countNotConverged(set, view, ords, pods, revisions, claims)
+	}
 	if why := setNotConverged(view, ords, pods, revisions, claims); why != "" {
 		return why
 	}

@@ -130,6 +130,7 @@ func describeExtended(set *v1alpha1.StatefulSet) string {
 		if ru.PodUpdatePolicy != "" {
 			strategy += ", " + string(ru.PodUpdatePolicy)
 		}
+		strategy += describeTopology(ru)
 	}
 	return fmt.Sprintf("%s(extended, %s, replicas %d, minReady %d, %s, progressDeadline %ds, whenScaled %s, whenDeleted %s%s)", set.Name,
 		set.Spec.PodManagementPolicy, *set.Spec.Replicas, set.Spec.MinReadySeconds, strategy, *set.Spec.ProgressDeadlineSeconds, p.WhenScaled, p.WhenDeleted,

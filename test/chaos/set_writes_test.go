@@ -49,6 +49,7 @@ func (r *run) createSet(ctx context.Context, i int) error {
 		r.logf("create %s", describe(set))
 	} else {
 		set := randomExtended(r.rng, r.ns, cs.name)
+		randomTopology(r.rng, set)
 		cs.recreate = set.Spec.UpdateStrategy.Type == v1alpha1.RecreateStatefulSetStrategyType
 		created, err := r.ext.StatefulSets(r.ns).Create(ctx, set, metav1.CreateOptions{})
 		if err != nil {

@@ -105,7 +105,7 @@ func runOrdinalController(t *testing.T, ns string, opts controller.Options) (sto
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	opts.Workers, opts.Namespace, opts.StorageClasses = 5, ns, true
+	opts.Workers, opts.Namespace, opts.StorageClasses, opts.Nodes = 5, ns, true, true
 	var err error
 	if opts.Extended, err = kubeclient.ExtendedClient(restConfig(20, 30)); err != nil {
 		t.Fatal(err)

@@ -66,6 +66,9 @@ type Config struct {
 	Kubeconfig string
 	// Count is how many nodes to keep: ordinal-node-0 … ordinal-node-(Count-1).
 	Count int
+	// Zones spreads the nodes over zones round robin: node i gets
+	// ZoneLabel zone-(i mod Zones); 0 gives no node the label.
+	Zones int
 	// ReadyDelay is the default time from container start to Ready.
 	ReadyDelay time.Duration
 	// LeaseDuration is the nodes' Lease duration; they renew it every
@@ -100,7 +103,7 @@ func Start(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	if err := registerNodes(ctx, typed, cfg.Count); err != nil {
+	if err := registerNodes(ctx, typed, cfg.Count, cfg.Zones); err != nil {
 		return err
 	}
 	ip, err := newInPlace(typed, cfg.ReadyDelay)
@@ -198,19 +201,33 @@ func loadStages(readyDelay time.Duration) (map[internalversion.StageResourceRef]
 	return out, nil
 }
 
+// ZoneLabel is the well-known label of a node's zone.
+const ZoneLabel = "topology.kubernetes.io/zone"
+
+// ZoneOf is the zone of the i-th of the simulated nodes spread over
+// zones; "" when zones is 0.
+func ZoneOf(i, zones int) string {
+	if zones <= 0 {
+		return ""
+	}
+	return "zone-" + strconv.Itoa(i%zones)
+}
+
 // registerNodes creates the missing Node objects. Existing ones, and nodes
 // beyond count from an earlier run, are left as they are.
-func registerNodes(ctx context.Context, c kubernetes.Interface, count int) error {
+func registerNodes(ctx context.Context, c kubernetes.Interface, count, zones int) error {
 	for i := 0; i < count; i++ {
 		name := NodeName(i)
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
 			Name:        name,
 			Annotations: map[string]string{managedAnnotation: "fake", "node.alpha.kubernetes.io/ttl": "0"},
 			Labels: map[string]string{
-				"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
-				"type": "kwok", "topology.kubernetes.io/zone": "zone-" + strconv.Itoa(i%3),
+				"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", "type": "kwok",
 			},
 		}}
+		if zone := ZoneOf(i, zones); zone != "" {
+			node.Labels[ZoneLabel] = zone
+		}
 		_, err := c.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("registering node %s: %w", name, err)

@@ -1,0 +1,326 @@
+package planner
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ReasonTopologyUnknown warns that a set's rolling update goes by
+// topology domains and the planner was not given the nodes' labels; the
+// rolling update holds rather than disrupt pods whose domain it cannot
+// tell.
+const ReasonTopologyUnknown = "TopologyUnknown"
+
+// Topology is the extended kind's rollingUpdate.topology: the rolling
+// update works in one domain (a node label's value) at a time, in Order,
+// with at most MaxUnavailablePerDomain pods of that domain unavailable.
+type Topology struct {
+	// Key is the node label whose value is a pod's domain.
+	Key string
+	// MaxUnavailablePerDomain is at least 1.
+	MaxUnavailablePerDomain int
+	// Order lists domains that go first, in this order; the others follow
+	// by name, and pods on nodes without the label form the last domain.
+	Order []string
+	// Nodes gives, by node name, the node's value of Key; a node without
+	// the label (or unknown) is absent. Nil means the nodes could not be
+	// read, and the rolling update holds (ReasonTopologyUnknown).
+	Nodes map[string]string
+}
+
+// NoDomain names the domain of pods on nodes without the topology label,
+// which goes last.
+const NoDomain = ""
+
+// DomainProgress is one topology domain of a plan, in rollout order.
+type DomainProgress struct {
+	// Name is the label value; NoDomain for nodes without the label.
+	Name string
+	// Pods are the set's pods on the domain's nodes; Updated those at the
+	// update revision, Unavailable those not Available or terminating,
+	// counting the pods this plan deletes.
+	Pods, Updated, Unavailable int
+	// Active is true for the domain the rolling update works in; Done for
+	// a domain whose pods are all updated and Available.
+	Active, Done bool
+}
+
+// domains is one plan's view of the set's pods by topology domain.
+type domains struct {
+	topo *Topology
+	// order is every domain with a pod, in rollout order; of is each
+	// scheduled pod's domain by ordinal.
+	order []string
+	of    map[int32]string
+	// unplaced counts the set's ordinals whose pod is missing or not yet
+	// on a node: such a pod may land in any domain.
+	unplaced int
+}
+
+// topologyDomains places the set's pods in domains; nil for a set without
+// topology.
+func (p *planner) topologyDomains() *domains {
+	if p.ext == nil || p.ext.Topology == nil {
+		return nil
+	}
+	d := &domains{topo: p.ext.Topology, of: map[int32]string{}, unplaced: p.missing()}
+	seen := map[string]bool{}
+	for _, s := range p.replicas {
+		node := s.pod.Spec.NodeName
+		if node == "" {
+			d.unplaced++
+			continue
+		}
+		name := d.topo.Nodes[node]
+		d.of[s.ordinal] = name
+		if !seen[name] {
+			seen[name] = true
+			d.order = append(d.order, name)
+		}
+	}
+	slices.SortFunc(d.order, d.compare)
+	return d
+}
+
+// compare orders domains: those Order lists in its order, then the others
+// by name, NoDomain last.
+func (d *domains) compare(a, b string) int {
+	ia, ib := d.rank(a), d.rank(b)
+	if ia != ib {
+		return cmp.Compare(ia, ib)
+	}
+	return cmp.Compare(a, b)
+}
+
+func (d *domains) rank(name string) int {
+	if name == NoDomain {
+		return len(d.topo.Order) + 1
+	}
+	if i := slices.Index(d.topo.Order, name); i >= 0 {
+		return i
+	}
+	return len(d.topo.Order)
+}
+
+// topologyReadable reports whether the rolling update may go on: a set
+// without topology always may; one with topology only when the nodes'
+// labels were given, otherwise it is warned about here.
+func (p *planner) topologyReadable() bool {
+	if p.ext == nil || p.ext.Topology == nil || p.ext.Topology.Nodes != nil {
+		return true
+	}
+	p.warn(ReasonTopologyUnknown, "StatefulSet/"+p.set.Name, fmt.Sprintf(
+		"updateStrategy.rollingUpdate.topology needs each pod's node label %s, and the nodes could not be read (a controller limited to one namespace reads them only with --read-nodes and the right to list and watch nodes); the rolling update does not proceed",
+		p.ext.Topology.Key))
+	return false
+}
+
+// progress counts each domain's pods, in rollout order, and marks the
+// domain the rolling update works in: the first that is not done.
+func (p *planner) domainProgress(d *domains) []DomainProgress {
+	out := make([]DomainProgress, len(d.order))
+	index := map[string]int{}
+	for i, name := range d.order {
+		out[i].Name, index[name] = name, i
+	}
+	minReady, now := p.set.Spec.MinReadySeconds, p.in.Now
+	for _, s := range p.replicas {
+		name, ok := d.of[s.ordinal]
+		if !ok {
+			continue
+		}
+		dp := &out[index[name]]
+		dp.Pods++
+		if podRevision(s.pod) == p.update && !isTerminating(s.pod) && !p.deleted[s.ordinal] {
+			dp.Updated++
+		}
+		if isUnavailable(s.pod, minReady, now) || p.inPlaceBusy(s.pod) || p.deleted[s.ordinal] {
+			dp.Unavailable++
+		}
+	}
+	active := false
+	for i := range out {
+		out[i].Done = out[i].Unavailable == 0 && p.domainUpdated(d, out[i].Name)
+		if !out[i].Done && !active {
+			out[i].Active, active = true, true
+		}
+	}
+	return out
+}
+
+// domainUpdated reports whether every pod of the domain that the rolling
+// update replaces runs the update revision.
+func (p *planner) domainUpdated(d *domains, name string) bool {
+	for _, s := range p.replicas {
+		if d.of[s.ordinal] == name && s.pod.Spec.NodeName != "" && p.rollingReplaces(s.ordinal) && podRevision(s.pod) != p.update {
+			return false
+		}
+	}
+	return true
+}
+
+// domainBudget is what the budgeted rolling update asks before it takes
+// an Available pod: nil lets every pod go (no topology).
+type domainBudget struct {
+	d        *domains
+	progress []DomainProgress
+	// waited is set once a wait explains the domain budget.
+	waited bool
+}
+
+func (p *planner) newDomainBudget() *domainBudget {
+	d := p.topologyDomains()
+	if d == nil {
+		return nil
+	}
+	return &domainBudget{d: d, progress: p.domainProgress(d)}
+}
+
+// allows reports whether the Available pod in s may be taken now: it is
+// in the active domain, that domain has fewer than MaxUnavailablePerDomain
+// pods unavailable (counting the pods not yet placed, which may land
+// there), and, while some pod is not placed, the domain has already
+// started (a pod updated or going), since the unplaced pod may belong to
+// the domain before it.
+func (b *domainBudget) allows(s slot) bool {
+	if b == nil {
+		return true
+	}
+	dp := b.active()
+	if dp == nil || s.pod.Spec.NodeName == "" || b.d.of[s.ordinal] != dp.Name {
+		return false
+	}
+	if b.d.unplaced > 0 && dp.Updated == 0 && dp.Unavailable == 0 {
+		return false
+	}
+	return dp.Unavailable+b.d.unplaced < b.d.topo.MaxUnavailablePerDomain
+}
+
+// spend counts the pod in s, now deleted or changed, as unavailable in
+// its domain.
+func (b *domainBudget) spend(s slot) {
+	if b == nil {
+		return
+	}
+	for i := range b.progress {
+		if b.progress[i].Name == b.d.of[s.ordinal] {
+			b.progress[i].Unavailable++
+		}
+	}
+}
+
+func (b *domainBudget) active() *DomainProgress {
+	for i := range b.progress {
+		if b.progress[i].Active {
+			return &b.progress[i]
+		}
+	}
+	return nil
+}
+
+// topologyWaits explains why old-revision pods the set's budget would let
+// go wait for their domain: the active domain's next pod waits for its
+// domain's budget (or for pods not yet placed), or, when the active
+// domain has none left, the next pod waits for its domain's turn. One
+// wait says it; the others wait for the same.
+func (p *planner) topologyWaits(b *domainBudget, pending []slot) {
+	if b == nil || b.waited {
+		return
+	}
+	dp, key := b.active(), b.d.topo.Key
+	s, ok := b.next(dp, pending)
+	if !ok {
+		return
+	}
+	name := b.d.of[s.ordinal]
+	var policy string
+	switch {
+	case dp == nil || name != dp.Name:
+		policy = fmt.Sprintf("RollingUpdate topology %s: domains go one after another (%s); %s in %s waits until %s is updated and Available",
+			key, domainList(b.d.order), s.pod.Name, domainWord(name), domainWord(activeName(dp)))
+	case b.d.unplaced > 0 && dp.Updated == 0 && dp.Unavailable == 0:
+		policy = fmt.Sprintf("RollingUpdate topology %s: %d pod(s) not yet on a node may land in a domain before %s, so %s waits until they are placed",
+			key, b.d.unplaced, domainWord(name), s.pod.Name)
+	default:
+		policy = fmt.Sprintf("RollingUpdate topology %s: maxUnavailablePerDomain %d, %d unavailable in %s now and %d pod(s) not yet on a node, so %s waits",
+			key, b.d.topo.MaxUnavailablePerDomain, dp.Unavailable, domainWord(name), b.d.unplaced, s.pod.Name)
+	}
+	p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, policy, ""))
+	b.waited = true
+}
+
+// next is the pending pod a topology wait names: the first in the active
+// domain, else the first placed one.
+func (b *domainBudget) next(dp *DomainProgress, pending []slot) (slot, bool) {
+	var first *slot
+	for i, s := range pending {
+		name, placed := b.d.of[s.ordinal]
+		switch {
+		case !placed:
+		case dp != nil && name == dp.Name:
+			return s, true
+		case first == nil:
+			first = &pending[i]
+		}
+	}
+	if first == nil {
+		return slot{}, false
+	}
+	return *first, true
+}
+
+func activeName(dp *DomainProgress) string {
+	if dp == nil {
+		return NoDomain
+	}
+	return dp.Name
+}
+
+// domainWord names a domain in plain words.
+func domainWord(name string) string {
+	if name == NoDomain {
+		return "nodes without the label"
+	}
+	return name
+}
+
+func domainList(order []string) string {
+	words := make([]string, len(order))
+	for i, n := range order {
+		words[i] = domainWord(n)
+	}
+	return strings.Join(words, ", ")
+}
+
+// zonedUpdateOne is updateOne under the domain budget: an Available pod
+// whose change takes it out of service waits for its domain's turn, and
+// one the update takes counts against its domain.
+func (p *planner) zonedUpdateOne(b *domainBudget, s slot, budget *int) ([]Action, bool) {
+	free := !p.available(s.pod)
+	if b != nil && !free && !b.allows(s) {
+		if c := p.changeOf(s); len(c.impossible) > 0 || c.spec() {
+			if *budget > 0 {
+				p.topologyWaits(b, []slot{s})
+			}
+			return nil, false
+		}
+	}
+	before := *budget
+	actions, stop := p.updateOne(s, free, budget)
+	if *budget < before {
+		b.spend(s)
+	}
+	return actions, stop
+}
+
+// planDomains are the set's domains for the plan's explanation; nil for
+// a set without topology or whose nodes were not read.
+func (p *planner) planDomains() []DomainProgress {
+	d := p.topologyDomains()
+	if d == nil || d.topo.Nodes == nil {
+		return nil
+	}
+	return p.domainProgress(d)
+}
