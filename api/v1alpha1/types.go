@@ -373,6 +373,17 @@ type RollingUpdateStatefulSetStrategy struct {
 	//
 	// +optional
 	InPlace *InPlaceUpdate `json:"inPlace,omitempty"`
+	// RespectDisruptionBudgets makes the controller remove the pods it
+	// chooses to disrupt (rolling update, self-healing, delete-requested
+	// pods, reserved ordinals) through the Eviction API, so that matching
+	// PodDisruptionBudgets are honoured; a refused eviction is a wait,
+	// listed in status.blockedBy with reason DisruptionBudget and asked
+	// again after a backoff of at most 30 seconds. A plain scale-down is
+	// not evicted. Defaults to true.
+	//
+	// +kubebuilder:default=true
+	// +optional
+	RespectDisruptionBudgets *bool `json:"respectDisruptionBudgets,omitempty"`
 }
 
 // StatefulSetStatus is apps/v1's StatefulSetStatus, with conditions as

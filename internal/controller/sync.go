@@ -71,6 +71,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		return 0, err
 	}
 	c.states.paced(key, began, len(in.Pods))
+	c.evictions.prune(key, in.Pods)
 	in.Apply = rc.apply
 	plan := planner.Compute(in)
 	rc.synced()
@@ -84,9 +85,11 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	truncErr := c.truncate(ctx, set, revs, in)
 	recordRollout(c.states, key, set, plan)
-	if plan.Truncated {
+	if plan.Truncated || c.evictions.takeFresh(key) {
 		// The plan left ordinals for the next sync (planner.MaxCreates),
-		// which waits for the cache to show this one's creates.
+		// which waits for the cache to show this one's creates; or an
+		// eviction was refused, which the next plan waits on and lists in
+		// status.blockedBy.
 		requeue = cacheLagRequeue
 	}
 	return requeue, errors.Join(applyErr, changeErr, statusErr, truncErr)

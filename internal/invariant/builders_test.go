@@ -33,7 +33,7 @@ func (h *history) external(uid types.UID) { h.externals = append(h.externals, ui
 func (h *history) add(sec float64, typ watch.EventType, obj runtime.Object) *history {
 	h.rv++
 	kind := map[string]Kind{"*v1.Pod": KindPod, "*v1.StatefulSet": KindSet, "*v1.PersistentVolumeClaim": KindClaim,
-		"*v1.ControllerRevision": KindRevision, "*v1alpha1.StatefulSet": KindExtendedSet}[sprintf("%T", obj)]
+		"*v1.ControllerRevision": KindRevision, "*v1alpha1.StatefulSet": KindExtendedSet, "*v1.PodDisruptionBudget": KindBudget}[sprintf("%T", obj)]
 	h.events = append(h.events, Event{Kind: kind, Type: typ, Object: obj, RV: h.rv, Time: t0.Add(time.Duration(sec * float64(time.Second)))})
 	return h
 }

@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -83,14 +84,17 @@ type replay struct {
 	// reserved holds the ordinals each version of an extended set
 	// reserves (spec.reserveOrdinals), by the version's apps/v1 view.
 	reserved map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange
-	out      []Violation
+	// budgets are the PodDisruptionBudgets as last observed, by
+	// namespace/name.
+	budgets map[string]*policyv1.PodDisruptionBudget
+	out     []Violation
 	userWrites
 }
 
 func newReplay(opts Options, external map[types.UID]bool) *replay {
 	return &replay{opts: opts, external: external, sets: map[string]*setTrack{},
 		pods: map[string]*podTrack{}, claims: map[string]*claimTrack{}, revs: map[string]*appsv1.ControllerRevision{},
-		reserved:   map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange{},
+		reserved: map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange{}, budgets: map[string]*policyv1.PodDisruptionBudget{},
 		userWrites: userWrites{userRVs: map[uint64]bool{}, userSets: map[types.UID]bool{}}}
 }
 
@@ -106,6 +110,8 @@ func (r *replay) apply(ev Event) {
 		r.applyClaim(ev, obj)
 	case *appsv1.ControllerRevision:
 		r.applyRevision(ev, obj)
+	case *policyv1.PodDisruptionBudget:
+		r.applyBudget(ev, obj)
 	}
 }
 

@@ -21,6 +21,9 @@ const (
 	KindSet      Kind = "StatefulSet"
 	// KindExtendedSet is the extended StatefulSet, apps.ordinal.dev's.
 	KindExtendedSet Kind = "StatefulSet.apps.ordinal.dev"
+	// KindBudget is the PodDisruptionBudget, which RuleDisruptionBudget
+	// reads.
+	KindBudget Kind = "PodDisruptionBudget"
 )
 
 // Event is one observed version of an object.

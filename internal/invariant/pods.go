@@ -135,6 +135,7 @@ func (r *replay) judgeDeletion(ev Event, st *setTrack, ord int32, before, pod *c
 		return
 	}
 	r.judgeHookDelete(ev, st, specs, ord, before, pod)
+	r.judgeBudgets(ev, st, specs, ord, before, pod)
 	condemned := anySpec(specs, func(s *appsv1.StatefulSet) bool { return !r.inRange(s, ord) })
 	if condemned {
 		r.judgeScaleDown(ev, st, specs, ord, pod)

@@ -2,7 +2,8 @@ package invariant
 
 // Rule names one promise. The exact definition of each is here; the
 // checks live in pods.go, extended_pods.go, priority.go, rollback.go,
-// claims.go, sets.go, storage.go, inplace.go, final.go and final_extended.go.
+// claims.go, sets.go, storage.go, inplace.go, budgets.go, final.go and
+// final_extended.go.
 //
 // Vocabulary. A pod of set S is a pod named S-<n> (n a decimal ordinal)
 // whose controller reference, if any, is S's UID. "Range" is
@@ -219,6 +220,17 @@ const (
 	// left) and R.from != E.to (never away from a revision a rollback
 	// restored).
 	RuleRollbackLoop Rule = "rollback-loop"
+	// RuleDisruptionBudget (extended kind, respectDisruptionBudgets in
+	// every version of the window): a controller deletion of a pod that
+	// was Ready, in the range of every version or at an ordinal it
+	// reserves, happens only while, for every PodDisruptionBudget
+	// of the namespace whose selector matches the pod and whose
+	// minAvailable is a number, at least minAvailable other pods it
+	// matches are Ready and not terminating at that commit. A pod that
+	// turns unready on its own just before (an involuntary disruption the
+	// budget's status has not counted yet) can make it fire; the
+	// histories it judges have budgets only where a test made one.
+	RuleDisruptionBudget Rule = "disruption-budget"
 	// RuleVolumeData (final state): every claim that received a marker
 	// file and still exists as the same object is bound to the same volume
 	// and the marker is still in the volume's directory.

@@ -115,6 +115,13 @@ var specFields = []field{
 	},
 		"apps/v1 has no updates in place",
 		v1alpha1.InPlaceUpdate{}, v1alpha1.InPlaceUpdate{ResizeTimeoutSeconds: osts.DefaultResizeTimeout}),
+	// true, the default, migrates as the other defaults do (apps/v1 then
+	// deletes without asking budgets, as it always does); false is refused
+	// because apps/v1 cannot keep it: migrated back, the set would evict
+	// again.
+	rolling("respectDisruptionBudgets", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.RespectDisruptionBudgets },
+		"default true; apps/v1 has no such field, so a set migrated back would respect PodDisruptionBudgets again",
+		(*bool)(nil), ptr.To(true)),
 }
 
 // rolling is a field of spec.updateStrategy.rollingUpdate refused unless

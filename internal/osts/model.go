@@ -120,6 +120,7 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 		Reserved:         Reserved(s),
 		ClaimUpdate:      s.Spec.VolumeClaimUpdateStrategy.Type,
 		ResizeTimeout:    secondsOf(DefaultResizeTimeout),
+		Budgets:          budgets(s),
 	}
 	if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		e.Paused = ru.Paused

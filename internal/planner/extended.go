@@ -65,6 +65,9 @@ type Extended struct {
 	Revisions []*appsv1.ControllerRevision
 	// PreUpdate and PreDelete are spec.lifecycle's hooks, nil when unset.
 	PreUpdate, PreDelete *Hook
+	// Budgets is respectDisruptionBudgets, with the evictions refused so
+	// far (disruption.go).
+	Budgets DisruptionBudgets
 }
 
 // ClaimTemplateStatus is how many of the set's pods have a claim that

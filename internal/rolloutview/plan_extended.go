@@ -45,6 +45,9 @@ type ExtendedPlan struct {
 	// both empty for a set without rules.
 	Priority []PriorityRule `json:"priority,omitempty"`
 	Order    []OrderedPod   `json:"order,omitempty"`
+	// DisruptionBudgets is rollingUpdate.respectDisruptionBudgets: the
+	// pods the rollout removes are evicted.
+	DisruptionBudgets bool `json:"disruptionBudgets,omitempty"`
 }
 
 // PriorityRule is one rollingUpdate.priority rule, its selector written
@@ -76,6 +79,7 @@ func ExtendPlan(r *PlanReport, in *planner.Extended, plan planner.Plan) {
 		Paused: in.Paused, Recreate: in.Recreate, SelfHealing: in.SelfHealing, OnFailure: string(in.OnFailure),
 		ProgressDeadlineSeconds: int64(in.ProgressDeadline / time.Second),
 		SelfHealed:              []Action{}, BlockedBy: []Blocked{}, Conditions: []Condition{},
+		DisruptionBudgets: in.Budgets.Respect,
 	}
 	st := in.Last
 	if plan.Extended != nil {
