@@ -177,6 +177,12 @@ type StatefulSetSpec struct {
 	//
 	// +optional
 	Lifecycle *Lifecycle `json:"lifecycle,omitempty"`
+
+	// ScaleStrategy tunes how missing pods are created: maxUnavailable
+	// bounds a Parallel scale-up.
+	//
+	// +optional
+	ScaleStrategy *ScaleStrategy `json:"scaleStrategy,omitempty"`
 }
 
 // VolumeClaimUpdateStrategyType is how a change to volumeClaimTemplates

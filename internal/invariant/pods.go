@@ -99,6 +99,7 @@ func (r *replay) judgeCreation(ev Event, st *setTrack, ord int32, pod *corev1.Po
 	}
 	r.judgePartitionCreate(ev, st, specs, ord, pod)
 	r.judgeRecreateCreate(ev, st, specs, ord, pod)
+	r.judgeScaleUp(ev, st, specs, ord, pod)
 }
 
 func (r *replay) judgePartitionCreate(ev Event, st *setTrack, specs []*appsv1.StatefulSet, ord int32, pod *corev1.Pod) {

@@ -2,8 +2,8 @@ package invariant
 
 // Rule names one promise. The exact definition of each is here; the
 // checks live in pods.go, extended_pods.go, priority.go, rollback.go,
-// claims.go, sets.go, storage.go, inplace.go, budgets.go, final.go and
-// final_extended.go.
+// claims.go, sets.go, storage.go, inplace.go, budgets.go, scaleup.go,
+// final.go and final_extended.go.
 //
 // Vocabulary. A pod of set S is a pod named S-<n> (n a decimal ordinal)
 // whose controller reference, if any, is S's UID. "Range" is
@@ -231,6 +231,13 @@ const (
 	// budget's status has not counted yet) can make it fire; the
 	// histories it judges have budgets only where a test made one.
 	RuleDisruptionBudget Rule = "disruption-budget"
+	// RuleScaleUpBudget (extended kind, Parallel with
+	// scaleStrategy.maxUnavailable N in every version of the window): a
+	// pod is created only if some version of the window has fewer than its
+	// N other ordinals of its range whose pod exists at that commit and
+	// was healthy at no instant of the window. A broken template never
+	// has more than N pods failing at once.
+	RuleScaleUpBudget Rule = "scale-up-budget"
 	// RuleVolumeData (final state): every claim that received a marker
 	// file and still exists as the same object is bound to the same volume
 	// and the marker is still in the volume's directory.

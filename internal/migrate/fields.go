@@ -97,6 +97,14 @@ var specFields = []field{
 		value: func(s *v1alpha1.StatefulSetSpec) string { return lifecycleHooks(s.Lifecycle) },
 		why:   "apps/v1 has no lifecycle hooks: its deletes and updates would not wait for them",
 	},
+	{
+		path: "spec.scaleStrategy", decision: refusedUnlessDefault,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool {
+			return s.ScaleStrategy == nil || s.ScaleStrategy.MaxUnavailable == nil
+		},
+		value: func(s *v1alpha1.StatefulSetSpec) string { return jsonText(s.ScaleStrategy) },
+		why:   "apps/v1 creates every missing pod of a Parallel set at once, however many fail",
+	},
 	rolling("paused", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.Paused },
 		"resume the rollout first", false),
 	rolling("selfHealing", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.SelfHealing },

@@ -73,6 +73,9 @@ type planner struct {
 	// recreateProgress is the Progressing condition an apps/v1 Recreate update
 	// sets (recreate.go); nil leaves it as it is.
 	recreateProgress *appsv1.StatefulSetCondition
+	// scaleUp counts a Parallel scale-up held to
+	// Extended.ScaleUpMaxUnavailable (scaleup.go).
+	scaleUp scaleUp
 }
 
 // block is a pod a pass holds up. status.blockedBy lists it when it is

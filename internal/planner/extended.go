@@ -68,6 +68,9 @@ type Extended struct {
 	// Budgets is respectDisruptionBudgets, with the evictions refused so
 	// far (disruption.go).
 	Budgets DisruptionBudgets
+	// ScaleUpMaxUnavailable is scaleStrategy.maxUnavailable scaled to
+	// replicas; 0 means no limit (scaleup.go).
+	ScaleUpMaxUnavailable int
 }
 
 // ClaimTemplateStatus is how many of the set's pods have a claim that
