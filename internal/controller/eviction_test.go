@@ -26,7 +26,9 @@ func TestBackoffDoublesFromOneSecondToThirty(t *testing.T) {
 func TestBudgetRefusalTellsABudgetFromOtherErrors(t *testing.T) {
 	tooMany := apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
 	tooMany.ErrStatus.Details.Causes = append(tooMany.ErrStatus.Details.Causes, metaCause("The disruption budget web needs 3 healthy pods and has 3 currently"))
-	twoBudgets := apierrors.NewInternalError(errors.New("This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."))
+	// The API server's own status for a pod under two budgets.
+	twoBudgets := &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 500, Reason: metav1.StatusReasonInternalError,
+		Message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."}}
 	for _, tc := range []struct {
 		name    string
 		err     error
