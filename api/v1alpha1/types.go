@@ -390,6 +390,16 @@ type RollingUpdateStatefulSetStrategy struct {
 	// +kubebuilder:default=true
 	// +optional
 	RespectDisruptionBudgets *bool `json:"respectDisruptionBudgets,omitempty"`
+	// RolloutGroup names a group of sets in the namespace that roll out
+	// one at a time: this set starts an update only when every other set
+	// of the group is Available and not updating, and of several sets
+	// waiting the first by name goes first. The turn is recorded in the
+	// status condition RolloutGroup. A DNS label.
+	//
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +optional
+	RolloutGroup string `json:"rolloutGroup,omitempty"`
 }
 
 // StatefulSetStatus is apps/v1's StatefulSetStatus, with conditions as

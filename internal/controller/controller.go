@@ -72,7 +72,9 @@ type Controller struct {
 	exp      *expectations
 	// evictions are the refused evictions the planner waits on.
 	evictions evictions
-	now       func() time.Time
+	// groups are the rollout groups' turns.
+	groups rolloutGroups
+	now    func() time.Time
 	// ext is the extended kind, or nil when the controller runs without it.
 	ext *extendedSets
 	// skipAppsV1 leaves apps/v1 sets alone (Options.SkipAppsV1).
@@ -133,6 +135,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	c.quiet = newQuietWatch(c.states, busy)
 	c.exp = newExpectations(c.states, time.Now)
 	c.evictions = evictions{states: c.states, now: time.Now}
+	c.groups = rolloutGroups{held: map[string]string{}}
 	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp, hooks: newHookCaller(context.Background(), client, c.states, opts.Hooks, interfaceAddrs()),
 		inFlight: opts.BurstInFlight, evictions: c.evictions}
 	if opts.Metrics != nil {

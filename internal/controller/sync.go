@@ -72,6 +72,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	c.states.paced(key, began, len(in.Pods))
 	c.evictions.prune(key, in.Pods)
+	groupWait := c.groupTurn(t, in)
 	in.Apply = rc.apply
 	plan := planner.Compute(in)
 	rc.synced()
@@ -91,6 +92,9 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		// eviction was refused, which the next plan waits on and lists in
 		// status.blockedBy.
 		requeue = cacheLagRequeue
+	}
+	if groupWait > 0 && (requeue == 0 || requeue > groupWait) {
+		requeue = groupWait // waiting for its rollout group's turn
 	}
 	return requeue, errors.Join(applyErr, changeErr, statusErr, truncErr)
 }

@@ -142,6 +142,7 @@ func (r *replay) judgeDeletion(ev Event, st *setTrack, ord int32, before, pod *c
 		r.judgeScaleDown(ev, st, specs, ord, pod)
 		return
 	}
+	r.judgeGroup(ev, st, specs, pod)
 	r.judgeUpdateDeletion(ev, st, specs, ord, pod)
 }
 

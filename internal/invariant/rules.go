@@ -3,7 +3,7 @@ package invariant
 // Rule names one promise. The exact definition of each is here; the
 // checks live in pods.go, extended_pods.go, priority.go, rollback.go,
 // claims.go, sets.go, storage.go, inplace.go, budgets.go, scaleup.go,
-// final.go and final_extended.go.
+// rolloutgroup.go, final.go and final_extended.go.
 //
 // Vocabulary. A pod of set S is a pod named S-<n> (n a decimal ordinal)
 // whose controller reference, if any, is S's UID. "Range" is
@@ -238,6 +238,14 @@ const (
 	// was healthy at no instant of the window. A broken template never
 	// has more than N pods failing at once.
 	RuleScaleUpBudget Rule = "scale-up-budget"
+	// RuleRolloutGroup (extended kind, one rollingUpdate.rolloutGroup G
+	// in every version of the window): a controller deletion of an
+	// in-range, unfinished pod of S not labelled for deletion (a rolling
+	// update's or self-healing's delete) happens only while no other
+	// extended set of S's namespace whose current version names G has,
+	// at that commit, a terminating pod or pods at two revisions: two
+	// sets of a group never update at once.
+	RuleRolloutGroup Rule = "rollout-group"
 	// RuleVolumeData (final state): every claim that received a marker
 	// file and still exists as the same object is bound to the same volume
 	// and the marker is still in the volume's directory.

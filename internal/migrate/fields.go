@@ -130,6 +130,8 @@ var specFields = []field{
 	rolling("respectDisruptionBudgets", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.RespectDisruptionBudgets },
 		"default true; apps/v1 has no such field, so a set migrated back would respect PodDisruptionBudgets again",
 		(*bool)(nil), ptr.To(true)),
+	rolling("rolloutGroup", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.RolloutGroup },
+		"apps/v1 updates each set on its own: the sets of the group could update at once", ""),
 }
 
 // rolling is a field of spec.updateStrategy.rollingUpdate refused unless

@@ -129,6 +129,7 @@ func Compute(in Input) Plan {
 	p.plan.Status = p.status()
 	p.requeueBy(p.requeueAfter())
 	if p.ext != nil {
+		p.groupWait()
 		p.plan.Extended = p.extend(p.plan.Status)
 	}
 	return p.plan

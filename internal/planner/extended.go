@@ -71,6 +71,9 @@ type Extended struct {
 	// ScaleUpMaxUnavailable is scaleStrategy.maxUnavailable scaled to
 	// replicas; 0 means no limit (scaleup.go).
 	ScaleUpMaxUnavailable int
+	// Group is the set's turn in its rollout group; nil without one
+	// (rolloutgroup.go).
+	Group *GroupTurn
 }
 
 // ClaimTemplateStatus is how many of the set's pods have a claim that

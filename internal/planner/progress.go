@@ -237,6 +237,7 @@ func (p *planner) conditions(st appsv1.StatefulSetStatus, x ExtendedStatus, roll
 	} else {
 		set(ConditionReplicaFailure, metav1.ConditionFalse, ReasonNoFailure, "no pod is failing")
 	}
+	p.groupCondition(&conds)
 	return conds
 }
 
@@ -245,7 +246,7 @@ func (p *planner) progressing(st appsv1.StatefulSetStatus, x ExtendedStatus, rol
 	case !rolling:
 		return metav1.ConditionTrue, ReasonRolloutComplete, fmt.Sprintf("revision %s is rolled out", st.UpdateRevision)
 	case p.ext.Paused:
-		return metav1.ConditionUnknown, ReasonRolloutPaused, fmt.Sprintf("the rollout of revision %s is paused", st.UpdateRevision)
+		return metav1.ConditionUnknown, ReasonRolloutPaused, p.pausedWords(st)
 	case p.atPartition:
 		return metav1.ConditionTrue, ReasonPartitionRolledOut, fmt.Sprintf("revision %s is rolled out to ordinals %d and above; the partition holds the others",
 			st.UpdateRevision, int64(p.start)+int64(Partition(p.set)))

@@ -48,6 +48,10 @@ type ExtendedPlan struct {
 	// DisruptionBudgets is rollingUpdate.respectDisruptionBudgets: the
 	// pods the rollout removes are evicted.
 	DisruptionBudgets bool `json:"disruptionBudgets,omitempty"`
+	// RolloutGroup is rollingUpdate.rolloutGroup, and GroupTurn the set's
+	// turn in it in words; both empty without a group.
+	RolloutGroup string `json:"rolloutGroup,omitempty"`
+	GroupTurn    string `json:"groupTurn,omitempty"`
 }
 
 // PriorityRule is one rollingUpdate.priority rule, its selector written
@@ -81,6 +85,7 @@ func ExtendPlan(r *PlanReport, in *planner.Extended, plan planner.Plan) {
 		SelfHealed:              []Action{}, BlockedBy: []Blocked{}, Conditions: []Condition{},
 		DisruptionBudgets: in.Budgets.Respect,
 	}
+	groupPlan(x, in)
 	st := in.Last
 	if plan.Extended != nil {
 		st = plan.Extended.Status

@@ -21,6 +21,9 @@ func renderExtendedPlan(w io.Writer, r PlanReport, now time.Time) {
 	field(w, "progress deadline", deadlineWords(r, now))
 	field(w, "on failure", failureWords(r))
 	field(w, "budgets", budgetWords(x.DisruptionBudgets))
+	if x.RolloutGroup != "" {
+		field(w, "rollout group", x.RolloutGroup+": "+x.GroupTurn)
+	}
 	if len(x.Priority) > 0 {
 		field(w, "priority", priorityWords(x.Priority))
 		field(w, "update order", orderWords(r))

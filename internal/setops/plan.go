@@ -10,6 +10,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 	"github.com/ordinal-sh/ordinal/internal/rolloutview"
@@ -29,6 +30,9 @@ type Observed struct {
 	// set; nil when not read (another kind of set, or no permission to
 	// list them: the plan then cannot tell a grow the class refuses).
 	StorageClasses []*storagev1.StorageClass
+	// Group are the extended sets of the namespace, for a set in a
+	// rollout group; nil otherwise.
+	Group []*v1alpha1.StatefulSet
 }
 
 // Observe reads the set's revisions, pods and claims with plain List
@@ -46,6 +50,9 @@ func (t *Target) Observe(ctx context.Context) (Observed, error) {
 		return Observed{}, err
 	}
 	o.StorageClasses = t.door().storageClasses(ctx, t)
+	if o.Group, err = t.groupSets(ctx); err != nil {
+		return Observed{}, err
+	}
 	return o, nil
 }
 
@@ -64,6 +71,11 @@ func PlanReport(o Observed, now time.Time) (rolloutview.PlanReport, error) {
 		Set: o.Set, Pods: o.Pods, Claims: o.Claims,
 		Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: now,
 		Extended: d.plannerInputs(o),
+	}
+	if in.Extended != nil {
+		// Without the controller's memory of turns: the sets' status
+		// records every turn granted.
+		osts.ApplyGroupTurn(in.Extended, osts.GroupTurn(o.Extended, o.Group, res.Current.Name != res.Update.Name, ""))
 	}
 	plan := planner.Compute(in)
 	report := rolloutview.NewPlanReport(o.Set, res, o.Revisions, plan)
