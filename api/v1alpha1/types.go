@@ -458,7 +458,8 @@ type StatefulSetStatus struct {
 	//
 	// +optional
 	LabelSelector string `json:"labelSelector,omitempty"`
-	// Conditions are Available, Progressing and ReplicaFailure.
+	// Conditions are Available, Progressing and ReplicaFailure, and
+	// RolloutGroup for a set in a rollout group.
 	//
 	// +optional
 	// +listType=map
