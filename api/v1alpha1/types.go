@@ -220,6 +220,11 @@ type StatefulSetSpec struct {
 	// +listMapKey=name
 	// +optional
 	Overrides []OrdinalOverride `json:"overrides,omitempty"`
+	// ScaleStrategy tunes how missing pods are created: maxUnavailable
+	// bounds a Parallel scale-up.
+	//
+	// +optional
+	ScaleStrategy *ScaleStrategy `json:"scaleStrategy,omitempty"`
 }
 
 // VolumeClaimUpdateStrategyType is how a change to volumeClaimTemplates
@@ -428,6 +433,27 @@ type RollingUpdateStatefulSetStrategy struct {
 	// +kubebuilder:default=Ordinal
 	// +optional
 	PartitionMode PartitionMode `json:"partitionMode,omitempty"`
+	// RespectDisruptionBudgets makes the controller remove the pods it
+	// chooses to disrupt (rolling update, self-healing, delete-requested
+	// pods, reserved ordinals) through the Eviction API, so that matching
+	// PodDisruptionBudgets are honoured; a refused eviction is a wait,
+	// listed in status.blockedBy with reason DisruptionBudget and asked
+	// again after a backoff of at most 30 seconds. A plain scale-down is
+	// not evicted. Defaults to true.
+	//
+	// +kubebuilder:default=true
+	// +optional
+	RespectDisruptionBudgets *bool `json:"respectDisruptionBudgets,omitempty"`
+	// RolloutGroup names a group of sets in the namespace that roll out
+	// one at a time: this set starts an update only when every other set
+	// of the group is Available and not updating, and of several sets
+	// waiting the first by name goes first. The turn is recorded in the
+	// status condition RolloutGroup. A DNS label.
+	//
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +optional
+	RolloutGroup string `json:"rolloutGroup,omitempty"`
 }
 
 // StatefulSetStatus is apps/v1's StatefulSetStatus, with conditions as
@@ -487,7 +513,8 @@ type StatefulSetStatus struct {
 	// +optional
 	LabelSelector string `json:"labelSelector,omitempty"`
 	// Conditions are Available, Progressing and ReplicaFailure, and
-	// RoleConflict with spec.roles.
+	// RoleConflict with spec.roles, RolloutGroup for a set in a rollout
+	// group.
 	//
 	// +optional
 	// +listType=map

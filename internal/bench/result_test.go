@@ -90,12 +90,14 @@ apiserver_request_total{code="200",component="apiserver",dry_run="",group="",res
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="apps",resource="statefulsets",scope="resource",subresource="status",verb="PUT",version="v1"} 4
 apiserver_request_total{code="200",component="apiserver",dry_run="",group="apps",resource="statefulsets",scope="resource",subresource="",verb="PUT",version="v1"} 9
 apiserver_request_total{code="409",component="apiserver",dry_run="",group="apps",resource="controllerrevisions",scope="resource",subresource="",verb="POST",version="v1"} 1e+00
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="eviction",verb="POST",version="v1"} 5
 `
 	got, err := parseWrites(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[writeKey]int64{{"POST", "pods", 201}: 12, {"PUT", "statefulsets/status", 200}: 4, {"POST", "controllerrevisions", 409}: 1}
+	want := map[writeKey]int64{{"POST", "pods", 201}: 12, {"PUT", "statefulsets/status", 200}: 4, {"POST", "controllerrevisions", 409}: 1,
+		{"POST", "pods/eviction", 201}: 5}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("writes (-want +got):\n%s", diff)
 	}

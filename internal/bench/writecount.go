@@ -27,11 +27,15 @@ var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELE
 // updates and patches (PUT, PATCH, APPLY), which the PV binder and the
 // provisioner make, so a contender's own claim patches (the retention
 // policy's owner references; none under the default Retain policy, which
-// every scenario uses) are not counted either.
+// every scenario uses) are not counted either. An eviction (an extended
+// set that respects disruption budgets) is the contender's delete of a
+// pod, and counts as one.
 func counted(verb, resource string) bool {
 	switch resource {
 	case "pods", "statefulsets/status", "controllerrevisions":
 		return true
+	case "pods/eviction":
+		return verb == "POST"
 	case "persistentvolumeclaims":
 		return verb == "POST" || verb == "DELETE"
 	}

@@ -70,7 +70,11 @@ type Controller struct {
 	deferred statusDeferrals
 	quiet    *quietWatch
 	exp      *expectations
-	now      func() time.Time
+	// evictions are the refused evictions the planner waits on.
+	evictions evictions
+	// groups are the rollout groups' turns.
+	groups rolloutGroups
+	now    func() time.Time
 	// ext is the extended kind, or nil when the controller runs without it.
 	ext *extendedSets
 	// skipAppsV1 leaves apps/v1 sets alone (Options.SkipAppsV1).
@@ -134,8 +138,10 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	c.status, c.deferred = newAPIStatus(client, c.states), statusDeferrals{states: c.states}
 	c.quiet = newQuietWatch(c.states, busy)
 	c.exp = newExpectations(c.states, time.Now)
+	c.evictions = evictions{states: c.states, now: time.Now}
+	c.groups = rolloutGroups{held: map[string]string{}}
 	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp, hooks: newHookCaller(context.Background(), client, c.states, opts.Hooks, interfaceAddrs()),
-		inFlight: opts.BurstInFlight}
+		inFlight: opts.BurstInFlight, evictions: c.evictions}
 	if opts.Metrics != nil {
 		if err := opts.Metrics.Register(newRolloutCollector(c.states)); err != nil {
 			return nil, fmt.Errorf("registering the rollout gauges: %w", err)

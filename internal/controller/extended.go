@@ -58,6 +58,7 @@ func (c *Controller) extendedTarget(key, ns, name string) (*target, error) {
 	}
 	set = c.storedExtended(key, set)
 	inputs := osts.Extended(set)
+	inputs.Budgets.Refused = c.evictions.of(key)
 	c.storageClasses(inputs)
 	c.topologyNodes(inputs)
 	return &target{key: key, kind: setkind.Extended, view: osts.View(set), extended: set, inputs: inputs, revisions: osts.RevisionOptions(set)}, nil

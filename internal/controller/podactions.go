@@ -71,6 +71,9 @@ func (c *apiPodControl) createPod(ctx context.Context, set *appsv1.StatefulSet, 
 // NotFound and a UID conflict both mean that pod is already gone, which
 // upstream also reports as a successful delete.
 func (c *apiPodControl) deletePod(ctx context.Context, setKey string, a planner.Action) error {
+	if a.Evict {
+		return c.evictPod(ctx, setKey, a)
+	}
 	err := c.client.CoreV1().Pods(a.Pod.Namespace).Delete(ctx, a.Pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &a.Pod.UID}})
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return err

@@ -27,6 +27,8 @@ type apiPodControl struct {
 	recorder record.EventRecorder
 	exp      *expectations
 	hooks    *hookCaller
+	// evictions remembers the evictions the API server refused.
+	evictions evictions
 	// inFlight, when positive, bounds the units of a batch that run at
 	// once (Options.BurstInFlight).
 	inFlight int
@@ -148,6 +150,11 @@ func (c *apiPodControl) unit(ctx context.Context, set *appsv1.StatefulSet, setKe
 			break
 		}
 		if err := c.do(ctx, set, setKey, a); err != nil {
+			if refused := (*evictionRefused)(nil); errors.As(err, &refused) {
+				// A wait, not a failure: the unit ends, the step goes on.
+				c.recordRefusal(set, a, refused)
+				return nil
+			}
 			c.podEvent(set, a, a.FailEvent, err)
 			return fmt.Errorf("%s: %w", doing(a), err)
 		}

@@ -48,6 +48,10 @@ type setState struct {
 	// hookCalls are the set's http hook calls under way and made, by pod
 	// UID and hook (hooks.go); nil before the first.
 	hookCalls map[string]hookCall
+	// refusals are the set's refused evictions by pod name, and
+	// refusedFresh says one came since the last sync looked (eviction.go).
+	refusals     map[string]refusal
+	refusedFresh bool
 }
 
 // setStates holds every set's state by key (namespace/name) under one

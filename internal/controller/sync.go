@@ -72,6 +72,8 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	c.judgeNodes(ctx, &in)
 	c.states.paced(key, began, len(in.Pods))
+	c.evictions.prune(key, in.Pods)
+	groupWait := c.groupTurn(t, in)
 	in.Apply = rc.apply
 	plan := planner.Compute(in)
 	rc.synced()
@@ -85,10 +87,15 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	truncErr := c.truncate(ctx, set, revs, in)
 	recordRollout(c.states, key, set, plan)
-	if plan.Truncated {
+	if plan.Truncated || c.evictions.takeFresh(key) {
 		// The plan left ordinals for the next sync (planner.MaxCreates),
-		// which waits for the cache to show this one's creates.
+		// which waits for the cache to show this one's creates; or an
+		// eviction was refused, which the next plan waits on and lists in
+		// status.blockedBy.
 		requeue = cacheLagRequeue
+	}
+	if groupWait > 0 && (requeue == 0 || requeue > groupWait) {
+		requeue = groupWait // waiting for its rollout group's turn
 	}
 	return requeue, errors.Join(applyErr, changeErr, statusErr, truncErr)
 }

@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -90,7 +91,10 @@ type replay struct {
 	volumes map[string]*corev1.PersistentVolume
 	// nodeLabels are the labels of each node by name (topology.go).
 	nodeLabels map[string]map[string]string
-	out        []Violation
+	// budgets are the PodDisruptionBudgets as last observed, by
+	// namespace/name.
+	budgets map[string]*policyv1.PodDisruptionBudget
+	out     []Violation
 	userWrites
 }
 
@@ -99,6 +103,7 @@ func newReplay(opts Options, external map[types.UID]bool) *replay {
 		pods: map[string]*podTrack{}, claims: map[string]*claimTrack{}, revs: map[string]*appsv1.ControllerRevision{},
 		reserved: map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange{}, offline: map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange{},
 		nodes: map[string]*nodeTrack{}, volumes: map[string]*corev1.PersistentVolume{}, nodeLabels: map[string]map[string]string{},
+		budgets:    map[string]*policyv1.PodDisruptionBudget{},
 		userWrites: userWrites{userRVs: map[uint64]bool{}, userSets: map[types.UID]bool{}}}
 }
 
@@ -118,6 +123,8 @@ func (r *replay) apply(ev Event) {
 		r.applyNode(ev, obj)
 	case *corev1.PersistentVolume:
 		r.applyVolume(ev, obj)
+	case *policyv1.PodDisruptionBudget:
+		r.applyBudget(ev, obj)
 	}
 }
 

@@ -24,6 +24,9 @@ const (
 	// KindNode and KindVolume are followed with Options.Nodes.
 	KindNode   Kind = "Node"
 	KindVolume Kind = "PersistentVolume"
+	// KindBudget is the PodDisruptionBudget, which RuleDisruptionBudget
+	// reads.
+	KindBudget Kind = "PodDisruptionBudget"
 )
 
 // Event is one observed version of an object.

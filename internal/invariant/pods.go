@@ -105,6 +105,7 @@ func (r *replay) judgeCreation(ev Event, st *setTrack, ord int32, pod *corev1.Po
 	r.judgePartitionCreate(ev, st, specs, ord, pod)
 	r.judgeRecreateCreate(ev, st, specs, ord, pod)
 	r.judgeMemberJoinCreate(ev, st, ord)
+	r.judgeScaleUp(ev, st, specs, ord, pod)
 }
 
 func (r *replay) judgePartitionCreate(ev Event, st *setTrack, specs []*appsv1.StatefulSet, ord int32, pod *corev1.Pod) {
@@ -146,6 +147,7 @@ func (r *replay) judgeDeletion(ev Event, st *setTrack, ord int32, before, pod *c
 		return
 	}
 	r.judgeHookDelete(ev, st, specs, ord, before, pod)
+	r.judgeBudgets(ev, st, specs, ord, before, pod)
 	condemned := anySpec(specs, func(s *appsv1.StatefulSet) bool { return !r.inRange(s, ord) })
 	if before == nil || before.Status.Phase != "" {
 		r.judgeRoles(ev, st, specs, ord, pod, condemned)
@@ -155,6 +157,7 @@ func (r *replay) judgeDeletion(ev Event, st *setTrack, ord int32, before, pod *c
 		return
 	}
 	r.judgeMemberJoinDisruption(ev, st, ord, "deleted")
+	r.judgeGroup(ev, st, specs, pod)
 	r.judgeUpdateDeletion(ev, st, specs, ord, pod)
 }
 

@@ -3,7 +3,8 @@ package invariant
 // Rule names one promise. The exact definition of each is here; the
 // checks live in pods.go, extended_pods.go, priority.go, roles.go, topology.go,
 // partitioncount.go, rollback.go, claims.go, sets.go, storage.go,
-// inplace.go, final.go and final_extended.go.
+// inplace.go, budgets.go, scaleup.go, rolloutgroup.go, final.go and
+// final_extended.go.
 //
 // Vocabulary. A pod of set S is a pod named S-<n> (n a decimal ordinal)
 // whose controller reference, if any, is S's UID. "Range" is
@@ -321,6 +322,32 @@ const (
 	// until the member has joined. With a larger maxUnavailable, a joining
 	// pod counts as unavailable in the budget rules above.
 	RuleMemberJoin Rule = "member-join"
+	// RuleDisruptionBudget (extended kind, respectDisruptionBudgets in
+	// every version of the window): a controller deletion of a pod that
+	// was Ready, in the range of every version or at an ordinal it
+	// reserves, happens only while, for every PodDisruptionBudget
+	// of the namespace whose selector matches the pod and whose
+	// minAvailable is a number, at least minAvailable other pods it
+	// matches are Ready and not terminating at that commit. A pod that
+	// turns unready on its own just before (an involuntary disruption the
+	// budget's status has not counted yet) can make it fire; the
+	// histories it judges have budgets only where a test made one.
+	RuleDisruptionBudget Rule = "disruption-budget"
+	// RuleScaleUpBudget (extended kind, Parallel with
+	// scaleStrategy.maxUnavailable N in every version of the window): a
+	// pod is created only if some version of the window has fewer than its
+	// N other ordinals of its range whose pod exists at that commit and
+	// was healthy at no instant of the window. A broken template never
+	// has more than N pods failing at once.
+	RuleScaleUpBudget Rule = "scale-up-budget"
+	// RuleRolloutGroup (extended kind, one rollingUpdate.rolloutGroup G
+	// in every version of the window): a controller deletion of an
+	// in-range, unfinished pod of S not labelled for deletion (a rolling
+	// update's or self-healing's delete) happens only while no other
+	// extended set of S's namespace whose current version names G has,
+	// at that commit, a terminating pod or pods at two revisions: two
+	// sets of a group never update at once.
+	RuleRolloutGroup Rule = "rollout-group"
 	// RuleVolumeData (final state): every claim that received a marker
 	// file and still exists as the same object is bound to the same volume
 	// and the marker is still in the volume's directory.

@@ -57,7 +57,9 @@ func Watch(ctx context.Context, clients Clients, ns string, opts Options) *Watch
 	w := &Watcher{Checker: New(opts), client: client, ns: ns, cancel: cancel}
 	pods, claims := client.CoreV1().Pods(ns), client.CoreV1().PersistentVolumeClaims(ns)
 	revs, sets := client.AppsV1().ControllerRevisions(ns), client.AppsV1().StatefulSets(ns)
+	budgets := client.PolicyV1().PodDisruptionBudgets(ns)
 	sources := []source{
+		{KindBudget, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return budgets.List(c, o) }, budgets.Watch},
 		{KindSet, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return sets.List(c, o) }, sets.Watch},
 		{KindPod, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return pods.List(c, o) }, pods.Watch},
 		{KindClaim, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return claims.List(c, o) }, claims.Watch},

@@ -126,6 +126,14 @@ var specFields = []field{
 		value: func(s *v1alpha1.StatefulSetSpec) string { return nodeFailurePolicy(s.NodeFailurePolicy) },
 		why:   "apps/v1 neither recreates the claims of a lost node's pods nor force-deletes a pod on a node that is not Ready",
 	},
+	{
+		path: "spec.scaleStrategy", decision: refusedUnlessDefault,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool {
+			return s.ScaleStrategy == nil || s.ScaleStrategy.MaxUnavailable == nil
+		},
+		value: func(s *v1alpha1.StatefulSetSpec) string { return jsonText(s.ScaleStrategy) },
+		why:   "apps/v1 creates every missing pod of a Parallel set at once, however many fail",
+	},
 	rolling("paused", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.Paused },
 		"resume the rollout first", false),
 	rolling("selfHealing", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.SelfHealing },
@@ -149,6 +157,15 @@ var specFields = []field{
 	rolling("partitionMode", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.PartitionMode },
 		"default Ordinal; apps/v1 reads the partition as an ordinal, so other pods would be kept at the old revision",
 		v1alpha1.PartitionMode(""), v1alpha1.PartitionOrdinal),
+	// true, the default, migrates as the other defaults do (apps/v1 then
+	// deletes without asking budgets, as it always does); false is refused
+	// because apps/v1 cannot keep it: migrated back, the set would evict
+	// again.
+	rolling("respectDisruptionBudgets", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.RespectDisruptionBudgets },
+		"default true; apps/v1 has no such field, so a set migrated back would respect PodDisruptionBudgets again",
+		(*bool)(nil), ptr.To(true)),
+	rolling("rolloutGroup", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.RolloutGroup },
+		"apps/v1 updates each set on its own: the sets of the group could update at once", ""),
 }
 
 // rolling is a field of spec.updateStrategy.rollingUpdate refused unless

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/randfill"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -108,8 +109,12 @@ func TestEveryFieldOfTheExtendedSpecHasADecision(t *testing.T) {
 }
 
 // refusedExamples are refused values of fields where random values
-// would hardly ever hit one (an enum's one refused value).
+// would hardly ever hit one (an enum's one refused value), or that the
+// random filler leaves nil (an int-or-string behind a pointer).
 var refusedExamples = map[string]func(*v1alpha1.StatefulSet){
+	"spec.scaleStrategy": func(s *v1alpha1.StatefulSet) {
+		s.Spec.ScaleStrategy = &v1alpha1.ScaleStrategy{MaxUnavailable: new(intstr.FromInt32(10))}
+	},
 	"spec.updateStrategy.type": func(s *v1alpha1.StatefulSet) {
 		s.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RecreateStatefulSetStrategyType}
 	},

@@ -110,16 +110,18 @@ func statusView(s v1alpha1.StatefulSetStatus) appsv1.StatefulSetStatus {
 // Extended is the planner's view of what the extended kind adds.
 func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 	e := &planner.Extended{
-		Owner:            v1alpha1.Kind,
-		Recreate:         s.Spec.UpdateStrategy.Type == v1alpha1.RecreateStatefulSetStrategyType,
-		SelfHealing:      true,
-		OnFailure:        v1alpha1.FailureReport,
-		ProgressDeadline: secondsOf(ptr.Deref(s.Spec.ProgressDeadlineSeconds, DefaultProgressDeadline)),
-		MaxUnavailable:   1,
-		Last:             lastStatus(s.Status),
-		Reserved:         Reserved(s),
-		ClaimUpdate:      s.Spec.VolumeClaimUpdateStrategy.Type,
-		ResizeTimeout:    secondsOf(DefaultResizeTimeout),
+		Owner:                 v1alpha1.Kind,
+		Recreate:              s.Spec.UpdateStrategy.Type == v1alpha1.RecreateStatefulSetStrategyType,
+		SelfHealing:           true,
+		OnFailure:             v1alpha1.FailureReport,
+		ProgressDeadline:      secondsOf(ptr.Deref(s.Spec.ProgressDeadlineSeconds, DefaultProgressDeadline)),
+		MaxUnavailable:        1,
+		Last:                  lastStatus(s.Status),
+		Reserved:              Reserved(s),
+		ClaimUpdate:           s.Spec.VolumeClaimUpdateStrategy.Type,
+		ResizeTimeout:         secondsOf(DefaultResizeTimeout),
+		Budgets:               budgets(s),
+		ScaleUpMaxUnavailable: scaleUpLimit(s),
 	}
 	if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		e.Paused = ru.Paused

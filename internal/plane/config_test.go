@@ -229,3 +229,64 @@ func waitExtendedSet(t *testing.T, ctx context.Context, sets ostsclient.Interfac
 	}
 	t.Fatalf("extended set %s did not complete with %d ready pods; last status %+v", name, want, last)
 }
+
+// An extended set's rolling update evicts the pods it replaces (it
+// respects PodDisruptionBudgets by default), and runs under the shipped
+// RBAC: the controller may create pods/eviction. Without that rule every
+// eviction is forbidden and the rollout never completes.
+func TestEvictionsWorkWithExactlyTheShippedRBAC(t *testing.T) {
+	applyShippedConfig(t)
+	ctx, ns := namespace(t)
+	cfg := asTheControllersServiceAccount()
+	ext, err := kubeclient.ExtendedClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- controller.Run(runCtx, kubernetes.NewForConfigOrDie(cfg), controller.Options{Workers: 2, Namespace: ns, Extended: ext})
+	}()
+	defer func() { stop(); <-done }()
+
+	apps := rbacTestSet(ns)
+	apps.Spec.VolumeClaimTemplates, apps.Spec.PersistentVolumeClaimRetentionPolicy = nil, nil
+	set := &v1alpha1.StatefulSet{ObjectMeta: apps.ObjectMeta}
+	data, err := json.Marshal(apps.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &set.Spec); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := ostsclient.NewForConfig(planetest.Plane().RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := admin.StatefulSets(ns)
+	if _, err := sets.Create(ctx, set, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitExtendedSet(t, ctx, sets, "db", 2)
+	patch := []byte(`{"spec":{"template":{"spec":{"containers":[{"name":"db","image":"db:2"}]}}}}`)
+	if _, err := sets.Patch(ctx, "db", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitExtendedSet(t, ctx, sets, "db", 2)
+	events, err := planetest.Client().CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evicted := 0
+	for _, e := range events.Items {
+		if strings.Contains(e.Message, "forbidden") {
+			t.Errorf("a call was forbidden: %s %s", e.Reason, e.Message)
+		}
+		if e.Reason == "SuccessfulDelete" {
+			evicted++
+		}
+	}
+	if evicted == 0 {
+		t.Error("no SuccessfulDelete event: the rollout replaced no pod")
+	}
+}

@@ -85,6 +85,9 @@ type planner struct {
 	// recreateProgress is the Progressing condition an apps/v1 Recreate update
 	// sets (recreate.go); nil leaves it as it is.
 	recreateProgress *appsv1.StatefulSetCondition
+	// scaleUp counts a Parallel scale-up held to
+	// Extended.ScaleUpMaxUnavailable (scaleup.go).
+	scaleUp scaleUp
 }
 
 // block is a pod a pass holds up. status.blockedBy lists it when it is
@@ -140,6 +143,7 @@ func Compute(in Input) Plan {
 	p.plan.Status = p.status()
 	p.requeueBy(p.requeueAfter())
 	if p.ext != nil {
+		p.groupWait()
 		p.plan.Extended = p.extend(p.plan.Status)
 	}
 	return p.plan

@@ -84,6 +84,15 @@ type Extended struct {
 	// PartitionCount counts the partition in pods kept at the current
 	// revision after the update order (partitioncount.go).
 	PartitionCount bool
+	// Budgets is respectDisruptionBudgets, with the evictions refused so
+	// far (disruption.go).
+	Budgets DisruptionBudgets
+	// ScaleUpMaxUnavailable is scaleStrategy.maxUnavailable scaled to
+	// replicas; 0 means no limit (scaleup.go).
+	ScaleUpMaxUnavailable int
+	// Group is the set's turn in its rollout group; nil without one
+	// (rolloutgroup.go).
+	Group *GroupTurn
 }
 
 // ClaimTemplateStatus is how many of the set's pods have a claim that

@@ -155,7 +155,7 @@ func (p *planner) hooked(s slot, need hookNeed, act func() []Action) []Action {
 			return actions
 		}
 	}
-	return act()
+	return p.disrupting(s, need, act)
 }
 
 // hookRecordOf reads the hook's annotation on pod; the zero record when

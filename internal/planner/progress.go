@@ -243,6 +243,7 @@ func (p *planner) conditions(st appsv1.StatefulSetStatus, x ExtendedStatus, roll
 		set(ConditionReplicaFailure, metav1.ConditionFalse, ReasonNoFailure, "no pod is failing")
 	}
 	p.roleCondition(&conds, set)
+	p.groupCondition(&conds)
 	return conds
 }
 
@@ -251,7 +252,7 @@ func (p *planner) progressing(st appsv1.StatefulSetStatus, x ExtendedStatus, rol
 	case !rolling:
 		return metav1.ConditionTrue, ReasonRolloutComplete, fmt.Sprintf("revision %s is rolled out", st.UpdateRevision)
 	case p.ext.Paused:
-		return metav1.ConditionUnknown, ReasonRolloutPaused, fmt.Sprintf("the rollout of revision %s is paused", st.UpdateRevision)
+		return metav1.ConditionUnknown, ReasonRolloutPaused, p.pausedWords(st)
 	case p.atPartition && p.countPartition():
 		return metav1.ConditionTrue, ReasonPartitionRolledOut, fmt.Sprintf("revision %s is rolled out to %d pods; the partition (Count) keeps %d at the current revision",
 			st.UpdateRevision, int(p.layout.Len())-len(p.kept), len(p.kept))

@@ -46,11 +46,13 @@ func (p *planner) replicaPass() bool {
 	units := make([][]Action, 0, len(p.replicas))
 	exited, built, batchEnd, size := false, 0, 1, 1
 	p.eachOrdinal(func(ord int32, observed *slot) bool {
-		if observed == nil {
-			built++
+		var out outcome
+		if !p.scaleUpHeld(ord, observed) {
+			if observed == nil {
+				built++
+			}
+			out = p.processReplica(p.placeholderFor(ord, observed))
 		}
-		s := p.placeholderFor(ord, observed)
-		out := p.processReplica(s)
 		units = append(units, out.actions)
 		if out.wait != nil {
 			p.plan.Waits = append(p.plan.Waits, *out.wait)
@@ -72,6 +74,7 @@ func (p *planner) replicaPass() bool {
 		return true
 	})
 	p.addUnits(StepReplicas, units)
+	p.scaleUpWait()
 	return !exited && !p.halted
 }
 

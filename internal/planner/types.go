@@ -165,6 +165,9 @@ type Action struct {
 	Patch []byte
 	// Call is a CallHook's call.
 	Call *HookCall
+	// Evict makes a DeletePod go through the pod's eviction subresource,
+	// so that PodDisruptionBudgets are honoured (disruption.go).
+	Evict bool
 }
 
 // Wait explains one thing the rollout is waiting for.

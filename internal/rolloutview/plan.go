@@ -141,9 +141,21 @@ func newStep(s planner.Step) Step {
 		case a.Pod != nil:
 			obj = "Pod/" + a.Pod.Name
 		}
-		out.Actions = append(out.Actions, Action{Kind: string(a.Kind), Ordinal: a.Ordinal, Object: obj, Reason: a.Reason})
+		out.Actions = append(out.Actions, Action{Kind: actionKind(a), Ordinal: a.Ordinal, Object: obj, Reason: a.Reason})
 	}
 	return out
+}
+
+// ActionEvictPod is how a plan shows a pod delete made through the
+// Eviction API, which PodDisruptionBudgets may refuse.
+const ActionEvictPod = "EvictPod"
+
+// actionKind is the action's kind as the plan shows it.
+func actionKind(a planner.Action) string {
+	if a.Kind == planner.DeletePod && a.Evict {
+		return ActionEvictPod
+	}
+	return string(a.Kind)
 }
 
 func newWait(w planner.Wait) Wait {

@@ -58,6 +58,13 @@ type ExtendedPlan struct {
 	PartitionMode string `json:"partitionMode,omitempty"`
 	// Kept are the pods a Count partition keeps at the current revision.
 	Kept []string `json:"kept,omitempty"`
+	// DisruptionBudgets is rollingUpdate.respectDisruptionBudgets: the
+	// pods the rollout removes are evicted.
+	DisruptionBudgets bool `json:"disruptionBudgets,omitempty"`
+	// RolloutGroup is rollingUpdate.rolloutGroup, and GroupTurn the set's
+	// turn in it in words; both empty without a group.
+	RolloutGroup string `json:"rolloutGroup,omitempty"`
+	GroupTurn    string `json:"groupTurn,omitempty"`
 }
 
 // PriorityRule is one rollingUpdate.priority rule, its selector written
@@ -91,7 +98,9 @@ func ExtendPlan(r *PlanReport, in *planner.Extended, plan planner.Plan) {
 		Paused: in.Paused, Recreate: in.Recreate, SelfHealing: in.SelfHealing, OnFailure: string(in.OnFailure),
 		ProgressDeadlineSeconds: int64(in.ProgressDeadline / time.Second),
 		SelfHealed:              []Action{}, BlockedBy: []Blocked{}, Conditions: []Condition{},
+		DisruptionBudgets: in.Budgets.Respect,
 	}
+	groupPlan(x, in)
 	st := in.Last
 	if plan.Extended != nil {
 		st = plan.Extended.Status

@@ -20,6 +20,10 @@ func renderExtendedPlan(w io.Writer, r PlanReport, now time.Time) {
 	field(w, "self-healing", selfHealingWords(r))
 	field(w, "progress deadline", deadlineWords(r, now))
 	field(w, "on failure", failureWords(r))
+	field(w, "budgets", budgetWords(x.DisruptionBudgets))
+	if x.RolloutGroup != "" {
+		field(w, "rollout group", x.RolloutGroup+": "+x.GroupTurn)
+	}
 	if len(x.Priority) > 0 {
 		field(w, "priority", priorityWords(x.Priority))
 	}
@@ -198,4 +202,12 @@ func orderWords(r PlanReport) string {
 		words += ", once the rollout resumes"
 	}
 	return words + "."
+}
+
+// budgetWords says how the rollout's removals meet PodDisruptionBudgets.
+func budgetWords(respect bool) string {
+	if !respect {
+		return "not asked (respectDisruptionBudgets false): pods are deleted, as apps/v1 deletes them."
+	}
+	return "respected: the pods the update, a delete request or a reserved ordinal removes are evicted (EvictPod); a budget that allows no disruption holds them, and status.blockedBy says which."
 }

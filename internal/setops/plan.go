@@ -10,6 +10,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 	"github.com/ordinal-sh/ordinal/internal/rolloutview"
@@ -37,6 +38,9 @@ type Observed struct {
 	// permission to list them: the plan then holds the rollout, saying
 	// why).
 	Nodes []*corev1.Node
+	// Group are the extended sets of the namespace, for a set in a
+	// rollout group; nil otherwise.
+	Group []*v1alpha1.StatefulSet
 }
 
 // Observe reads the set's revisions, pods and claims with plain List
@@ -56,6 +60,9 @@ func (t *Target) Observe(ctx context.Context) (Observed, error) {
 	o.StorageClasses = t.door().storageClasses(ctx, t)
 	o.NodeFacts = t.door().nodeFacts(ctx, t, o)
 	o.Nodes = topologyNodes(ctx, t)
+	if o.Group, err = t.groupSets(ctx); err != nil {
+		return Observed{}, err
+	}
 	return o, nil
 }
 
@@ -74,6 +81,11 @@ func PlanReport(o Observed, now time.Time) (rolloutview.PlanReport, error) {
 		Set: o.Set, Pods: o.Pods, Claims: o.Claims,
 		Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: now,
 		Extended: d.plannerInputs(o),
+	}
+	if in.Extended != nil {
+		// Without the controller's memory of turns: the sets' status
+		// records every turn granted.
+		osts.ApplyGroupTurn(in.Extended, osts.GroupTurn(o.Extended, o.Group, res.Current.Name != res.Update.Name, ""))
 	}
 	plan := planner.Compute(in)
 	report := rolloutview.NewPlanReport(o.Set, res, o.Revisions, plan)

@@ -16,6 +16,7 @@ import (
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
 
@@ -210,13 +211,15 @@ func TestAReplacementsPreviewPlansItsDelete(t *testing.T) {
 	var deletes []string
 	for _, s := range report.Steps {
 		for _, a := range s.Actions {
-			if a.Kind == string(planner.DeletePod) {
-				deletes = append(deletes, a.Object)
+			if a.Kind == string(planner.DeletePod) || a.Kind == rolloutview.ActionEvictPod {
+				deletes = append(deletes, a.Kind+" "+a.Object)
 			}
 		}
 	}
-	if !cmp.Equal(deletes, []string{"Pod/web-1"}) {
-		t.Errorf("planned deletes %v, want [web-1]", deletes)
+	// The set respects disruption budgets (the default), so the chosen
+	// pod is evicted.
+	if want := []string{"EvictPod Pod/web-1"}; !cmp.Equal(deletes, want) {
+		t.Errorf("planned deletes %v, want %v", deletes, want)
 	}
 }
 

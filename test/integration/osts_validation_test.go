@@ -53,6 +53,10 @@ func maxUnavailableOf(v intstr.IntOrString) func(*v1alpha1.StatefulSet) {
 	return func(s *v1alpha1.StatefulSet) { rollingUpdateOf(s).MaxUnavailable = &v }
 }
 
+func scaleUpMaxOf(v intstr.IntOrString) func(*v1alpha1.StatefulSet) {
+	return func(s *v1alpha1.StatefulSet) { s.Spec.ScaleStrategy = &v1alpha1.ScaleStrategy{MaxUnavailable: &v} }
+}
+
 func selectorExpression(op metav1.LabelSelectorOperator, key string, values ...string) func(*v1alpha1.StatefulSet) {
 	return func(s *v1alpha1.StatefulSet) {
 		s.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: key, Operator: op, Values: values}}
@@ -148,6 +152,7 @@ func createCases() []invalidCase {
 		matchExprs     = "spec.selector.matchExpressions must match spec.template.metadata.labels"
 		maxUnavailable = "spec.updateStrategy.rollingUpdate.maxUnavailable must be an integer of at least 1 or a percentage from 1% to 100%"
 		rollingOnly    = "spec.updateStrategy.rollingUpdate is allowed only with type RollingUpdate"
+		scaleUp        = "spec.scaleStrategy.maxUnavailable must be an integer of at least 1 or a percentage from 1% to 100%"
 	)
 	return []invalidCase{
 		{"a name that is not a DNS label", func(s *v1alpha1.StatefulSet) { s.Name = "web.v2" },
@@ -184,6 +189,8 @@ func createCases() []invalidCase {
 		{"maxUnavailable 0%", maxUnavailableOf(intstr.FromString("0%")), ruleError("spec.updateStrategy.rollingUpdate.maxUnavailable", `"0%": `+maxUnavailable)},
 		{"maxUnavailable 101%", maxUnavailableOf(intstr.FromString("101%")), ruleError("spec.updateStrategy.rollingUpdate.maxUnavailable", `"101%": `+maxUnavailable)},
 		{"maxUnavailable a word", maxUnavailableOf(intstr.FromString("half")), ruleError("spec.updateStrategy.rollingUpdate.maxUnavailable", `"half": `+maxUnavailable)},
+		{"scaleStrategy.maxUnavailable 0", scaleUpMaxOf(intstr.FromInt32(0)), ruleError("spec.scaleStrategy.maxUnavailable", "0: "+scaleUp)},
+		{"scaleStrategy.maxUnavailable 101%", scaleUpMaxOf(intstr.FromString("101%")), ruleError("spec.scaleStrategy.maxUnavailable", `"101%": `+scaleUp)},
 		{"rollingUpdate with OnDelete", func(s *v1alpha1.StatefulSet) {
 			s.Spec.UpdateStrategy.Type = v1alpha1.OnDeleteStatefulSetStrategyType
 			rollingUpdateOf(s).Partition = ptr(int32(1))

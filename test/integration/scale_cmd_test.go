@@ -49,7 +49,7 @@ func TestScaleRemoveTakesExactlyTheChosenPod(t *testing.T) {
 
 	dry := runOrdinal(t, ns, "scale", "osts/web", "--remove", "1", "--dry-run")
 	if dry.code != 0 || !strings.Contains(dry.out, "would reserve ordinal 1 and lower replicas from 3 to 2, so that web-1 goes and no other pod") ||
-		!strings.Contains(dry.out, "DeletePod Pod/web-1") {
+		!strings.Contains(dry.out, "EvictPod Pod/web-1") {
 		t.Errorf("dry run: exit %d, want 0, the change and web-1's delete in the plan", dry.code)
 	}
 	if err := userPartsEqual(read, getExtended(t, ns)); err != nil {

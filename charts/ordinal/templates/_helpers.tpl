@@ -101,6 +101,11 @@ config/extended-only).
 - apiGroups: [""]
   resources: ["pods/status", "pods/resize"]
   verbs: ["patch"]
+# Extended sets that respect PodDisruptionBudgets remove the pods they
+# disrupt through the eviction subresource.
+- apiGroups: [""]
+  resources: ["pods/eviction"]
+  verbs: ["create"]
 - apiGroups: [""]
   resources: ["persistentvolumeclaims"]
   # delete: only under an extended set's nodeFailurePolicy.volumes: Recreate

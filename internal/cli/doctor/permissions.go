@@ -32,6 +32,7 @@ var ControllerPermissions = []Permission{
 	{Group: "", Resource: "pods/finalizers", Verbs: []string{"update"}},
 	{Group: "", Resource: "pods/status", Verbs: []string{"patch"}},
 	{Group: "", Resource: "pods/resize", Verbs: []string{"patch"}},
+	{Group: "", Resource: "pods/eviction", Verbs: []string{"create"}},
 	{Group: "", Resource: "persistentvolumeclaims", Verbs: []string{"get", "list", "watch", "create", "patch", "delete"}},
 	{Group: "", Resource: "events", Verbs: []string{"create", "patch", "update"}},
 	{Group: "events.k8s.io", Resource: "events", Verbs: []string{"create", "patch", "update"}},

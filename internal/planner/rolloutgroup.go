@@ -1,0 +1,84 @@
+package planner
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+)
+
+// GroupTurn is an extended set's place in its rollout group
+// (rollingUpdate.rolloutGroup), as the adapter judged it from the
+// group's sets: the planner records it and explains it. A set without
+// the turn has an update held as if paused (Extended.Paused).
+type GroupTurn struct {
+	// Name is the group's name.
+	Name string
+	// Pending is true when the set has an update to roll.
+	Pending bool
+	// Holding is true when the set's status already records the turn:
+	// its update runs. Claim is true when it takes the turn in this
+	// sync: the status records it, and pods wait for the next sync.
+	Holding, Claim bool
+	// Wait says what the set waits for, when it has an update and no
+	// turn, e.g. "osts/db-a is updating".
+	Wait string
+}
+
+// Condition reasons of the rollout group.
+const (
+	ReasonRolloutGroupHolding = v1alpha1.RolloutGroupHolding
+	ReasonRolloutGroupWaiting = v1alpha1.RolloutGroupWaiting
+)
+
+// groupCondition sets or removes the RolloutGroup condition: True while
+// the set has the turn (the record another set's sync reads), False while
+// it waits, absent when it has no group or nothing to roll.
+func (p *planner) groupCondition(conds *[]metav1.Condition) {
+	g := p.ext.Group
+	c := metav1.Condition{Type: v1alpha1.ConditionRolloutGroup, ObservedGeneration: p.set.Generation, LastTransitionTime: metav1.NewTime(p.in.Now)}
+	switch {
+	case g == nil || !g.Pending:
+		meta.RemoveStatusCondition(conds, v1alpha1.ConditionRolloutGroup)
+		return
+	case g.Holding || g.Claim:
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, ReasonRolloutGroupHolding, fmt.Sprintf("the set has the turn of rollout group %s", g.Name)
+	default:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonRolloutGroupWaiting, fmt.Sprintf("rollout group %s: %s", g.Name, g.Wait)
+	}
+	meta.SetStatusCondition(conds, c)
+}
+
+// groupWaiting reports whether the set's update waits for its group.
+func (p *planner) groupWaiting() bool {
+	g := p.ext.Group
+	return g != nil && g.Pending && !g.Holding
+}
+
+// pausedWords is the Progressing message of a held rollout: paused by
+// the user, or waiting for its rollout group.
+func (p *planner) pausedWords(st appsv1.StatefulSetStatus) string {
+	if p.groupWaiting() {
+		return fmt.Sprintf("the rollout of revision %s waits for its turn in rollout group %s", st.UpdateRevision, p.ext.Group.Name)
+	}
+	return fmt.Sprintf("the rollout of revision %s is paused", st.UpdateRevision)
+}
+
+// groupWait explains, on the set's highest pod, an update held for its
+// rollout group.
+func (p *planner) groupWait() {
+	if !p.groupWaiting() || len(p.replicas) == 0 {
+		return
+	}
+	g := p.ext.Group
+	why := g.Wait
+	if g.Claim {
+		why = "the set takes the turn now; its status records it, and the update starts at the next sync"
+	}
+	s := p.replicas[len(p.replicas)-1]
+	p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, fmt.Sprintf(
+		"rolloutGroup %s: sets of the group update one at a time, each once every other is Available and not updating; %s", g.Name, why), ""))
+}
