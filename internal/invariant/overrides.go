@@ -214,7 +214,7 @@ func runsContainer(c, want corev1.Container) string {
 		return "image " + c.Image + ", want " + want.Image
 	case !slices.Equal(c.Args, want.Args):
 		return "args " + strings.Join(c.Args, " ") + ", want " + strings.Join(want.Args, " ")
-	case !apiequality.Semantic.DeepEqual(c.Env, want.Env) && !(len(c.Env) == 0 && len(want.Env) == 0):
+	case !apiequality.Semantic.DeepEqual(c.Env, want.Env) && (len(c.Env) != 0 || len(want.Env) != 0):
 		return "env differs"
 	}
 	for what, pair := range map[string][2]corev1.ResourceList{"request": {c.Resources.Requests, want.Resources.Requests}, "limit": {c.Resources.Limits, want.Resources.Limits}} {
