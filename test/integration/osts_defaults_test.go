@@ -62,7 +62,7 @@ func TestAMinimalExtendedManifestGetsTheDefaults(t *testing.T) {
 			RollingUpdate: &v1alpha1.RollingUpdateStatefulSetStrategy{
 				Partition: ptr(int32(0)), MaxUnavailable: &maxUnavailable,
 				SelfHealing: v1alpha1.SelfHealingEnabled, OnFailure: v1alpha1.FailureReport, PodUpdatePolicy: v1alpha1.PodUpdateRecreate,
-				PartitionMode: v1alpha1.PartitionOrdinal,
+				PartitionMode: v1alpha1.PartitionOrdinal, RespectDisruptionBudgets: ptr(true),
 			},
 		},
 		RevisionHistoryLimit: ptr(int32(10)),
