@@ -8,8 +8,9 @@ const MaxRoles = 16
 // written by whoever knows the truth (the application itself, an operator,
 // a sidecar), and what each role means for the rolling update.
 //
-// The controller reads the label from the live pods and never writes it.
-// A pod without the label, or with a value not listed here, has no role:
+// The controller reads the label from the live pods and never writes it,
+// unless roleProbe asks it to: then it calls each pod and writes the
+// label from the answer. A pod without the label, or with a value not listed here, has no role:
 // it is updated first (order 0) and is not a quorum member, but while any
 // role is a quorum role it counts towards the quorum's size (see Role).
 //
@@ -31,7 +32,95 @@ type Roles struct {
 	// +listType=map
 	// +listMapKey=name
 	Values []Role `json:"values"`
+	// RoleProbe makes the controller learn each pod's role by asking the
+	// pod, and write the label itself. Leave it unset when the
+	// application, an operator or a sidecar writes the label.
+	//
+	// +optional
+	RoleProbe *RoleProbe `json:"roleProbe,omitempty"`
 }
+
+// RoleProbe is how the controller asks each pod for its role: every
+// periodSeconds it sends GET http://<pod IP>:<port><path> to every running
+// pod with an address, and a 200 answer whose body (surrounding white
+// space trimmed) is the role name sets the pod's labelKey label to it; an
+// empty body removes the label (the pod has no role). Any other answer,
+// a body that is not a label value, a refused connection or no answer
+// within timeoutSeconds is a failure: the label stays as it is until
+// failureThreshold probes in a row have failed, and is then removed. The
+// calls follow the address policy of http hooks and carry no credentials.
+//
+// +kubebuilder:validation:XValidation:rule="self.timeoutSeconds <= self.periodSeconds",message="spec.roles.roleProbe.timeoutSeconds must not exceed periodSeconds"
+type RoleProbe struct {
+	// HTTP is where each pod answers.
+	HTTP RoleProbeHTTP `json:"http"`
+	// PeriodSeconds is how often each pod is asked. Defaults to 5.
+	//
+	// +kubebuilder:default=5
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=3600
+	// +optional
+	PeriodSeconds int32 `json:"periodSeconds,omitempty"`
+	// TimeoutSeconds bounds one call. Defaults to 1; at most periodSeconds.
+	//
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=60
+	// +optional
+	TimeoutSeconds int32 `json:"timeoutSeconds,omitempty"`
+	// FailureThreshold is how many probes of a pod must fail in a row
+	// before its label is removed. Defaults to 3.
+	//
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	FailureThreshold int32 `json:"failureThreshold,omitempty"`
+}
+
+// RoleProbeHTTP is the port and path of each pod's role endpoint.
+type RoleProbeHTTP struct {
+	// Port is the pod's port, as a number.
+	//
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	Port int32 `json:"port"`
+	// Path is the request's path (and query). Defaults to /role.
+	//
+	// +kubebuilder:default="/role"
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="self.startsWith('/') && !self.contains('#') && !self.contains(' ')",message="spec.roles.roleProbe.http.path must start with '/' and hold no '#' or space"
+	// +optional
+	Path string `json:"path,omitempty"`
+}
+
+// Role probe defaults, as the schema sets them.
+const (
+	DefaultRoleProbePeriod    = 5
+	DefaultRoleProbeTimeout   = 1
+	DefaultRoleProbeThreshold = 3
+	DefaultRoleProbePath      = "/role"
+)
+
+// RoleProbeAnnotation is the annotation the controller keeps on a pod
+// whose role probe fails: JSON RoleProbeFailure. It is removed at the
+// next probe that succeeds.
+const RoleProbeAnnotation = "apps.ordinal.dev/role-probe"
+
+// RoleProbeFailure is a pod's RoleProbeAnnotation.
+type RoleProbeFailure struct {
+	// Since is when the first failed probe of the run was made.
+	Since string `json:"since"`
+	// Reason is the first failure's short reason.
+	Reason string `json:"reason"`
+	// Cleared is true once the run reached failureThreshold and the
+	// role label was removed.
+	Cleared bool `json:"cleared,omitempty"`
+}
+
+// RoleProbeFieldManager is the field manager of the controller's writes
+// of role labels and RoleProbeAnnotation.
+const RoleProbeFieldManager = "ordinal-role-probe"
 
 // Role is one value of the role label and what it means.
 type Role struct {

@@ -88,6 +88,9 @@ type Controller struct {
 	// topology of rollouts; nil unless the extended kind is managed
 	// (nodefailure.go, nodes.go).
 	nodeFacts *nodeFacts
+	// roleProbes asks pods for their roles (roleprobe.go); nil unless the
+	// extended kind is managed.
+	roleProbes *roleProber
 }
 
 // NewInformerFactory returns the informer factory the controller expects:
@@ -140,7 +143,8 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	c.exp = newExpectations(c.states, time.Now)
 	c.evictions = evictions{states: c.states, now: time.Now}
 	c.groups = rolloutGroups{held: map[string]string{}}
-	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp, hooks: newHookCaller(context.Background(), client, c.states, opts.Hooks, interfaceAddrs()),
+	hooks := newHookCaller(context.Background(), client, c.states, opts.Hooks, interfaceAddrs())
+	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp, hooks: hooks,
 		inFlight: opts.BurstInFlight, evictions: c.evictions}
 	if opts.Metrics != nil {
 		if err := opts.Metrics.Register(newRolloutCollector(c.states)); err != nil {
@@ -157,6 +161,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 		if err := c.addExtended(opts.Extended, opts.Namespace); err != nil {
 			return nil, err
 		}
+		c.roleProbes = c.newRoleProber(hooks.net)
 		if opts.Namespace == "" || opts.StorageClasses {
 			c.watchStorageClasses(factory)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -62,6 +63,35 @@ func (c *Controller) extendedTarget(key, ns, name string) (*target, error) {
 	c.storageClasses(inputs)
 	c.topologyNodes(inputs)
 	return &target{key: key, kind: setkind.Extended, view: osts.View(set), extended: set, inputs: inputs, revisions: osts.RevisionOptions(set)}, nil
+}
+
+// newRoleProber builds the role prober of the extended kind: it reads sets
+// and pods from the controller's caches, and calls through net's address
+// policy without its proxy.
+func (c *Controller) newRoleProber(hooks *hookNet) *roleProber {
+	return &roleProber{client: c.client, recorder: c.recorder, now: time.Now,
+		net: &hookNet{policy: hooks.policy, lookup: hooks.lookup},
+		set: func(key string) (*v1alpha1.StatefulSet, bool) {
+			_, ns, name, ok := setkind.ParseKey(key)
+			if !ok {
+				return nil, false
+			}
+			set, err := c.ext.lister.Get(ns, name)
+			return set, err == nil
+		},
+		pods: func(uid types.UID) []*podRecord {
+			objs, err := c.podIdx.ByIndex(ownerIndex, string(uid))
+			if err != nil {
+				return nil
+			}
+			out := make([]*podRecord, 0, len(objs))
+			for _, o := range objs {
+				if r, ok := o.(*podRecord); ok {
+					out = append(out, r)
+				}
+			}
+			return out
+		}}
 }
 
 // extendedMatching returns the extended sets of namespace whose selector

@@ -16,7 +16,7 @@ import (
 
 // podRecord is what the pod informer caches for each pod: the fields
 // planner.TrimPod keeps, without the rest of corev1.Pod's struct and with
-// its metadata compacted (compactMeta): 655 bytes for a set's pod with the
+// its metadata compacted (compactMeta): 687 bytes for a set's pod with the
 // cache's own key and indexes, against 1279 when the record held a whole
 // metav1.ObjectMeta (TestAPodRecordInTheCacheTakesUnder700Bytes). With
 // thousands of pods the pods are most of the controller's memory. A sync
@@ -29,9 +29,12 @@ type podRecord struct {
 	nodeName     unique.Handle[string] // few nodes, many pods: interned
 	claimVolumes []corev1.Volume       // the volumes that mount claims
 	phase        unique.Handle[string]
-	hasReady     bool // the pod has a Ready condition, of this status and time:
-	readyStatus  unique.Handle[string]
-	readySince   metav1.Time
+	// podIP is the pod's address, which only the role probe reads
+	// (roleprobe.go); pod() leaves it out, as TrimPod does.
+	podIP       string
+	hasReady    bool // the pod has a Ready condition, of this status and time:
+	readyStatus unique.Handle[string]
+	readySince  metav1.Time
 	// trouble holds what planner.TrimPod keeps of a pod in trouble (its
 	// stuck container, an Unschedulable condition, a Failed pod's reason
 	// and message); nil for every healthy pod, so they cost one pointer.
@@ -46,8 +49,8 @@ type podRecord struct {
 // inPlaceMeta is what a pod updated in place adds to its record.
 type inPlaceMeta struct {
 	gated bool
-	// annotations are the in-place record and the lifecycle hooks'
-	// annotations, those of them the pod has; nil for none.
+	// annotations are the in-place record, the lifecycle hooks' and the
+	// role probe's annotations, those of them the pod has; nil for none.
 	annotations map[string]string
 	generation  int64
 }
@@ -56,7 +59,8 @@ type inPlaceMeta struct {
 func newPodRecord(p *corev1.Pod) *podRecord {
 	t := planner.TrimPod(p)
 	r := &podRecord{compactMeta: newCompactMeta(&t.ObjectMeta), hostname: t.Spec.Hostname,
-		subdomain: intern(t.Spec.Subdomain), nodeName: intern(t.Spec.NodeName), claimVolumes: t.Spec.Volumes, phase: intern(string(t.Status.Phase))}
+		subdomain: intern(t.Spec.Subdomain), nodeName: intern(t.Spec.NodeName), claimVolumes: t.Spec.Volumes, phase: intern(string(t.Status.Phase)),
+		podIP: p.Status.PodIP}
 	if r.hostname == r.name {
 		r.hostname = r.name // one string for both: the decoded hostname's bytes can go
 	}

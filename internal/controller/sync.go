@@ -41,6 +41,9 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		return 0, err
 	}
 	set := t.view
+	if t.kind == setkind.Extended {
+		c.roleProbes.ensure(ctx, key, t.extended)
+	}
 	logger := klog.FromContext(ctx).WithValues("statefulset", klog.KObj(set), "kind", t.kind.Group())
 	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
 	if err != nil || selector.Empty() {

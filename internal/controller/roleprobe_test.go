@@ -1,0 +1,349 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+)
+
+// roleApps are the role endpoints of "pods" on 127.0.0.2, .3 and .4, one
+// port for all as a set's pods have: each answers what answer holds for
+// it (a status code and a body).
+type roleApps struct {
+	port int
+	mu   sync.Mutex
+	// answers by address: "200 leader", "503 ", "hang".
+	answers map[string]string
+	calls   map[string]int
+}
+
+func startRoleApps(t *testing.T) *roleApps {
+	t.Helper()
+	a := &roleApps{answers: map[string]string{}, calls: map[string]int{}}
+	addrs := []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"}
+	for attempt := 0; ; attempt++ {
+		var ls []net.Listener
+		l, err := net.Listen("tcp", addrs[0]+":0")
+		if err != nil {
+			t.Skipf("cannot listen on %s: %v", addrs[0], err)
+		}
+		ls = append(ls, l)
+		a.port = l.Addr().(*net.TCPAddr).Port
+		for _, addr := range addrs[1:] {
+			if l, err = net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(a.port))); err != nil {
+				break
+			}
+			ls = append(ls, l)
+		}
+		if len(ls) == len(addrs) {
+			for _, l := range ls {
+				srv := &http.Server{Handler: a, ReadHeaderTimeout: 5 * time.Second}
+				go func() { _ = srv.Serve(l) }()
+				t.Cleanup(func() { _ = srv.Close() })
+			}
+			return a
+		}
+		for _, l := range ls {
+			_ = l.Close()
+		}
+		if attempt == 5 {
+			t.Fatalf("no port free on %v: %v", addrs, err)
+		}
+	}
+}
+
+func (a *roleApps) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	local := r.Context().Value(http.LocalAddrContextKey).(net.Addr).(*net.TCPAddr).IP.String()
+	a.mu.Lock()
+	a.calls[local]++
+	answer := a.answers[local]
+	a.mu.Unlock()
+	if r.URL.Path != "/role" || r.Method != http.MethodGet {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	if answer == "hang" {
+		<-r.Context().Done()
+		return
+	}
+	code, body, _ := strings.Cut(answer, " ")
+	n, _ := strconv.Atoi(code)
+	w.WriteHeader(n)
+	fmt.Fprint(w, body)
+}
+
+func (a *roleApps) answer(addr, answer string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.answers[addr] = answer
+}
+
+// probeFixture is a prober over a fake client holding web-0…2 of a set
+// whose pods have the addresses of roleApps.
+type probeFixture struct {
+	p      *roleProber
+	client *fake.Clientset
+	events *record.FakeRecorder
+	set    *v1alpha1.StatefulSet
+	loop   *probeLoop
+}
+
+func newProbeFixture(t *testing.T, port int, allow []netip.Prefix) *probeFixture {
+	t.Helper()
+	set := &v1alpha1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: "set-uid"}}
+	set.Spec.Roles = &v1alpha1.Roles{LabelKey: "role", Values: []v1alpha1.Role{{Name: "leader", Exclusive: true}, {Name: "follower"}},
+		RoleProbe: &v1alpha1.RoleProbe{HTTP: v1alpha1.RoleProbeHTTP{Port: int32(port), Path: "/role"}, PeriodSeconds: 1, TimeoutSeconds: 1, FailureThreshold: 3}}
+	client := fake.NewClientset()
+	for i := range 3 {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("web-%d", i), UID: types.UID(fmt.Sprintf("pod-%d", i)),
+			Labels: map[string]string{"app": "web"}}, Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: fmt.Sprintf("127.0.0.%d", i+2)}}
+		if _, err := client.CoreV1().Pods("ns").Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &probeFixture{client: client, events: record.NewFakeRecorder(100), set: set, loop: &probeLoop{failures: map[types.UID]int32{}}}
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	f.p = &roleProber{client: client, recorder: f.events, now: func() time.Time { return now },
+		net: &hookNet{policy: &hookPolicy{allow: allow}, lookup: net.DefaultResolver.LookupNetIP},
+		set: func(string) (*v1alpha1.StatefulSet, bool) { return f.set, true },
+		pods: func(types.UID) []*podRecord {
+			list, err := client.CoreV1().Pods("ns").List(context.Background(), metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []*podRecord
+			for i := range list.Items {
+				out = append(out, newPodRecord(&list.Items[i]))
+			}
+			return out
+		}}
+	return f
+}
+
+
+// round runs one round and returns each pod's role label ("-" for none)
+// and role-probe annotation.
+func (f *probeFixture) round(t *testing.T) (roles, notes map[string]string) {
+	t.Helper()
+	f.p.round(context.Background(), f.set, f.loop)
+	roles, notes = map[string]string{}, map[string]string{}
+	list, err := f.client.CoreV1().Pods("ns").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range list.Items {
+		v, ok := p.Labels["role"]
+		if !ok {
+			v = "-"
+		}
+		roles[p.Name] = v
+		notes[p.Name] = p.Annotations[v1alpha1.RoleProbeAnnotation]
+	}
+	return roles, notes
+}
+
+func (f *probeFixture) drainEvents() []string {
+	var out []string
+	for {
+		select {
+		case e := <-f.events.Events:
+			out = append(out, e)
+		default:
+			return out
+		}
+	}
+}
+
+// Each pod's answer becomes its role label: set, changed, removed on an
+// empty answer; a round with nothing new writes nothing.
+func TestTheRoleProbeWritesEachPodsAnswerToItsLabel(t *testing.T) {
+	apps := startRoleApps(t)
+	f := newProbeFixture(t, apps.port, loopback)
+	apps.answer("127.0.0.2", "200 leader\n")
+	apps.answer("127.0.0.3", "200 follower")
+	apps.answer("127.0.0.4", "200 ")
+	roles, _ := f.round(t)
+	if want := map[string]string{"web-0": "leader", "web-1": "follower", "web-2": "-"}; fmt.Sprint(roles) != fmt.Sprint(want) {
+		t.Fatalf("roles %v, want %v", roles, want)
+	}
+	if ev := f.drainEvents(); len(ev) != 2 || !strings.Contains(ev[0]+ev[1], "Pod web-0 answers role leader (was none)") {
+		t.Errorf("events %q, want two RoleChanged", ev)
+	}
+
+	apps.answer("127.0.0.2", "200 follower")
+	apps.answer("127.0.0.3", "200 leader")
+	apps.answer("127.0.0.4", "204 ")
+	roles, _ = f.round(t)
+	if want := map[string]string{"web-0": "follower", "web-1": "leader", "web-2": "-"}; fmt.Sprint(roles) != fmt.Sprint(want) {
+		t.Fatalf("after a switchover: roles %v, want %v", roles, want)
+	}
+	f.drainEvents()
+
+	writes := len(f.client.Actions())
+	f.round(t)
+	patches := 0
+	for _, a := range f.client.Actions()[writes:] {
+		if a.GetVerb() == "patch" {
+			patches++
+		}
+	}
+	if patches != 0 {
+		t.Errorf("a round with the same answers wrote %d patches", patches)
+	}
+
+	apps.answer("127.0.0.2", "200 ")
+	roles, _ = f.round(t)
+	if roles["web-0"] != "-" {
+		t.Errorf("web-0 answered no role but is labelled %q", roles["web-0"])
+	}
+	for _, a := range f.client.Actions() {
+		if p, ok := a.(interface{ GetPatch() []byte }); ok && !strings.Contains(string(p.GetPatch()), `"uid":"pod-`) {
+			t.Errorf("patch %s names no pod UID", p.GetPatch())
+		}
+	}
+}
+
+// A failing probe clears nothing for failureThreshold-1 rounds: the
+// annotation records the run's start and reason at the first failure, the
+// label goes at the threshold with a Warning, and the next answer puts it
+// back and removes the annotation. Answers that are not label values, non-2xx
+// codes and timeouts are failures alike.
+func TestAFailingRoleProbeClearsTheLabelOnlyAtTheThreshold(t *testing.T) {
+	apps := startRoleApps(t)
+	f := newProbeFixture(t, apps.port, loopback)
+	apps.answer("127.0.0.2", "200 leader")
+	apps.answer("127.0.0.3", "200 follower")
+	apps.answer("127.0.0.4", "200 follower")
+	f.round(t)
+	f.drainEvents()
+
+	apps.answer("127.0.0.2", "503 ")
+	apps.answer("127.0.0.3", "200 not a label value!")
+	apps.answer("127.0.0.4", "hang")
+	for round := 1; round <= 2; round++ {
+		roles, notes := f.round(t)
+		if want := map[string]string{"web-0": "leader", "web-1": "follower", "web-2": "follower"}; fmt.Sprint(roles) != fmt.Sprint(want) {
+			t.Fatalf("failed round %d of 3: roles %v, want them kept %v", round, roles, want)
+		}
+		var run v1alpha1.RoleProbeFailure
+		if err := json.Unmarshal([]byte(notes["web-0"]), &run); err != nil || run.Reason != "HTTP 503" || run.Since != "2026-11-26T12:00:00Z" || run.Cleared {
+			t.Errorf("failed round %d: web-0's annotation %q", round, notes["web-0"])
+		}
+		if !strings.Contains(notes["web-1"], `"reason":"answer is not a label value"`) || !strings.Contains(notes["web-2"], `"reason":"no answer within 1s"`) {
+			t.Errorf("failed round %d: annotations %q, %q", round, notes["web-1"], notes["web-2"])
+		}
+	}
+	if ev := f.drainEvents(); len(ev) != 0 {
+		t.Errorf("events before the threshold: %q", ev)
+	}
+	roles, notes := f.round(t)
+	if want := map[string]string{"web-0": "-", "web-1": "-", "web-2": "-"}; fmt.Sprint(roles) != fmt.Sprint(want) {
+		t.Fatalf("at the threshold: roles %v, want %v", roles, want)
+	}
+	if !strings.Contains(notes["web-0"], `"cleared":true`) {
+		t.Errorf("web-0's annotation at the threshold: %q", notes["web-0"])
+	}
+	ev := f.drainEvents()
+	if len(ev) != 3 || !strings.Contains(strings.Join(ev, "\n"), "Warning RoleProbeFailed Pod web-0: role probe failed 3 times in a row (HTTP 503); label role=leader removed") {
+		t.Errorf("events at the threshold: %q", ev)
+	}
+
+	apps.answer("127.0.0.2", "200 leader")
+	roles, notes = f.round(t)
+	if roles["web-0"] != "leader" || notes["web-0"] != "" {
+		t.Errorf("after a good answer: web-0 labelled %q, annotation %q", roles["web-0"], notes["web-0"])
+	}
+}
+
+// The probe follows the hook address policy: a pod address the policy
+// refuses is never called, and counts as a failure.
+func TestTheRoleProbeCallsNoAddressThePolicyRefuses(t *testing.T) {
+	apps := startRoleApps(t)
+	f := newProbeFixture(t, apps.port, nil)
+	apps.answer("127.0.0.2", "200 leader")
+	_, notes := f.round(t)
+	if !strings.Contains(notes["web-0"], `"reason":"address 127.0.0.2 not allowed (loopback)"`) {
+		t.Errorf("web-0's annotation %q, want the loopback address refused", notes["web-0"])
+	}
+	apps.mu.Lock()
+	defer apps.mu.Unlock()
+	if len(apps.calls) != 0 {
+		t.Errorf("calls reached the pods: %v", apps.calls)
+	}
+}
+
+// A set's loop starts once, runs rounds every period, and ends when the set
+// no longer asks for probes; asked again, a new loop starts.
+func TestTheRoleProbeLoopEndsWithTheProbe(t *testing.T) {
+	apps := startRoleApps(t)
+	f := newProbeFixture(t, apps.port, loopback)
+	apps.answer("127.0.0.2", "200 leader")
+	var mu sync.Mutex
+	set := f.set
+	f.p.set = func(string) (*v1alpha1.StatefulSet, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		return set, true
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.p.ensure(ctx, "ns/web", f.set)
+	f.p.ensure(ctx, "ns/web", f.set)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		apps.mu.Lock()
+		calls := apps.calls["127.0.0.2"]
+		apps.mu.Unlock()
+		if calls >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d calls of web-0 in 10 s with a 1 s period", calls)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mu.Lock()
+	set = set.DeepCopy()
+	set.Spec.Roles.RoleProbe = nil
+	mu.Unlock()
+	for f.p.running("ns/web") {
+		if time.Now().After(deadline.Add(5 * time.Second)) {
+			t.Fatal("the loop runs on without a probe")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	apps.mu.Lock()
+	ended := apps.calls["127.0.0.2"]
+	apps.mu.Unlock()
+	time.Sleep(1500 * time.Millisecond)
+	apps.mu.Lock()
+	after := apps.calls["127.0.0.2"]
+	apps.mu.Unlock()
+	if after != ended {
+		t.Errorf("%d calls after the loop ended", after-ended)
+	}
+	mu.Lock()
+	set = f.set
+	mu.Unlock()
+	f.p.ensure(ctx, "ns/web", f.set)
+	if !f.p.running("ns/web") {
+		t.Error("no loop after the probe came back")
+	}
+	cancel()
+}
