@@ -12,7 +12,9 @@
 // GET / (JSON: version, pod, start count, marker, cgroup limits),
 // POST /unready and POST /ready (readiness on command), POST /exit?code=N
 // (exit now), GET /prestop?sleep=D (an httpGet hook: record, then sleep),
-// GET /resolve?name=N (the addresses the pod's resolver finds).
+// GET /resolve?name=N (the addresses the pod's resolver finds), GET /role
+// (the role --role or POST /role?name=R set, for a role probe; 503 after
+// POST /role?down=true, until POST /role?down=false).
 package main
 
 import (

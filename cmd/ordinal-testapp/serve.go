@@ -25,6 +25,7 @@ type options struct {
 	exitCode   int
 	stopDelay  time.Duration
 	ignoreTerm bool
+	role       string
 }
 
 func parseOptions(args []string) (options, error) {
@@ -37,6 +38,7 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.exitCode, "exit-code", 1, "exit code of --exit-after")
 	fs.DurationVar(&o.stopDelay, "stop-delay", 0, "time from SIGTERM to exit")
 	fs.BoolVar(&o.ignoreTerm, "ignore-sigterm", false, "never exit on SIGTERM (only SIGKILL stops it)")
+	fs.StringVar(&o.role, "role", "", "the role GET /role answers at start (empty: none)")
 	return o, fs.Parse(args)
 }
 
@@ -47,6 +49,9 @@ type app struct {
 	started time.Time
 	marker  string
 	starts  int
+	// role is what GET /role answers; roleDown makes it answer 503.
+	role     atomic.Pointer[string]
+	roleDown atomic.Bool
 }
 
 func serve(args []string) error {
@@ -56,6 +61,7 @@ func serve(args []string) error {
 	}
 	a := &app{opts: o, started: time.Now().UTC()}
 	a.ready.Store(!o.unready)
+	a.role.Store(&o.role)
 	if o.data != "" {
 		if a.marker, a.starts, err = recordStart(o.data, a.started); err != nil {
 			return err
@@ -116,6 +122,22 @@ func (a *app) routes() *http.ServeMux {
 		}
 		fmt.Printf("exiting with code %d, as told\n", code)
 		os.Exit(code)
+	})
+	mux.HandleFunc("GET /role", func(w http.ResponseWriter, _ *http.Request) {
+		if a.roleDown.Load() {
+			http.Error(w, "role unknown", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, *a.role.Load())
+	})
+	mux.HandleFunc("POST /role", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if q.Has("down") {
+			a.roleDown.Store(q.Get("down") == "true")
+			return
+		}
+		role := q.Get("name")
+		a.role.Store(&role)
 	})
 	mux.HandleFunc("GET /prestop", a.preStop)
 	mux.HandleFunc("GET /resolve", resolve)

@@ -113,6 +113,9 @@ func renderCells(w io.Writer, s Snapshot) {
 		if c.Group != "" {
 			state += "\toverride " + c.Group
 		}
+		if c.RoleProbe != "" {
+			state += "\t" + c.RoleProbe
+		}
 		fmt.Fprintf(tw, "  %s %s\t%s\t%s\n", mark, c.Pod, orDefault(c.Revision, "-"), state)
 	}
 	_ = tw.Flush()

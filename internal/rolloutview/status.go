@@ -83,6 +83,9 @@ type Cell struct {
 	Reason   string `json:"reason,omitempty"`
 	// Role is the pod's role label under an extended set's spec.roles.
 	Role string `json:"role,omitempty"`
+	// RoleProbe says since when and why the role probe of the pod fails,
+	// empty while it answers (or without a probe).
+	RoleProbe string `json:"roleProbe,omitempty"`
 	// Group is the extended set's override (spec.overrides) that lists
 	// the ordinal, empty when none does.
 	Group string `json:"group,omitempty"`
