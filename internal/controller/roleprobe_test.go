@@ -136,7 +136,6 @@ func newProbeFixture(t *testing.T, port int, allow []netip.Prefix) *probeFixture
 	return f
 }
 
-
 // round runs one round and returns each pod's role label ("-" for none)
 // and role-probe annotation.
 func (f *probeFixture) round(t *testing.T) (roles, notes map[string]string) {

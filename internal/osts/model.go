@@ -172,8 +172,8 @@ func roles(r *v1alpha1.Roles) *planner.RoleSpec {
 	}
 	if p := r.RoleProbe; p != nil {
 		out.Probe = &planner.RoleProbe{Port: p.HTTP.Port, Path: cmp.Or(p.HTTP.Path, v1alpha1.DefaultRoleProbePath),
-			Period: time.Duration(cmp.Or(p.PeriodSeconds, v1alpha1.DefaultRoleProbePeriod)) * time.Second,
-			Timeout: time.Duration(cmp.Or(p.TimeoutSeconds, v1alpha1.DefaultRoleProbeTimeout)) * time.Second,
+			Period:           time.Duration(cmp.Or(p.PeriodSeconds, v1alpha1.DefaultRoleProbePeriod)) * time.Second,
+			Timeout:          time.Duration(cmp.Or(p.TimeoutSeconds, v1alpha1.DefaultRoleProbeTimeout)) * time.Second,
 			FailureThreshold: cmp.Or(p.FailureThreshold, v1alpha1.DefaultRoleProbeThreshold)}
 	}
 	return out
