@@ -206,7 +206,7 @@ var extendedCases = []struct {
 }}
 
 func TestExtendedRules(t *testing.T) {
-	for _, tc := range append(append(append(append(append(slices.Clone(extendedCases), priorityCases...), storageCases...), inPlaceCases...), append(slices.Clone(hookCases), memberCases...)...), roleCases...) {
+	for _, tc := range append(append(append(append(append(slices.Clone(extendedCases), priorityCases...), storageCases...), inPlaceCases...), append(slices.Clone(hookCases), memberCases...)...), append(slices.Clone(roleCases), probeCases...)...) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []Rule
 			for _, v := range tc.history().check() {
@@ -222,7 +222,7 @@ func TestExtendedRules(t *testing.T) {
 
 func TestExtendedVerdictsDoNotDependOnArrivalOrder(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
-	for _, tc := range append(append(append(append(append(slices.Clone(extendedCases), priorityCases...), storageCases...), inPlaceCases...), append(slices.Clone(hookCases), memberCases...)...), roleCases...) {
+	for _, tc := range append(append(append(append(append(slices.Clone(extendedCases), priorityCases...), storageCases...), inPlaceCases...), append(slices.Clone(hookCases), memberCases...)...), append(slices.Clone(roleCases), probeCases...)...) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := tc.history()
 			want := h.check()

@@ -66,6 +66,9 @@ func (r *replay) applyPod(ev Event, pod *corev1.Pod) {
 	if st != nil && !ev.Relisted {
 		r.judgeOverrideTemplate(ev, st, ord, prev, pod)
 	}
+	if prev != nil && !ev.Relisted {
+		r.judgeRoleProbeWrite(ev, st, prev, pod)
+	}
 	if pod.DeletionTimestamp != nil && (prev == nil || prev.DeletionTimestamp == nil) {
 		r.judgeForceDeletion(ev, st, prev, pod)
 		r.judgeDeletion(ev, st, ord, prev, pod)

@@ -2,7 +2,7 @@ package invariant
 
 // Rule names one promise. The exact definition of each is here; the
 // checks live in pods.go, extended_pods.go, priority.go, roles.go, topology.go,
-// partitioncount.go, rollback.go, claims.go, sets.go, storage.go,
+// partitioncount.go, rollback.go, roleprobe.go, claims.go, sets.go, storage.go,
 // inplace.go, budgets.go, scaleup.go, rolloutgroup.go, final.go and
 // final_extended.go.
 //
@@ -312,6 +312,15 @@ const (
 	// hand it to the garbage collector with the pod), whatever whenScaled
 	// says; deleting the set itself still follows whenDeleted.
 	RuleOfflineClaims Rule = "offline-claims"
+	// RuleRoleProbeWrite (extended kind): a write of the role probe's
+	// field manager (ordinal-role-probe) to a pod of a set — its
+	// managedFields entry differing from the previous version's — happens
+	// only while some version of the set within the window has
+	// spec.roles.roleProbe, and the manager owns no field of the pod but
+	// the labelKey label of such a version and the
+	// apps.ordinal.dev/role-probe annotation: without a probe the
+	// controller never writes a role label.
+	RuleRoleProbeWrite Rule = "role-probe-write"
 	// RuleMemberJoin (extended kind, a postCreate or postUpdate hook and
 	// maxUnavailable 1 in every version of the window): while a pod of the
 	// set is labelled Pending for its postCreate or postUpdate hook
