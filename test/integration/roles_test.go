@@ -296,7 +296,14 @@ func roleCases() []invalidCase {
 		badName  = "spec.roles.values[].name must be a label value: at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit"
 		noExcl   = "spec.lifecycle.switchover moves an exclusive role: set spec.roles with at least one role of exclusive true"
 		twoHeld  = "spec.nodeFailurePolicy.replaceAfterSeconds may leave two pods holding an exclusive role of spec.roles: set replaceExclusiveRoleHolders true to accept it"
+		slow     = "spec.roles.roleProbe.timeoutSeconds must not exceed periodSeconds"
+		badPath  = "spec.roles.roleProbe.http.path must start with '/' and hold no '#' or space"
 	)
+	probe := func(p v1alpha1.RoleProbe) func(*v1alpha1.StatefulSet) {
+		return func(s *v1alpha1.StatefulSet) {
+			s.Spec.Roles = &v1alpha1.Roles{LabelKey: "role", Values: []v1alpha1.Role{plainLeader}, RoleProbe: &p}
+		}
+	}
 	roles := func(key string, values ...v1alpha1.Role) func(*v1alpha1.StatefulSet) {
 		return func(s *v1alpha1.StatefulSet) { s.Spec.Roles = &v1alpha1.Roles{LabelKey: key, Values: values} }
 	}
@@ -313,5 +320,30 @@ func roleCases() []invalidCase {
 			roles("role", quorumLeader, quorumFollower)(s)
 			s.Spec.NodeFailurePolicy = &v1alpha1.NodeFailurePolicy{ReplaceAfterSeconds: ptr(int32(60))}
 		}, ruleError("spec.nodeFailurePolicy.replaceAfterSeconds", twoHeld)},
+		{"a role probe whose timeout exceeds its period", probe(v1alpha1.RoleProbe{HTTP: v1alpha1.RoleProbeHTTP{Port: 8080}, PeriodSeconds: 2, TimeoutSeconds: 3}),
+			ruleError("spec.roles.roleProbe", slow)},
+		{"a role probe path without its slash", probe(v1alpha1.RoleProbe{HTTP: v1alpha1.RoleProbeHTTP{Port: 8080, Path: "role"}}),
+			ruleError("spec.roles.roleProbe.http.path", `"role": `+badPath)},
+		{"a role probe without a port", probe(v1alpha1.RoleProbe{HTTP: v1alpha1.RoleProbeHTTP{Port: 0}}),
+			schemaErrors("spec.roles.roleProbe.http.port: Invalid value: 0: spec.roles.roleProbe.http.port in body should be greater than or equal to 1")},
+	}
+}
+
+// A role probe with only a port gets the documented defaults from the
+// schema.
+func TestARoleProbeGetsItsDefaults(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	set := extended(t, webSet(ns))
+	set.Spec.Roles = &v1alpha1.Roles{LabelKey: "role", Values: []v1alpha1.Role{plainLeader},
+		RoleProbe: &v1alpha1.RoleProbe{HTTP: v1alpha1.RoleProbeHTTP{Port: 8080}}}
+	got, err := extendedSets(t, ns).Create(context.Background(), set, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := v1alpha1.RoleProbe{HTTP: v1alpha1.RoleProbeHTTP{Port: 8080, Path: v1alpha1.DefaultRoleProbePath}, PeriodSeconds: v1alpha1.DefaultRoleProbePeriod,
+		TimeoutSeconds: v1alpha1.DefaultRoleProbeTimeout, FailureThreshold: v1alpha1.DefaultRoleProbeThreshold}
+	if p := got.Spec.Roles.RoleProbe; p == nil || *p != want {
+		t.Errorf("role probe %+v, want %+v", p, want)
 	}
 }
