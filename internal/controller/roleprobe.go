@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -254,7 +255,8 @@ func (p *roleProber) settle(ctx context.Context, set *v1alpha1.StatefulSet, loop
 		}
 	} else {
 		reason := "probe failed"
-		if f, ok := o.err.(*hookFailure); ok {
+		var f *hookFailure
+		if errors.As(o.err, &f) {
 			reason = f.Reason
 		}
 		n := loop.failures[pod.GetUID()] + 1

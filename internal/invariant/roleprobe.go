@@ -52,7 +52,7 @@ func (r *replay) judgeRoleProbeWrite(ev Event, st *setTrack, prev, pod *corev1.P
 		return
 	}
 	var fields map[string]any
-	if err := json.Unmarshal(after.FieldsV1.Raw, &fields); err != nil {
+	if err := json.Unmarshal(after.FieldsV1.GetRawBytes(), &fields); err != nil {
 		r.violate(RuleRoleProbeWrite, k, ev, "%s's fields of pod %s are not readable: %v", v1alpha1.RoleProbeFieldManager, pod.Name, err)
 		return
 	}

@@ -24,7 +24,7 @@ func probeWrote(value, fields string, sec int) podOpt {
 	return func(p *corev1.Pod) {
 		p.Labels["role"] = value
 		p.ManagedFields = append(p.ManagedFields, metav1.ManagedFieldsEntry{Manager: v1alpha1.RoleProbeFieldManager, Operation: metav1.ManagedFieldsOperationUpdate,
-			Time: &metav1.Time{Time: t0.Add(secs(sec))}, FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}})
+			Time: &metav1.Time{Time: t0.Add(secs(sec))}, FieldsV1: metav1.NewFieldsV1(fields)})
 	}
 }
 

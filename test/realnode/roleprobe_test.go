@@ -51,7 +51,7 @@ func TestTheRoleProbeLabelsRealPodsFromTheirAnswers(t *testing.T) {
 		})
 	}
 	for _, mf := range pods[0].ManagedFields {
-		if strings.Contains(string(mf.FieldsV1.Raw), `"f:role"`) && mf.Manager != v1alpha1.RoleProbeFieldManager {
+		if strings.Contains(mf.FieldsV1.GetRawString(), `"f:role"`) && mf.Manager != v1alpha1.RoleProbeFieldManager {
 			t.Errorf("the role label is managed by %q, want %q", mf.Manager, v1alpha1.RoleProbeFieldManager)
 		}
 	}
