@@ -57,6 +57,10 @@ type Config struct {
 	// whose token (audience HookTokenAudience) every hook call carries;
 	// empty sends none.
 	HookTokenServiceAccount string
+	// SimulatedPodsSocket is the Unix socket where `ordinal up`'s
+	// simulated pods answer role probes (HookOptions.SimulatedPods);
+	// empty for any other cluster.
+	SimulatedPodsSocket string
 	// FeatureGates are the controller's own feature gates, as
 	// kube-controller-manager's --feature-gates: only
 	// StatefulSetRecreateStrategy, which is on unless set to false (a set
@@ -97,6 +101,8 @@ func (c *Config) AddHookFlags(fs *pflag.FlagSet) {
 		"send lifecycle hook calls through $HTTPS_PROXY/$HTTP_PROXY (minus $NO_PROXY); the proxy, not the controller, then checks where a named host leads")
 	fs.StringVar(&c.HookTokenServiceAccount, "hook-token-service-account", c.HookTokenServiceAccount,
 		"namespace/name of the ServiceAccount whose token (audience "+v1alpha1.HookTokenAudience+") each lifecycle hook call carries as a bearer token; empty sends none")
+	fs.StringVar(&c.SimulatedPodsSocket, "simulated-pods-socket", c.SimulatedPodsSocket,
+		"only beside `ordinal up`: the Unix socket (its data directory's "+SimulatedPodsSocketName+") where its simulated pods, whose addresses ("+SimulatedPodCIDR+") nothing routes, answer role probes")
 }
 
 // AddLimitFlags binds the fields that say how hard the controller works
@@ -182,6 +188,9 @@ func (c *Config) Options(busy func() bool, apiServer string) Options {
 	opts := Options{Workers: c.Workers, Namespace: c.Namespace, Nodes: c.ReadNodes, Busy: busy, StatusHold: c.StatusHold, SkipAppsV1: !c.AppsV1,
 		Hooks:   HookOptions{AllowCIDRs: allow, ProxyFromEnvironment: c.HookProxyFromEnvironment, TokenServiceAccount: sa, APIServer: apiServer},
 		Release: planner.Release{RecreateGateOff: !RecreateGate(c.FeatureGates)}}
+	if c.SimulatedPodsSocket != "" {
+		opts.Hooks.SimulatedPods = &SimulatedPods{Prefix: netip.MustParsePrefix(SimulatedPodCIDR), Socket: c.SimulatedPodsSocket}
+	}
 	if c.QPS > 0 {
 		opts.BurstInFlight = max(c.Burst, 1)
 	}

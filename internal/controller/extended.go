@@ -68,9 +68,9 @@ func (c *Controller) extendedTarget(key, ns, name string) (*target, error) {
 // newRoleProber builds the role prober of the extended kind: it reads sets
 // and pods from the controller's caches, and calls through net's address
 // policy without its proxy.
-func (c *Controller) newRoleProber(hooks *hookNet) *roleProber {
+func (c *Controller) newRoleProber(hooks *hookNet, simulated *SimulatedPods) *roleProber {
 	return &roleProber{client: c.client, recorder: c.recorder, now: time.Now,
-		net: &hookNet{policy: hooks.policy, lookup: hooks.lookup},
+		net: &hookNet{policy: hooks.policy, lookup: hooks.lookup, simulated: simulated},
 		set: func(key string) (*v1alpha1.StatefulSet, bool) {
 			_, ns, name, ok := setkind.ParseKey(key)
 			if !ok {

@@ -25,6 +25,9 @@ type hookNet struct {
 	// proxy is the proxy of a configured proxy (http.ProxyFromEnvironment),
 	// else nil.
 	proxy func(*http.Request) (*url.URL, error)
+	// simulated, when set, takes the connections to simulated pods (the
+	// role probe's only).
+	simulated *SimulatedPods
 }
 
 // dial connects to address (host:port): a literal IP, or each address a
@@ -45,6 +48,14 @@ func (n *hookNet) dial(ctx context.Context, network, address string) (net.Conn, 
 	d := net.Dialer{Control: n.control}
 	var first error
 	for _, a := range addrs {
+		if sim := n.simulated; sim != nil && sim.Prefix.Contains(a.Unmap()) {
+			p, _ := strconv.ParseUint(port, 10, 16)
+			if err := n.policy.check(netip.AddrPortFrom(a, uint16(p))); err != nil {
+				return nil, err
+			}
+			var unix net.Dialer
+			return unix.DialContext(ctx, "unix", sim.Socket)
+		}
 		conn, err := d.DialContext(ctx, network, net.JoinHostPort(a.String(), port))
 		if err == nil {
 			return conn, nil

@@ -35,7 +35,27 @@ type HookOptions struct {
 	// APIServer is the API server's URL (rest.Config.Host): its addresses
 	// are refused unless allowed, its endpoint always.
 	APIServer string
+	// SimulatedPods, when set, is where role probes to simulated pods
+	// connect: `ordinal up`'s simulated pods have addresses nothing
+	// routes, and answer on a Unix socket instead. Lifecycle hooks never
+	// use it.
+	SimulatedPods *SimulatedPods
 }
+
+// SimulatedPods sends role probes to addresses in Prefix to Socket. The
+// address policy still judges the pod's address.
+type SimulatedPods struct {
+	Prefix netip.Prefix
+	Socket string
+}
+
+// SimulatedPodCIDR is the range `ordinal up`'s simulated nodes give pod
+// addresses from, and SimulatedPodsSocketName the file name, in its data
+// directory, of the socket where those pods answer role probes.
+const (
+	SimulatedPodCIDR        = "10.244.0.0/16"
+	SimulatedPodsSocketName = "simulated-pods.sock"
+)
 
 // hookPolicy decides which addresses a hook call may connect to. It is
 // asked for every connection, with the address actually being connected

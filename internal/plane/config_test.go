@@ -3,6 +3,7 @@ package plane_test
 import (
 	"context"
 	"encoding/json"
+	"net/netip"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/controller"
 	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
+	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
 
@@ -288,5 +290,14 @@ func TestEvictionsWorkWithExactlyTheShippedRBAC(t *testing.T) {
 	}
 	if evicted == 0 {
 		t.Error("no SuccessfulDelete event: the rollout replaced no pod")
+	}
+}
+
+// The controller sends role probes to the socket for the range the
+// simulated nodes give pods their addresses from.
+func TestTheControllerReroutesTheSimulatedPodsRange(t *testing.T) {
+	nodesRange := netip.MustParsePrefix(nodes.PodCIDR).Masked()
+	if want := netip.MustParsePrefix(controller.SimulatedPodCIDR); nodesRange != want {
+		t.Errorf("simulated pods get addresses from %s; the controller reroutes %s", nodesRange, want)
 	}
 }

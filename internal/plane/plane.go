@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -112,6 +113,21 @@ func (p *Plane) Server() string { return p.serverURL }
 
 // DataDir is the absolute data directory.
 func (p *Plane) DataDir() string { return p.dir.root }
+
+// maxSocketPath is the longest path a Unix socket may have here.
+const maxSocketPath = 107
+
+// SimulatedPodsSocket is the Unix socket where the simulated pods answer
+// role probes (a controller run beside the plane takes it as
+// --simulated-pods-socket), or "" when the data directory's path is too
+// long for a socket.
+func (p *Plane) SimulatedPodsSocket() string {
+	path := p.dir.path(controller.SimulatedPodsSocketName)
+	if len(path) > maxSocketPath {
+		return ""
+	}
+	return path
+}
 
 func (p *Plane) start(ctx context.Context) error {
 	var err error
@@ -274,7 +290,7 @@ func (p *Plane) startNodesStage(ctx context.Context, creds *credentials, client 
 	}
 	p.logFiles = append(p.logFiles, logFile)
 	err = nodes.Start(ctx, nodes.Config{Kubeconfig: creds.kubeconfig(p.dir, "nodes"), Count: p.cfg.Nodes, Zones: p.cfg.Zones, ReadyDelay: p.cfg.ReadyDelay,
-		LeaseDuration: nodeLeaseDuration(p.cfg.NodeMonitorGracePeriod), Log: logFile})
+		LeaseDuration: nodeLeaseDuration(p.cfg.NodeMonitorGracePeriod), Log: logFile, ProbeSocket: p.SimulatedPodsSocket()})
 	if err != nil {
 		return err
 	}
@@ -336,6 +352,9 @@ func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 		return fmt.Errorf("StatefulSet controller client: %w", err)
 	}
 	opts := ctrl.Options(limiter.Busy, cfg.Host)
+	if socket := p.SimulatedPodsSocket(); socket != "" {
+		opts.Hooks.SimulatedPods = &controller.SimulatedPods{Prefix: netip.MustParsePrefix(controller.SimulatedPodCIDR), Socket: socket}
+	}
 	if opts.Extended, err = kubeclient.ExtendedClient(cfg); err != nil {
 		return err
 	}

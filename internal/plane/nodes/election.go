@@ -37,10 +37,17 @@ import (
 // labelled apps.ordinal.dev/switchover=Pending hands leadership to another
 // Ready pod (labelled leader first, so there is no moment without one)
 // and is then labelled follower and Done.
+//
+// A pod annotated AnnotationRole=RoleAnswer takes part in the same
+// election, but the application keeps its role to itself: the simulated
+// nodes write it to the pod's AnnotationRoleAnswer annotation, not to a
+// label, and answer it to a role probe (probes.go), so that the
+// controller's role probe writes the label.
 const (
 	AnnotationRole      = "sim.ordinal.dev/role"
 	AnnotationRoleLabel = "sim.ordinal.dev/role-label"
 	RoleElect           = "elect"
+	RoleAnswer          = "answer"
 	RoleLeader          = "leader"
 	RoleFollower        = "follower"
 	defaultRoleLabel    = "role"
@@ -51,6 +58,7 @@ const (
 type election struct {
 	client  kubernetes.Interface
 	pods    corelisters.PodLister
+	indexer cache.Indexer
 	synced  cache.InformerSynced
 	factory informers.SharedInformerFactory
 	queue   workqueue.TypedRateLimitingInterface[string]
@@ -65,6 +73,10 @@ func newElection(client kubernetes.Interface) (*election, error) {
 	}
 	inf := el.factory.Core().V1().Pods()
 	el.pods = inf.Lister()
+	if err := inf.Informer().AddIndexers(cache.Indexers{podIPIndex: indexPodIP}); err != nil {
+		return nil, fmt.Errorf("simulated election: adding the address index: %w", err)
+	}
+	el.indexer = inf.Informer().GetIndexer()
 	reg, err := inf.Informer().AddEventHandler(cache.FilteringResourceEventHandler{
 		FilterFunc: electing,
 		Handler: cache.ResourceEventHandlerFuncs{
@@ -87,7 +99,11 @@ func electing(obj any) bool {
 		obj = t.Obj
 	}
 	pod, ok := obj.(*corev1.Pod)
-	return ok && pod.Annotations[AnnotationRole] == RoleElect && metav1.GetControllerOf(pod) != nil
+	if !ok || metav1.GetControllerOf(pod) == nil {
+		return false
+	}
+	mode := pod.Annotations[AnnotationRole]
+	return mode == RoleElect || mode == RoleAnswer
 }
 
 // enqueue queues the pod's election: namespace/controller UID.
@@ -149,12 +165,19 @@ func (el *election) sync(ctx context.Context, key string) error {
 	}
 	var pods []*corev1.Pod
 	for _, p := range all {
-		if ref := metav1.GetControllerOf(p); ref != nil && string(ref.UID) == uid && p.Annotations[AnnotationRole] == RoleElect {
+		if ref := metav1.GetControllerOf(p); ref != nil && string(ref.UID) == uid && electing(p) {
 			pods = append(pods, p)
 		}
 	}
 	for _, w := range planElection(pods) {
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"uid": w.pod.UID, "labels": w.labels}})
+		meta := map[string]any{"uid": w.pod.UID}
+		if len(w.labels) > 0 {
+			meta["labels"] = w.labels
+		}
+		if len(w.annotations) > 0 {
+			meta["annotations"] = w.annotations
+		}
+		patch, _ := json.Marshal(map[string]any{"metadata": meta})
 		_, err := el.client.CoreV1().Pods(ns).Patch(ctx, w.pod.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("labelling pod %s/%s: %w", ns, w.pod.Name, err)
@@ -163,10 +186,40 @@ func (el *election) sync(ctx context.Context, key string) error {
 	return nil
 }
 
-// relabel is one write of an election: labels to set on a pod.
+// relabel is one write of an election: labels and annotations to set on
+// a pod.
 type relabel struct {
-	pod    *corev1.Pod
-	labels map[string]string
+	pod         *corev1.Pod
+	labels      map[string]string
+	annotations map[string]string
+}
+
+// roles is where one election keeps each pod's role: the role label, or
+// under RoleAnswer the AnnotationRoleAnswer annotation.
+type roles struct {
+	key    string
+	answer bool
+}
+
+func (r roles) of(p *corev1.Pod) string {
+	if r.answer {
+		return p.Annotations[AnnotationRoleAnswer]
+	}
+	return p.Labels[r.key]
+}
+
+// write is the write that gives p role, with the extra labels.
+func (r roles) write(p *corev1.Pod, role string, labels map[string]string) relabel {
+	w := relabel{pod: p, labels: labels}
+	if r.answer {
+		w.annotations = map[string]string{AnnotationRoleAnswer: role}
+		return w
+	}
+	if w.labels == nil {
+		w.labels = map[string]string{}
+	}
+	w.labels[r.key] = role
+	return w
 }
 
 // planElection decides the relabelling of one set's electing pods, in
@@ -183,7 +236,7 @@ func planElection(pods []*corev1.Pod) []relabel {
 	if len(pods) == 0 {
 		return nil
 	}
-	key := cmp.Or(pods[0].Annotations[AnnotationRoleLabel], defaultRoleLabel)
+	rs := roles{key: cmp.Or(pods[0].Annotations[AnnotationRoleLabel], defaultRoleLabel), answer: pods[0].Annotations[AnnotationRole] == RoleAnswer}
 	slices.SortFunc(pods, func(a, b *corev1.Pod) int { return cmp.Compare(ordinalOf(a.Name), ordinalOf(b.Name)) })
 	var ready []*corev1.Pod
 	for _, p := range pods {
@@ -191,25 +244,25 @@ func planElection(pods []*corev1.Pod) []relabel {
 			ready = append(ready, p)
 		}
 	}
-	leader := pickLeader(ready, key)
+	leader := pickLeader(ready, rs)
 	var out []relabel
 	if leader != nil && leader.Labels[v1alpha1.SwitchoverHookLabel] == v1alpha1.HookPending {
 		if next := firstOther(ready, leader); next != nil {
-			out = append(out, relabel{next, map[string]string{key: RoleLeader}})
-			out = append(out, relabel{leader, map[string]string{key: RoleFollower, v1alpha1.SwitchoverHookLabel: v1alpha1.HookDone}})
+			out = append(out, rs.write(next, RoleLeader, nil))
+			out = append(out, rs.write(leader, RoleFollower, map[string]string{v1alpha1.SwitchoverHookLabel: v1alpha1.HookDone}))
 			leader = next
 		}
 	}
 	if leader == nil && len(ready) > 0 {
 		leader = ready[0]
-		out = append(out, relabel{leader, map[string]string{key: RoleLeader}})
+		out = append(out, rs.write(leader, RoleLeader, nil))
 	}
 	for _, p := range pods {
-		if p == leader || p.Labels[key] == RoleFollower || slices.ContainsFunc(out, func(r relabel) bool { return r.pod == p }) {
+		if p == leader || rs.of(p) == RoleFollower || slices.ContainsFunc(out, func(r relabel) bool { return r.pod == p }) {
 			continue
 		}
-		if (p.Labels[key] == RoleLeader && p.DeletionTimestamp == nil) || slices.Contains(ready, p) {
-			out = append(out, relabel{p, map[string]string{key: RoleFollower}})
+		if (rs.of(p) == RoleLeader && p.DeletionTimestamp == nil) || slices.Contains(ready, p) {
+			out = append(out, rs.write(p, RoleFollower, nil))
 		}
 	}
 	return out
@@ -217,10 +270,10 @@ func planElection(pods []*corev1.Pod) []relabel {
 
 // pickLeader is the Ready pod labelled leader that stays leader: among
 // several, one without a switchover under way, else the lowest ordinal.
-func pickLeader(ready []*corev1.Pod, key string) *corev1.Pod {
+func pickLeader(ready []*corev1.Pod, rs roles) *corev1.Pod {
 	var leaders []*corev1.Pod
 	for _, p := range ready {
-		if p.Labels[key] == RoleLeader {
+		if rs.of(p) == RoleLeader {
 			leaders = append(leaders, p)
 		}
 	}

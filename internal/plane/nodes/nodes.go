@@ -76,7 +76,14 @@ type Config struct {
 	LeaseDuration time.Duration
 	// Log receives kwok's own log lines.
 	Log io.Writer
+	// ProbeSocket, when set, is the path of a Unix socket where the
+	// simulated pods answer role probes (probes.go).
+	ProbeSocket string
 }
+
+// PodCIDR is the range the simulated pods get their addresses from (the
+// first address, then on); nothing routes it.
+const PodCIDR = "10.244.0.1/16"
 
 // nodePrefix starts every simulated node's name.
 const nodePrefix = "ordinal-node-"
@@ -113,6 +120,11 @@ func Start(ctx context.Context, cfg Config) error {
 	el, err := newElection(typed)
 	if err != nil {
 		return err
+	}
+	if cfg.ProbeSocket != "" {
+		if err := serveProbes(ctx, cfg.ProbeSocket, el.indexer); err != nil {
+			return err
+		}
 	}
 	warmStages(ctx, stages)
 	if err := ctrl.Start(ctx); err != nil {
@@ -169,7 +181,7 @@ func newController(cs kwokclient.Clientset, stages map[internalversion.StageReso
 		TypedClient:                       typed,
 		TypedKwokClient:                   kwokTyped,
 		ManageNodesWithAnnotationSelector: managedAnnotation + "=fake",
-		CIDR:                              "10.244.0.1/16",
+		CIDR:                              PodCIDR,
 		NodeIP:                            "10.240.0.1",
 		LocalStages:                       stages,
 		PodPlayStageParallelism:           16,
