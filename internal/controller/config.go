@@ -88,6 +88,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.AppsV1, "manage-apps-v1", c.AppsV1,
 		"manage apps/v1 StatefulSets; false leaves them to kube-controller-manager's controller (where it cannot be turned off) and manages only apps.ordinal.dev StatefulSets")
 	c.AddHookFlags(fs)
+	fs.StringVar(&c.SimulatedPodsSocket, "simulated-pods-socket", c.SimulatedPodsSocket,
+		"only beside `ordinal up`: the Unix socket (its data directory's "+SimulatedPodsSocketName+") where its simulated pods, whose addresses ("+SimulatedPodCIDR+") nothing routes, answer role probes")
 	c.AddGateFlag(fs)
 }
 
@@ -101,8 +103,6 @@ func (c *Config) AddHookFlags(fs *pflag.FlagSet) {
 		"send lifecycle hook calls through $HTTPS_PROXY/$HTTP_PROXY (minus $NO_PROXY); the proxy, not the controller, then checks where a named host leads")
 	fs.StringVar(&c.HookTokenServiceAccount, "hook-token-service-account", c.HookTokenServiceAccount,
 		"namespace/name of the ServiceAccount whose token (audience "+v1alpha1.HookTokenAudience+") each lifecycle hook call carries as a bearer token; empty sends none")
-	fs.StringVar(&c.SimulatedPodsSocket, "simulated-pods-socket", c.SimulatedPodsSocket,
-		"only beside `ordinal up`: the Unix socket (its data directory's "+SimulatedPodsSocketName+") where its simulated pods, whose addresses ("+SimulatedPodCIDR+") nothing routes, answer role probes")
 }
 
 // AddLimitFlags binds the fields that say how hard the controller works

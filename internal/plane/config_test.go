@@ -300,4 +300,7 @@ func TestTheControllerReroutesTheSimulatedPodsRange(t *testing.T) {
 	if want := netip.MustParsePrefix(controller.SimulatedPodCIDR); nodesRange != want {
 		t.Errorf("simulated pods get addresses from %s; the controller reroutes %s", nodesRange, want)
 	}
+	if nodes.ProbeSocketName != controller.SimulatedPodsSocketName {
+		t.Errorf("the simulated pods answer on %s; the controller's flag names %s", nodes.ProbeSocketName, controller.SimulatedPodsSocketName)
+	}
 }

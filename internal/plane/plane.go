@@ -122,7 +122,7 @@ const maxSocketPath = 107
 // --simulated-pods-socket), or "" when the data directory's path is too
 // long for a socket.
 func (p *Plane) SimulatedPodsSocket() string {
-	path := p.dir.path(controller.SimulatedPodsSocketName)
+	path := p.dir.path(nodes.ProbeSocketName)
 	if len(path) > maxSocketPath {
 		return ""
 	}

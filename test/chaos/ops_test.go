@@ -38,6 +38,7 @@ var ops = []op{
 	{"relabel-primary", 3, false, (*run).relabelPrimary},
 	{"answer-hook", 4, false, (*run).answerHook},
 	{"kill-leader", 2, true, (*run).killLeader},
+	{"break-probe", 2, true, (*run).breakProbe},
 	{"kill-controller", 2, true, (*run).killController},
 	{"restart-plane", 1, true, (*run).restartPlane},
 	handOverOp,

@@ -2,10 +2,14 @@ package chaos
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"math/rand"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
@@ -22,7 +26,9 @@ const memberRoleLabel = "member-role"
 // get a switchover handshake, which the simulated nodes answer. The
 // switchover proceeds after its timeout: a set scaled to one pod has no
 // other pod to hand the role to, and under Halt would hold its leader for
-// good, which the integration tests cover.
+// good, which the integration tests cover. In half of the sets with roles
+// the pods keep their role to themselves and answer a role probe
+// (nodes.RoleAnswer): the controller's probe writes the label.
 func randomRoles(rng *rand.Rand, set *v1alpha1.StatefulSet) {
 	if rng.Intn(3) != 0 {
 		return
@@ -35,6 +41,11 @@ func randomRoles(rng *rand.Rand, set *v1alpha1.StatefulSet) {
 	quorum := rng.Intn(2) == 0
 	set.Spec.Roles = &v1alpha1.Roles{LabelKey: memberRoleLabel, Values: []v1alpha1.Role{
 		{Name: nodes.RoleLeader, Exclusive: true, Quorum: quorum}, {Name: nodes.RoleFollower, Quorum: quorum}}}
+	if rng.Intn(2) == 0 {
+		set.Spec.Template.Annotations[nodes.AnnotationRole] = nodes.RoleAnswer
+		set.Spec.Roles.RoleProbe = &v1alpha1.RoleProbe{HTTP: v1alpha1.RoleProbeHTTP{Port: 8080, Path: "/role"},
+			PeriodSeconds: 1, TimeoutSeconds: 1, FailureThreshold: int32(1 + rng.Intn(3))}
+	}
 	if rng.Intn(2) == 0 {
 		if set.Spec.Lifecycle == nil {
 			set.Spec.Lifecycle = &v1alpha1.Lifecycle{}
@@ -51,6 +62,9 @@ func describeRoles(set *v1alpha1.StatefulSet) string {
 	out := ", roles"
 	if set.Spec.Roles.Values[0].Quorum {
 		out += " (quorum)"
+	}
+	if p := set.Spec.Roles.RoleProbe; p != nil {
+		out += fmt.Sprintf(", role probe (threshold %d)", p.FailureThreshold)
 	}
 	if l := set.Spec.Lifecycle; l != nil && l.Switchover != nil {
 		out += ", switchover"
@@ -70,4 +84,58 @@ func (r *run) killLeader(ctx context.Context) bool {
 	err = r.client.CoreV1().Pods(r.ns).Delete(ctx, p.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})
 	r.logf("kill leader %s (%v)", p.Name, errWord(err))
 	return err == nil || apierrors.IsNotFound(err)
+}
+
+// breakProbe makes the role probe of a pod of a set with one fail (503),
+// hang, or answer again, as an application in trouble would; fixAll
+// makes every probe answer again.
+func (r *run) breakProbe(ctx context.Context) bool {
+	list, err := r.client.CoreV1().Pods(r.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false
+	}
+	var probed []corev1.Pod
+	for _, p := range list.Items {
+		if p.Annotations[nodes.AnnotationRole] == nodes.RoleAnswer && p.DeletionTimestamp == nil {
+			probed = append(probed, p)
+		}
+	}
+	if len(probed) == 0 {
+		return false
+	}
+	p := probed[r.rng.Intn(len(probed))]
+	mode := []string{nodes.ProbeFail, nodes.ProbeHang, ""}[r.rng.Intn(3)]
+	err = r.annotateProbe(ctx, p.Name, mode)
+	r.logf("role probe of %s: %q (%v)", p.Name, mode, errWord(err))
+	return err == nil
+}
+
+// annotateProbe sets pod's nodes.AnnotationRoleProbe to mode, or removes
+// it when mode is empty.
+func (r *run) annotateProbe(ctx context.Context, pod, mode string) error {
+	var v any
+	if mode != "" {
+		v = mode
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{nodes.AnnotationRoleProbe: v}}})
+	_, err := r.client.CoreV1().Pods(r.ns).Patch(ctx, pod, types.MergePatchType, patch, metav1.PatchOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// fixProbes makes every probe of the namespace answer again.
+func (r *run) fixProbes(ctx context.Context) {
+	list, err := r.client.CoreV1().Pods(r.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		r.logf("fixing role probes: %v", err)
+		return
+	}
+	for _, p := range list.Items {
+		if _, ok := p.Annotations[nodes.AnnotationRoleProbe]; ok {
+			err := r.annotateProbe(ctx, p.Name, "")
+			r.logf("role probe of %s answers again (%v)", p.Name, errWord(err))
+		}
+	}
 }

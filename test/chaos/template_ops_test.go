@@ -102,6 +102,7 @@ func (r *run) fix(ctx context.Context, cs *chaosSet) bool {
 // fixAll ends a run's chaos as a user would: every template fixed and
 // every extended rollout resumed.
 func (r *run) fixAll(ctx context.Context) {
+	r.fixProbes(ctx)
 	for _, cs := range r.sets {
 		r.logExtended(ctx, cs)
 		r.fix(ctx, cs)

@@ -121,3 +121,16 @@ func TestTheRoleProbeLabelsSimulatedPodsFromTheirAnswers(t *testing.T) {
 		t.Errorf("%s events: %v %+v", controller.EventRoleProbeFailed, err, events)
 	}
 }
+
+// examples/db-role-probe.yaml, as docs/local-plane.md applies it: the
+// controller labels the pods from their answers.
+func TestTheRoleProbeExampleLabelsItsPods(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	startProbingOrdinal(t, ns)
+	kubectl(t, ns, "apply", "-f", "../../examples/db-role-probe.yaml")
+	waitFor(t, time.Minute, "db-0 leader, db-1 and db-2 followers", func() (bool, error) {
+		l, f := podsWithRole(t, ns, "leader"), podsWithRole(t, ns, "follower")
+		return len(l) == 1 && l[0] == "db-0" && len(f) == 2, fmt.Errorf("leaders %v, followers %v", l, f)
+	})
+}

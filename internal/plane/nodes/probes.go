@@ -27,6 +27,10 @@ const (
 	ProbeHang            = "hang"
 )
 
+// ProbeSocketName is the file name of the probe socket in a plane's
+// data directory.
+const ProbeSocketName = "simulated-pods.sock"
+
 // podIPIndex indexes the election's pods by address.
 const podIPIndex = "podIP"
 
