@@ -32,9 +32,11 @@ func (r *run) converge(ctx context.Context) (bool, string) {
 	deadline := time.Now().Add(*flagConverge)
 	stopped := time.Now()
 	why := ""
+	resumed := map[string]int{}
 	for time.Now().Before(deadline) {
 		r.replaceStuckPods(ctx)
 		r.answerAllHooks(ctx)
+		r.resumeControllerPauses(ctx, resumed)
 		if why = r.notConverged(ctx); why == "" {
 			r.logf("converged %s after the faults stopped", time.Since(stopped).Round(100*time.Millisecond))
 			return true, ""
@@ -42,6 +44,38 @@ func (r *run) converge(ctx context.Context) (bool, string) {
 		time.Sleep(500 * time.Millisecond)
 	}
 	return false, fmt.Sprintf("not converged within %s: %s", *flagConverge, why)
+}
+
+// maxResumes is how often converge resumes one set the controller paused.
+const maxResumes = 3
+
+// resumeControllerPauses resumes, as a user would once the cause is
+// fixed, an extended set that the controller paused after the user's last
+// resume: the clean controller may judge a failure the chaos left behind
+// (a pod a fault failed, a hook that timed out under Halt) only once it
+// takes charge, after fixAll. Only a pause the controller explained (a
+// RolloutPaused event) is resumed, at most maxResumes times per set; a
+// pause without one, or one more, leaves the set paused, and the run
+// fails.
+func (r *run) resumeControllerPauses(ctx context.Context, resumed map[string]int) {
+	for _, cs := range r.sets {
+		if !cs.extended || cs.recreate || resumed[cs.name] >= maxResumes {
+			continue
+		}
+		set, err := r.ext.StatefulSets(r.ns).Get(ctx, cs.name, metav1.GetOptions{})
+		if err != nil || set.Spec.UpdateStrategy.RollingUpdate == nil || !set.Spec.UpdateStrategy.RollingUpdate.Paused {
+			continue
+		}
+		events, err := r.client.CoreV1().Events(r.ns).List(ctx, metav1.ListOptions{
+			FieldSelector: "involvedObject.name=" + cs.name + ",reason=RolloutPaused"})
+		if err != nil || len(events.Items) == 0 {
+			continue
+		}
+		why := events.Items[len(events.Items)-1].Message
+		resumed[cs.name]++
+		err = r.mutate(ctx, cs, func(f specFields) { *f.paused = false })
+		r.logf("resume %s again, paused by the controller (%s) (%s)", cs.name, why, errWord(err))
+	}
 }
 
 func (r *run) notConverged(ctx context.Context) string {
