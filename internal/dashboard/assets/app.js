@@ -239,9 +239,9 @@ function renderGrid(v, st, colours) {
     const colour = colours.has(c.revision) ? "r" + colours.get(c.revision) : "rn";
     const held = edge >= 0 && c.ordinal < edge;
     const deletable = v.deletePod && hasPod(c);
-    const key = colour + " " + c.state + (c.ordinal === edge ? " edge" : "") + (held ? " held" : "") + (deletable ? " deletable" : "") + (c.group ? " override" : "");
-    if (e._key === key && e._reason === c.reason && e._rev === c.revision && e._role === c.role && e._group === c.group) continue;
-    e._key = key; e._reason = c.reason; e._rev = c.revision; e._pod = c.pod; e._role = c.role; e._group = c.group;
+    const key = colour + " " + c.state + (c.ordinal === edge ? " edge" : "") + (held ? " held" : "") + (deletable ? " deletable" : "") + (c.group ? " override" : "") + (c.roleProbe ? " probe-failing" : "");
+    if (e._key === key && e._reason === c.reason && e._rev === c.revision && e._role === c.role && e._group === c.group && e._probe === c.roleProbe) continue;
+    e._key = key; e._reason = c.reason; e._rev = c.revision; e._pod = c.pod; e._role = c.role; e._group = c.group; e._probe = c.roleProbe;
     // A pod's role (spec.roles) is written under its ordinal, cut to what
     // a cell holds; the title has it whole.
     e.textContent = String(c.ordinal) + (c.role ? "\n" + c.role.slice(0, 4) : "");
@@ -251,7 +251,7 @@ function renderGrid(v, st, colours) {
     e.dataset.state = c.state;
     e.dataset.group = c.group || "";
     e.title = c.pod + (c.role ? "\nrole " + c.role : "") + "\nrevision " + (c.revision || "none") + "\n" + c.state + (c.reason ? ": " + c.reason : "") + (held ? "\nheld by the partition" : "") +
-      (c.group ? "\noverride " + c.group : "") +
+      (c.group ? "\noverride " + c.group : "") + (c.roleProbe ? "\n" + c.roleProbe : "") +
       (deletable ? "\nclick to delete this pod" : "");
   }
 }
