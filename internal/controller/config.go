@@ -189,7 +189,7 @@ func (c *Config) Options(busy func() bool, apiServer string) Options {
 		Hooks:   HookOptions{AllowCIDRs: allow, ProxyFromEnvironment: c.HookProxyFromEnvironment, TokenServiceAccount: sa, APIServer: apiServer},
 		Release: planner.Release{RecreateGateOff: !RecreateGate(c.FeatureGates)}}
 	if c.SimulatedPodsSocket != "" {
-		opts.Hooks.SimulatedPods = &SimulatedPods{Prefix: netip.MustParsePrefix(SimulatedPodCIDR), Socket: c.SimulatedPodsSocket}
+		opts.Hooks.SimulatedPods = SimulatedPodsAt(c.SimulatedPodsSocket)
 	}
 	if c.QPS > 0 {
 		opts.BurstInFlight = max(c.Burst, 1)

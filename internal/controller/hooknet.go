@@ -54,7 +54,11 @@ func (n *hookNet) dial(ctx context.Context, network, address string) (net.Conn, 
 				return nil, err
 			}
 			var unix net.Dialer
-			return unix.DialContext(ctx, "unix", sim.Socket)
+			conn, err := unix.DialContext(ctx, "unix", sim.Socket)
+			if err != nil && ctx.Err() == nil {
+				return nil, hookFailed("simulated pods' socket "+sim.Socket+" not reachable", err)
+			}
+			return conn, err
 		}
 		conn, err := d.DialContext(ctx, network, net.JoinHostPort(a.String(), port))
 		if err == nil {
@@ -147,6 +151,10 @@ func classify(ctx context.Context, err error, timeout time.Duration) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
+	}
+	var own *hookFailure
+	if errors.As(err, &own) {
+		return own
 	}
 	var refused *addressRefused
 	var dns *net.DNSError

@@ -49,6 +49,12 @@ type SimulatedPods struct {
 	Socket string
 }
 
+// SimulatedPodsAt is `ordinal up`'s simulated pods (SimulatedPodCIDR)
+// answering on socket.
+func SimulatedPodsAt(socket string) *SimulatedPods {
+	return &SimulatedPods{Prefix: netip.MustParsePrefix(SimulatedPodCIDR), Socket: socket}
+}
+
 // SimulatedPodCIDR is the range `ordinal up`'s simulated nodes give pod
 // addresses from, and SimulatedPodsSocketName the file name, in its data
 // directory, of the socket where those pods answer role probes.

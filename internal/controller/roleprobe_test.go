@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -345,4 +346,45 @@ func TestTheRoleProbeLoopEndsWithTheProbe(t *testing.T) {
 		t.Error("no loop after the probe came back")
 	}
 	cancel()
+}
+
+// A probe of a simulated pod goes to the simulated pods' socket, with the
+// pod's address in its Host, after the policy judged that address; a
+// socket that is not there is a failure that says so.
+func TestTheRoleProbeOfASimulatedPodGoesToTheSocket(t *testing.T) {
+	socket := filepath.Join(t.TempDir(), "sim.sock")
+	l, err := net.Listen("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hosts []string
+	var mu sync.Mutex
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hosts = append(hosts, r.Host)
+		mu.Unlock()
+		fmt.Fprint(w, "leader")
+	})}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+
+	f := newProbeFixture(t, 8080, nil)
+	f.p.net.simulated = &SimulatedPods{Prefix: netip.MustParsePrefix("127.0.0.0/8"), Socket: socket}
+	_, notes := f.round(t)
+	if !strings.Contains(notes["web-0"], "not allowed (loopback)") {
+		t.Errorf("a simulated address the policy refuses: annotation %q", notes["web-0"])
+	}
+	f.p.net.policy = &hookPolicy{allow: loopback}
+	roles, _ := f.round(t)
+	mu.Lock()
+	got := strings.Join(hosts, " ")
+	mu.Unlock()
+	if roles["web-0"] != "leader" || !strings.Contains(got, "127.0.0.2:8080") {
+		t.Errorf("roles %v, hosts asked %q", roles, got)
+	}
+	f.p.net.simulated.Socket = filepath.Join(t.TempDir(), "none.sock")
+	_, notes = f.round(t)
+	if !strings.Contains(notes["web-0"], "simulated pods' socket "+f.p.net.simulated.Socket+" not reachable") {
+		t.Errorf("a missing socket: annotation %q", notes["web-0"])
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net"
 	"net/http"
-	"net/netip"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -351,10 +350,8 @@ func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("StatefulSet controller client: %w", err)
 	}
+	ctrl.SimulatedPodsSocket = p.SimulatedPodsSocket()
 	opts := ctrl.Options(limiter.Busy, cfg.Host)
-	if socket := p.SimulatedPodsSocket(); socket != "" {
-		opts.Hooks.SimulatedPods = &controller.SimulatedPods{Prefix: netip.MustParsePrefix(controller.SimulatedPodCIDR), Socket: socket}
-	}
 	if opts.Extended, err = kubeclient.ExtendedClient(cfg); err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -26,8 +25,7 @@ func startProbingOrdinal(t *testing.T, ns string) {
 	if socket == "" {
 		t.Fatal("the plane's data directory is too long for the simulated pods' socket")
 	}
-	startOrdinalWith(t, ns, controller.Options{Hooks: controller.HookOptions{
-		SimulatedPods: &controller.SimulatedPods{Prefix: netip.MustParsePrefix(controller.SimulatedPodCIDR), Socket: socket}}})
+	startOrdinalWith(t, ns, controller.Options{Hooks: controller.HookOptions{SimulatedPods: controller.SimulatedPodsAt(socket)}})
 }
 
 // withRoleProbe gives the set a role probe every second, two failures
@@ -63,10 +61,7 @@ func TestTheRoleProbeLabelsSimulatedPodsFromTheirAnswers(t *testing.T) {
 	readySet(t, ns, 3, func(s *v1alpha1.StatefulSet) {
 		s.Spec.Template.Annotations = map[string]string{nodes.AnnotationRole: nodes.RoleAnswer}
 	}, withRoles(quorumLeader, quorumFollower), withRoleProbe, withSwitchover(handshakeHook(60, v1alpha1.HookHalt)))
-	waitFor(t, time.Minute, "one leader and two followers, labelled by the probe", func() (bool, error) {
-		l, f := podsWithRole(t, ns, "leader"), podsWithRole(t, ns, "follower")
-		return len(l) == 1 && len(f) == 2, fmt.Errorf("leaders %v, followers %v", l, f)
-	})
+	leader := waitOneLeader(t, ns, "labelled by the probe")
 	for _, p := range listPods(t, ns) {
 		for _, mf := range p.ManagedFields {
 			if strings.Contains(mf.FieldsV1.GetRawString(), `"f:role"`) && mf.Manager != v1alpha1.RoleProbeFieldManager {
@@ -74,7 +69,6 @@ func TestTheRoleProbeLabelsSimulatedPodsFromTheirAnswers(t *testing.T) {
 			}
 		}
 	}
-	leader := podsWithRole(t, ns, "leader")[0]
 	w := watchRoles(t, ns)
 	rollTo(t, ns, imageNew)
 	waitExtended(t, ns, 2*time.Minute, "the rollout complete", extendedSettled)
@@ -87,10 +81,7 @@ func TestTheRoleProbeLabelsSimulatedPodsFromTheirAnswers(t *testing.T) {
 			t.Errorf("%s went while its label said it led", g)
 		}
 	}
-	waitFor(t, time.Minute, "one leader and two followers after the rollout", func() (bool, error) {
-		l, f := podsWithRole(t, ns, "leader"), podsWithRole(t, ns, "follower")
-		return len(l) == 1 && len(f) == 2, fmt.Errorf("leaders %v, followers %v", l, f)
-	})
+	waitOneLeader(t, ns, "after the rollout")
 
 	follower := podsWithRole(t, ns, "follower")[0]
 	broke := time.Now()
@@ -129,8 +120,7 @@ func TestTheRoleProbeExampleLabelsItsPods(t *testing.T) {
 	ns := newNamespace(t)
 	startProbingOrdinal(t, ns)
 	kubectl(t, ns, "apply", "-f", "../../examples/db-role-probe.yaml")
-	waitFor(t, time.Minute, "db-0 leader, db-1 and db-2 followers", func() (bool, error) {
-		l, f := podsWithRole(t, ns, "leader"), podsWithRole(t, ns, "follower")
-		return len(l) == 1 && l[0] == "db-0" && len(f) == 2, fmt.Errorf("leaders %v, followers %v", l, f)
-	})
+	if leader := waitOneLeader(t, ns, "the example labelled by the probe"); leader != "db-0" {
+		t.Errorf("%s leads, want db-0 (the first Ready pod)", leader)
+	}
 }

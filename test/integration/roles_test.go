@@ -104,6 +104,21 @@ func (w *roleWatch) snapshot() (gone, leaderless []string) {
 	return slices.Clone(w.gone), slices.Clone(w.leaderless)
 }
 
+// waitOneLeader waits until one Ready pod of ns is labelled leader and
+// the other two follower, and returns the leader.
+func waitOneLeader(t *testing.T, ns, what string) string {
+	t.Helper()
+	var leader string
+	waitFor(t, time.Minute, what+": one leader and two followers", func() (bool, error) {
+		l, f := podsWithRole(t, ns, "leader"), podsWithRole(t, ns, "follower")
+		if len(l) == 1 {
+			leader = l[0]
+		}
+		return len(l) == 1 && len(f) == 2, fmt.Errorf("leaders %v, followers %v", l, f)
+	})
+	return leader
+}
+
 // podsWithRole lists the pods labelled role that are Ready and stay.
 func podsWithRole(t *testing.T, ns, role string) []string {
 	t.Helper()
@@ -128,11 +143,7 @@ func TestARoleAwareRolloutUpdatesFollowersFirstAndSwitchesOverTheLeader(t *testi
 	readySet(t, ns, 3, func(s *v1alpha1.StatefulSet) {
 		s.Spec.Template.Annotations = map[string]string{nodes.AnnotationRole: nodes.RoleElect}
 	}, withRoles(quorumLeader, quorumFollower), withSwitchover(handshakeHook(60, v1alpha1.HookHalt)))
-	waitFor(t, time.Minute, "one leader and two followers", func() (bool, error) {
-		l, f := podsWithRole(t, ns, "leader"), podsWithRole(t, ns, "follower")
-		return len(l) == 1 && len(f) == 2, fmt.Errorf("leaders %v, followers %v", l, f)
-	})
-	leader := podsWithRole(t, ns, "leader")[0]
+	leader := waitOneLeader(t, ns, "elected")
 	w := watchRoles(t, ns)
 	rollTo(t, ns, imageNew)
 	set := waitExtended(t, ns, 2*time.Minute, "the rollout complete", extendedSettled)
