@@ -13,11 +13,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ordinal-sh/ordinal/internal/conflict"
+	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
 
 // Event types the recorder keeps. ADDED and DELETED are what a watch
@@ -154,24 +154,8 @@ func names(events []podEvent) []string {
 	return out
 }
 
-// waitFor polls cond every 100ms until it reports done or timeout passes,
-// then fails the test with the last reason cond gave. cond's error is
-// only read when it reports not done: it says "not yet, because …".
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
-		ok, err := cond()
-		if ok {
-			return true, nil
-		}
-		last = err
-		return false, nil
-	})
-	if err != nil {
-		t.Fatalf("waited %s for %s: last seen: %v", timeout, what, last)
-	}
-}
+// waitFor is planetest.WaitFor.
+var waitFor = planetest.WaitFor
 
 // consistently checks cond every 100ms for d and fails the test the first
 // time cond returns an error. It observes a state that must hold; it is

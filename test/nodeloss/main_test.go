@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
@@ -248,18 +247,5 @@ func hasEvent(ns, name, reason string) (bool, error) {
 	return false, fmt.Errorf("events: %v", reasons)
 }
 
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
-		ok, err := cond()
-		if ok {
-			return true, nil
-		}
-		last = err
-		return false, nil
-	})
-	if err != nil {
-		t.Fatalf("waited %s for %s: last seen: %v", timeout, what, last)
-	}
-}
+// waitFor is planetest.WaitFor.
+var waitFor = planetest.WaitFor
