@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,13 +15,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
@@ -118,40 +115,12 @@ func (el *election) enqueue(obj any) {
 	}
 }
 
-// run holds elections until ctx ends. Steps: start the informer, wait for
-// its cache, start one worker (elections are cheap); on return both stop.
+// run holds elections until ctx ends, with one worker (elections are
+// cheap).
 func (el *election) run(ctx context.Context) {
-	defer el.queue.ShutDown()
-	defer el.factory.Shutdown()
-	el.factory.StartWithContext(ctx)
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, el.synced) {
-		return
-	}
-	var wg sync.WaitGroup
-	wg.Go(func() { wait.UntilWithContext(ctx, el.worker, time.Second) })
-	<-ctx.Done()
-	el.queue.ShutDown()
-	wg.Wait()
-}
-
-func (el *election) worker(ctx context.Context) {
-	for el.next(ctx) {
-	}
-}
-
-func (el *election) next(ctx context.Context) bool {
-	key, shutdown := el.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer el.queue.Done(key)
-	if err := el.sync(ctx, key); err != nil {
-		klog.FromContext(ctx).V(2).Info("Simulated election failed, will retry", "election", key, "err", err)
-		el.queue.AddRateLimited(key)
-		return true
-	}
-	el.queue.Forget(key)
-	return true
+	loop := queueLoop{what: "Simulated election", factory: el.factory, synced: el.synced, queue: el.queue, workers: 1,
+		sync: func(ctx context.Context, key string) (time.Duration, error) { return 0, el.sync(ctx, key) }}
+	loop.run(ctx)
 }
 
 // sync holds one election: it reads the pods, plans the relabelling

@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -19,7 +17,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
 )
 
 // FieldManager names the in-place part's status writes in a pod's
@@ -90,48 +87,13 @@ func (ip *inPlace) run(ctx context.Context) {
 	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: ip.client.CoreV1().Events("")})
 	defer b.Shutdown()
 	ip.recorder = b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet"})
-	defer ip.queue.ShutDown()
-	defer ip.factory.Shutdown()
-	ip.factory.StartWithContext(ctx)
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, ip.synced) {
-		return
-	}
-	var wg sync.WaitGroup
-	for range inPlaceWorkers {
-		wg.Go(func() { wait.UntilWithContext(ctx, ip.worker, time.Second) })
-	}
-	<-ctx.Done()
-	ip.queue.ShutDown()
-	wg.Wait()
+	loop := queueLoop{what: "Simulated kubelet sync", factory: ip.factory, synced: ip.synced, queue: ip.queue, workers: inPlaceWorkers, sync: ip.sync}
+	loop.run(ctx)
 }
 
-func (ip *inPlace) worker(ctx context.Context) {
-	for ip.next(ctx) {
-	}
-}
-
-// next syncs one pod: a failed write (a conflict with kwok's or anyone's
+// sync syncs one pod: a failed write (a conflict with kwok's or anyone's
 // newer status) is retried with backoff, and a plan that waits for a delay
-// requeues the pod for then.
-func (ip *inPlace) next(ctx context.Context) bool {
-	key, shutdown := ip.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer ip.queue.Done(key)
-	after, err := ip.sync(ctx, key)
-	if err != nil {
-		klog.FromContext(ctx).V(2).Info("Simulated kubelet sync failed, will retry", "pod", key, "err", err)
-		ip.queue.AddRateLimited(key)
-		return true
-	}
-	ip.queue.Forget(key)
-	if after > 0 {
-		ip.queue.AddAfter(key, after)
-	}
-	return true
-}
-
+// looks at the pod again then.
 func (ip *inPlace) sync(ctx context.Context, key string) (time.Duration, error) {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
