@@ -24,6 +24,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/osts"
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // Events of the role probe, recorded on the set.
@@ -120,7 +122,7 @@ func (p *roleProber) run(ctx context.Context, key string, loop *probeLoop) {
 			return
 		}
 		p.round(ctx, set, loop)
-		t := time.NewTimer(time.Duration(probePeriod(roleProbeOf(set))) * time.Second)
+		t := time.NewTimer(osts.RoleProbe(roleProbeOf(set)).Period)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -150,7 +152,7 @@ func (p *roleProber) current(ctx context.Context, key string) *v1alpha1.Stateful
 // round asks every running pod of set with an address, at most
 // roleProbeConcurrency at once, then settles each answer.
 func (p *roleProber) round(ctx context.Context, set *v1alpha1.StatefulSet, loop *probeLoop) {
-	probe := roleProbeOf(set)
+	probe := osts.RoleProbe(roleProbeOf(set))
 	var asked []probeOutcome
 	for _, r := range p.pods(set.UID) {
 		if value(r.phase) == string(corev1.PodRunning) && r.podIP != "" {
@@ -171,7 +173,7 @@ func (p *roleProber) round(ctx context.Context, set *v1alpha1.StatefulSet, loop 
 	seen := make(map[types.UID]bool, len(asked))
 	for _, o := range asked {
 		seen[o.pod.GetUID()] = true
-		p.settle(ctx, set, loop, o)
+		p.settle(ctx, set, probe, loop, o)
 	}
 	for uid := range loop.failures {
 		if !seen[uid] {
@@ -182,11 +184,11 @@ func (p *roleProber) round(ctx context.Context, set *v1alpha1.StatefulSet, loop 
 
 // ask sends one probe: the role the pod answers, "" for none, or a
 // *hookFailure.
-func (p *roleProber) ask(ctx context.Context, ip string, probe *v1alpha1.RoleProbe) (string, error) {
-	timeout := time.Duration(probeTimeout(probe)) * time.Second
+func (p *roleProber) ask(ctx context.Context, ip string, probe *planner.RoleProbe) (string, error) {
+	timeout := probe.Timeout
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	url := "http://" + net.JoinHostPort(ip, strconv.Itoa(int(probe.HTTP.Port))) + probePath(probe)
+	url := "http://" + net.JoinHostPort(ip, strconv.Itoa(int(probe.Port))) + probe.Path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return "", hookFailed("invalid URL", err)
@@ -222,7 +224,7 @@ func (p *roleProber) ask(ctx context.Context, ip string, probe *v1alpha1.RolePro
 // changed or removed) and the end of a failure run; on a failure, the
 // annotation at the first of a run and, at failureThreshold, the label's
 // removal. Nothing is written when nothing changes.
-func (p *roleProber) settle(ctx context.Context, set *v1alpha1.StatefulSet, loop *probeLoop, o probeOutcome) {
+func (p *roleProber) settle(ctx context.Context, set *v1alpha1.StatefulSet, probe *planner.RoleProbe, loop *probeLoop, o probeOutcome) {
 	labelKey, pod := set.Spec.Roles.LabelKey, o.pod
 	labels := pod.labelMap()
 	held, has := labels[labelKey]
@@ -265,8 +267,7 @@ func (p *roleProber) settle(ctx context.Context, set *v1alpha1.StatefulSet, loop
 		if note == "" || json.Unmarshal([]byte(note), &run) != nil {
 			run = v1alpha1.RoleProbeFailure{Since: p.now().UTC().Format(time.RFC3339), Reason: reason}
 		}
-		threshold := probeThreshold(roleProbeOf(set))
-		if n >= threshold && has {
+		if n >= probe.FailureThreshold && has {
 			labelPatch[labelKey] = nil
 			run.Cleared = true
 			event = func() {
@@ -310,32 +311,4 @@ func (p *roleProber) event(set *v1alpha1.StatefulSet, kind, reason, format strin
 	ref := &appsv1.StatefulSet{TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: v1alpha1.Kind.Kind},
 		ObjectMeta: metav1.ObjectMeta{Name: set.Name, Namespace: set.Namespace, UID: set.UID, ResourceVersion: set.ResourceVersion}}
 	p.recorder.Eventf(ref, kind, reason, format, args...)
-}
-
-func probePeriod(p *v1alpha1.RoleProbe) int32 {
-	if p.PeriodSeconds < 1 {
-		return v1alpha1.DefaultRoleProbePeriod
-	}
-	return p.PeriodSeconds
-}
-
-func probeTimeout(p *v1alpha1.RoleProbe) int32 {
-	if p.TimeoutSeconds < 1 {
-		return v1alpha1.DefaultRoleProbeTimeout
-	}
-	return p.TimeoutSeconds
-}
-
-func probeThreshold(p *v1alpha1.RoleProbe) int32 {
-	if p.FailureThreshold < 1 {
-		return v1alpha1.DefaultRoleProbeThreshold
-	}
-	return p.FailureThreshold
-}
-
-func probePath(p *v1alpha1.RoleProbe) string {
-	if p.HTTP.Path == "" {
-		return v1alpha1.DefaultRoleProbePath
-	}
-	return p.HTTP.Path
 }

@@ -170,13 +170,20 @@ func roles(r *v1alpha1.Roles) *planner.RoleSpec {
 		}
 		out.Roles = append(out.Roles, role)
 	}
-	if p := r.RoleProbe; p != nil {
-		out.Probe = &planner.RoleProbe{Port: p.HTTP.Port, Path: cmp.Or(p.HTTP.Path, v1alpha1.DefaultRoleProbePath),
-			Period:           time.Duration(cmp.Or(p.PeriodSeconds, v1alpha1.DefaultRoleProbePeriod)) * time.Second,
-			Timeout:          time.Duration(cmp.Or(p.TimeoutSeconds, v1alpha1.DefaultRoleProbeTimeout)) * time.Second,
-			FailureThreshold: cmp.Or(p.FailureThreshold, v1alpha1.DefaultRoleProbeThreshold)}
-	}
+	out.Probe = RoleProbe(r.RoleProbe)
 	return out
+}
+
+// RoleProbe is spec.roles.roleProbe with its defaults resolved (the
+// schema sets them; a client that skips it gets the same), nil for none.
+func RoleProbe(p *v1alpha1.RoleProbe) *planner.RoleProbe {
+	if p == nil {
+		return nil
+	}
+	return &planner.RoleProbe{Port: p.HTTP.Port, Path: cmp.Or(p.HTTP.Path, v1alpha1.DefaultRoleProbePath),
+		Period:           time.Duration(cmp.Or(p.PeriodSeconds, v1alpha1.DefaultRoleProbePeriod)) * time.Second,
+		Timeout:          time.Duration(cmp.Or(p.TimeoutSeconds, v1alpha1.DefaultRoleProbeTimeout)) * time.Second,
+		FailureThreshold: cmp.Or(p.FailureThreshold, v1alpha1.DefaultRoleProbeThreshold)}
 }
 
 // DefaultHookTimeout applies when a hook's timeoutSeconds is unset, which

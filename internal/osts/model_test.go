@@ -252,3 +252,16 @@ func TestRolesAndTheSwitchoverReachThePlanner(t *testing.T) {
 		t.Errorf("switchover (-want +got):\n%s", diff)
 	}
 }
+
+// A role probe whose defaults the schema did not set (a client that
+// skipped it) gets the same ones; no probe is nil.
+func TestARoleProbeResolvesItsDefaults(t *testing.T) {
+	got := osts.RoleProbe(&v1alpha1.RoleProbe{HTTP: v1alpha1.RoleProbeHTTP{Port: 8080}})
+	want := &planner.RoleProbe{Port: 8080, Path: "/role", Period: 5 * time.Second, Timeout: time.Second, FailureThreshold: 3}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("resolved probe (-want +got):\n%s", diff)
+	}
+	if osts.RoleProbe(nil) != nil {
+		t.Error("no probe resolves to one")
+	}
+}
