@@ -63,7 +63,7 @@ func (p *Plane) prepareRealNode(ctx context.Context, creds *credentials) error {
 }
 
 func (p *Plane) realNodeConfig() realnode.Config {
-	return realnode.Config{Tools: p.cfg.RealNodeTools, ServiceCIDR: serviceCIDR, Log: p.cfg.Log}
+	return realnode.Config{Tools: p.cfg.RealNodeTools, Dir: p.dir.path("realnode"), ServiceCIDR: serviceCIDR, Log: p.cfg.Log}
 }
 
 // realNodeGateway is the address the API server advertises and the DNS
@@ -82,7 +82,6 @@ func (p *Plane) startRealNodeStage(ctx context.Context, creds *credentials, clie
 		return nil
 	}
 	cfg := p.realNodeConfig()
-	cfg.Dir = p.dir.path("realnode")
 	cfg.Kubeconfig, cfg.ProxyKubeconfig = p.dir.path("pki", "real-node-kubelet.kubeconfig"), p.dir.path("pki", "real-node-kube-proxy.kubeconfig")
 	cfg.ClientCAFile = creds.ca.CAFile()
 	cfg.ServingCert, cfg.ServingKey = p.realCreds.kubeletServing.CertFile, p.realCreds.kubeletServing.KeyFile

@@ -49,6 +49,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if err := cfg.checkTools(); err != nil {
 		return nil, err
 	}
+	if err := cfg.checkDir(); err != nil {
+		return nil, err
+	}
 	if cfg.Dir == "" || cfg.Kubeconfig == "" || cfg.ProxyKubeconfig == "" || cfg.ServiceCIDR == "" {
 		return nil, errors.New("real node: the configuration needs a directory, kubeconfigs and the service range")
 	}
