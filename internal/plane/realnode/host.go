@@ -29,7 +29,8 @@ type Host struct {
 // PrepareHost checks that the machine can run a real node and readies its
 // network. Checked first, before anything on the machine changes: the
 // tools directory is complete, and it and the node's directory are
-// nobody else's to change (trust.go); we are root; iptables is there. Then the bridge
+// nobody else's to change (trust.go); we are root; iptables is there; no
+// other Kubernetes node runs on the machine (foreign.go). Then the bridge
 // exists and holds the gateway address (so the API server and the DNS can
 // listen on it before any pod runs), and the guard chain is in place. The
 // first check that fails is the error, with what to do about it.
@@ -46,6 +47,9 @@ func PrepareHost(ctx context.Context, cfg Config) (*Host, error) {
 	}
 	if _, err := exec.LookPath("iptables"); err != nil {
 		return nil, errors.New("real node: iptables is not installed (kube-proxy needs it): apt-get install iptables, or run hack/ensure-realnode.sh")
+	}
+	if err := thisMachine.refuseOtherNodes(ctx); err != nil {
+		return nil, err
 	}
 	gw, err := cfg.Gateway()
 	if err != nil {
