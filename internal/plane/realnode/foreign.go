@@ -30,9 +30,11 @@ import (
 var nodeProcesses = []string{"kubelet", "kube-proxy", "k3s", "k3s-server", "k3s-agent", "rke2", "k0s", "kubelite"}
 
 // nodeSockets are where nodes' kubelets and runtimes listen by default.
+// Not among them: /var/lib/kubelet/device-plugins/kubelet.sock, which
+// every kubelet, the real node's too, makes whatever its root directory
+// (a kubelet with the default one makes the pod resources socket too).
 var nodeSockets = []string{
 	"/var/lib/kubelet/pod-resources/kubelet.sock",
-	"/var/lib/kubelet/device-plugins/kubelet.sock",
 	"/run/k3s/containerd/containerd.sock",
 	"/run/k0s/containerd.sock",
 	"/var/snap/microk8s/common/run/containerd.sock",

@@ -79,6 +79,17 @@ func emptyMachine(t *testing.T) machine {
 	return m
 }
 
+// The device plugin socket that a real node's kubelet left (every kubelet
+// makes it in /var/lib/kubelet, whatever its root directory) is no sign
+// of another node.
+func TestTheDevicePluginSocketOfAnEarlierRealNodeIsNoSign(t *testing.T) {
+	m := emptyMachine(t)
+	fakeSocket(t, m.root, "/var/lib/kubelet/device-plugins/kubelet.sock", false)
+	if err := m.refuseOtherNodes(context.Background()); err != nil {
+		t.Errorf("%v", err)
+	}
+}
+
 // A machine with no other node, a container engine, and what a real node
 // that did not stop cleanly leaves (the kubelet's and kube-proxy's chains,
 // the guard chain) is accepted.
