@@ -27,6 +27,7 @@ type Node struct {
 	kubelet    *process
 	proxy      *process
 	cri        *criClient
+	hostDirs   hostDirs
 	exited     chan error
 	closeOnce  sync.Once
 	closeErr   error
@@ -93,6 +94,7 @@ func (n *Node) start(ctx context.Context) error {
 	if err := writeFile(n.cfg.cniConfDir()+"/10-ordinal.conflist", n.cfg.cniConfig(n.gateway)); err != nil {
 		return fmt.Errorf("real node: CNI configuration: %w", err)
 	}
+	n.hostDirs = absentHostDirs("/")
 	if err := n.startKubelet(); err != nil {
 		return err
 	}
@@ -190,7 +192,11 @@ func (n *Node) LogDir() string { return n.cfg.path("logs") }
 //  5. any mount still under the node's directory (a projected volume of a
 //     pod the kubelet had no time to tear down, a leftover network
 //     namespace);
-//  6. the kubelet's kubepods cgroups.
+//  6. the kubelet's kubepods cgroups;
+//  7. the directories the kubelet made outside the node's directory
+//     (/var/lib/kubelet/device-plugins for its device plugin socket,
+//     /var/log/containers for log links), when they did not exist before
+//     and hold nothing else.
 //
 // It is safe to call more than once.
 func (n *Node) Close() error {
@@ -216,6 +222,7 @@ func (n *Node) Close() error {
 		errs = append(errs, unmountUnder(n.cfg.Dir))
 		if n.kubelet != nil {
 			removeKubepodsCgroups()
+			n.hostDirs.remove(n.cfg.Dir)
 		}
 		n.closeErr = errors.Join(errs...)
 	})
