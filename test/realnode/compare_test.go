@@ -228,10 +228,18 @@ func (sc scenario) run(ctx context.Context, t *testing.T, ns string) (real, sim 
 			seen = eventCounts(ctx, t, ns, p.Name)
 			sc.act(ctx, t, up)
 		}
+		began := time.Now()
+		var statusAt time.Duration
 		got, o := settle(ctx, t, ns, p.Name, within, func(p *corev1.Pod) (Observed, bool) {
 			o := observe(ctx, t, p, before, seen)
-			return o, settled(p) && p.Status.ObservedGeneration == p.Generation && containsAll(o.Events, sc.events)
+			status := settled(p) && p.Status.ObservedGeneration == p.Generation
+			if status && statusAt == 0 {
+				statusAt = time.Since(began)
+			}
+			return o, status && containsAll(o.Events, sc.events)
 		})
+		// How long the events took after the status, for the record.
+		t.Logf("%s: status settled after %s, events %v after %s", s.name, statusAt.Round(time.Millisecond), sc.events, time.Since(began).Round(time.Millisecond))
 		pods[s.name] = got
 		if sc.act == nil {
 			o = withoutStartEvents(o)
