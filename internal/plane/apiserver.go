@@ -43,7 +43,11 @@ type apiserverFiles struct {
 }
 
 // apiserverFlags are the kube-apiserver flags of the plane. They pin the
-// security defaults: loopback only, TLS, no anonymous requests, RBAC.
+// security defaults: loopback only, TLS, no anonymous requests, and a real
+// cluster's authorization: the Node authorizer before RBAC, with the
+// NodeRestriction admission plugin, so that a kubelet (a user
+// system:node:NAME in group system:nodes) reads and writes only what its
+// node's pods need and modifies only its own Node and their pods.
 func apiserverFlags(f apiserverFiles) []string {
 	advertise := "127.0.0.1"
 	if f.advertise != nil {
@@ -56,7 +60,8 @@ func apiserverFlags(f apiserverFiles) []string {
 		"--tls-private-key-file=" + f.serving.KeyFile,
 		"--client-ca-file=" + f.caFile,
 		"--anonymous-auth=false",
-		"--authorization-mode=RBAC",
+		"--authorization-mode=Node,RBAC",
+		"--enable-admission-plugins=NodeRestriction",
 		"--etcd-servers=" + f.etcdURL,
 		"--etcd-cafile=" + f.etcdCAFile,
 		"--etcd-certfile=" + f.etcdCl.CertFile,

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/ordinal-sh/ordinal/internal/plane/ownership"
 )
 
 // dataDir is the on-disk layout of a plane:
@@ -72,40 +74,24 @@ func PrepareDataDir(root string) (string, error) {
 
 // checkPrivate refuses a file or directory that another user could have
 // written: one owned by someone else, or writable by its group or by
-// others (or, for a secret, readable by them). The data directory holds
-// the certificate authorities the plane, its components and its
-// kubeconfig trust; one planted by another user must never be loaded. A
-// path that does not exist passes: the plane creates it, privately.
+// others (or, for a secret, readable by them), as ownership.Private
+// judges. The data directory holds the certificate authorities the
+// plane, its components and its kubeconfig trust; one planted by another
+// user must never be loaded. A path that does not exist passes: the plane
+// creates it, privately.
 func checkPrivate(what, path string, secret bool) error {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, os.ErrNotExist) {
+	err := ownership.Private(path, secret)
+	var refused *ownership.Error
+	switch {
+	case err == nil:
 		return nil
+	case !errors.As(err, &refused):
+		return fmt.Errorf("%s: %w", what, err)
+	case refused.Owner >= 0:
+		return fmt.Errorf("%s %w: another user could have planted the certificate authority it holds; pass a --data-dir of your own", what, err)
 	}
-	if err != nil {
-		return fmt.Errorf("checking %s %s: %w", what, path, err)
-	}
-	if fi.Mode()&os.ModeSymlink != 0 {
-		if fi, err = os.Stat(path); err != nil {
-			return fmt.Errorf("checking %s %s: %w", what, path, err)
-		}
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fmt.Errorf("checking %s %s: no owner to check", what, path)
-	}
-	if uid := os.Geteuid(); int(st.Uid) != uid {
-		return fmt.Errorf("%s %s belongs to uid %d, not to you (uid %d): another user could have planted the certificate authority it holds; "+
-			"pass a --data-dir of your own", what, path, st.Uid, uid)
-	}
-	mask, how := os.FileMode(0o022), "writable"
-	if secret {
-		mask, how = 0o077, "readable or writable"
-	}
-	if perm := fi.Mode().Perm(); perm&mask != 0 {
-		return fmt.Errorf("%s %s is %s by its group or others (mode %04o): another user could have planted or read the certificate authority it holds; "+
-			"run chmod go-rwx %s if only you ever had access, or pass another --data-dir", what, path, how, perm, path)
-	}
-	return nil
+	return fmt.Errorf("%s %w: another user could have planted or read the certificate authority it holds; "+
+		"run chmod go-rwx %s if only you ever had access, or pass another --data-dir", what, err, path)
 }
 
 func (d *dataDir) takeLock() error {

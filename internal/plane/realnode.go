@@ -63,7 +63,7 @@ func (p *Plane) prepareRealNode(ctx context.Context, creds *credentials) error {
 }
 
 func (p *Plane) realNodeConfig() realnode.Config {
-	return realnode.Config{Tools: p.cfg.RealNodeTools, ServiceCIDR: serviceCIDR, Log: p.cfg.Log}
+	return realnode.Config{Tools: p.cfg.RealNodeTools, Dir: p.dir.path("realnode"), ServiceCIDR: serviceCIDR, Log: p.cfg.Log}
 }
 
 // realNodeGateway is the address the API server advertises and the DNS
@@ -82,7 +82,6 @@ func (p *Plane) startRealNodeStage(ctx context.Context, creds *credentials, clie
 		return nil
 	}
 	cfg := p.realNodeConfig()
-	cfg.Dir = p.dir.path("realnode")
 	cfg.Kubeconfig, cfg.ProxyKubeconfig = p.dir.path("pki", "real-node-kubelet.kubeconfig"), p.dir.path("pki", "real-node-kube-proxy.kubeconfig")
 	cfg.ClientCAFile = creds.ca.CAFile()
 	cfg.ServingCert, cfg.ServingKey = p.realCreds.kubeletServing.CertFile, p.realCreds.kubeletServing.KeyFile
@@ -91,7 +90,7 @@ func (p *Plane) startRealNodeStage(ctx context.Context, creds *credentials, clie
 			return err
 		}
 	}
-	if err := grantRealNodeRoles(ctx, client, cfg.NodeNameOrDefault()); err != nil {
+	if err := grantRealNodeRoles(ctx, client); err != nil {
 		return err
 	}
 	node, err := realnode.Start(ctx, cfg)
@@ -118,23 +117,29 @@ func (p *Plane) startRealNodeStage(ctx context.Context, creds *credentials, clie
 	})
 }
 
-// grantRealNodeRoles binds the kubelet's user to the system:node role (the
-// plane authorizes by RBAC alone) and the API server's kubelet client to
+// grantRealNodeRoles binds the API server's kubelet client to
 // system:kubelet-api-admin, which the kubelet's webhook authorization asks
-// about. kube-proxy's user has its role bound by default.
-func grantRealNodeRoles(ctx context.Context, client kubernetes.Interface, nodeName string) error {
-	bindings := []*rbacv1.ClusterRoleBinding{
-		binding("ordinal:real-node", "system:node", "system:node:"+nodeName),
-		binding("ordinal:apiserver-kubelet-client", "system:kubelet-api-admin", kubeletClientUser),
+// about. The kubelet's own user needs no binding: the Node authorizer
+// grants it what its node's pods need and no more, where RBAC's
+// system:node role would let it read every secret; a binding of it that
+// an earlier version made in the data directory is removed.
+// kube-proxy's user has its role bound by default.
+func grantRealNodeRoles(ctx context.Context, client kubernetes.Interface) error {
+	err := client.RbacV1().ClusterRoleBindings().Delete(ctx, legacyKubeletBinding, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("real node: removing the binding %s: %w", legacyKubeletBinding, err)
 	}
-	for _, b := range bindings {
-		_, err := client.RbacV1().ClusterRoleBindings().Create(ctx, b, metav1.CreateOptions{})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("real node: binding %s: %w", b.Name, err)
-		}
+	b := binding("ordinal:apiserver-kubelet-client", "system:kubelet-api-admin", kubeletClientUser)
+	_, err = client.RbacV1().ClusterRoleBindings().Create(ctx, b, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("real node: binding %s: %w", b.Name, err)
 	}
 	return nil
 }
+
+// legacyKubeletBinding bound the kubelet's user to system:node before the
+// plane ran the Node authorizer.
+const legacyKubeletBinding = "ordinal:real-node"
 
 func binding(name, role, user string) *rbacv1.ClusterRoleBinding {
 	return &rbacv1.ClusterRoleBinding{

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 )
@@ -177,17 +178,29 @@ type scenario struct {
 	act func(ctx context.Context, t *testing.T, p *corev1.Pod)
 	// settled is when to observe after the action.
 	settled func(*corev1.Pod) bool
+	// events are the reasons of the events the kubelet reports last for
+	// the action (or, without one, for the start), waited for once settled
+	// holds: a kubelet's events reach the API server apart from its status
+	// writes, either first.
+	events []string
 	// within bounds the wait for settled.
 	within time.Duration
 }
 
 // run runs the scenario on both sides and returns their observations, the
-// real one first.
+// real one first. Each side is observed once its kubelet has settled: the
+// pod as settled says, status.observedGeneration at the pod's generation
+// (a real kubelet's status manager sets it on every status sync) and the
+// scenario's events reported.
 func (sc scenario) run(ctx context.Context, t *testing.T, ns string) (real, sim Observed, pods map[string]*corev1.Pod) {
 	t.Helper()
 	started := sc.started
 	if started == nil {
 		started = func(p *corev1.Pod) bool { return ready(p) }
+	}
+	settled := sc.settled
+	if settled == nil {
+		settled = started
 	}
 	within := sc.within
 	if within == 0 {
@@ -207,20 +220,88 @@ func (sc scenario) run(ctx context.Context, t *testing.T, ns string) (real, sim 
 		}
 		var seen map[string]int32
 		if sc.act != nil {
+			if s.real {
+				// The start's events, counted before the action, must
+				// not arrive after it and be taken for the action's.
+				waitEvents(ctx, t, ns, p.Name, startEvents)
+			}
 			seen = eventCounts(ctx, t, ns, p.Name)
 			sc.act(ctx, t, up)
 		}
-		settled := sc.settled
-		if settled == nil {
-			settled = started
-		}
-		got := waitPod(ctx, t, ns, p.Name, within, "settled ("+s.name+")", settled)
+		began := time.Now()
+		var statusAt time.Duration
+		got, o := settle(ctx, t, ns, p.Name, within, func(p *corev1.Pod) (Observed, bool) {
+			o := observe(ctx, t, p, before, seen)
+			status := settled(p) && p.Status.ObservedGeneration == p.Generation
+			if status && statusAt == 0 {
+				statusAt = time.Since(began)
+			}
+			return o, status && containsAll(o.Events, sc.events)
+		})
+		// How long the events took after the status, for the record.
+		t.Logf("%s: status settled after %s, events %v after %s", s.name, statusAt.Round(time.Millisecond), sc.events, time.Since(began).Round(time.Millisecond))
 		pods[s.name] = got
-		o := observe(ctx, t, got, before, seen)
 		if sc.act == nil {
 			o = withoutStartEvents(o)
 		}
 		out = append(out, o)
 	}
 	return out[0], out[1], pods
+}
+
+// settle polls the pod until done says its kubelet has settled, and
+// returns the pod and done's observation of it. Past within it reports
+// the pod as unsettled and returns what it last saw, so that the
+// comparison still shows how the sides differ.
+func settle(ctx context.Context, t *testing.T, ns, name string, within time.Duration, done func(*corev1.Pod) (Observed, bool)) (*corev1.Pod, Observed) {
+	t.Helper()
+	var last *corev1.Pod
+	var o Observed
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, within, true, func(ctx context.Context) (bool, error) {
+		p, err := client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		var ok bool
+		last = p
+		o, ok = done(p)
+		return ok, nil
+	})
+	if err != nil {
+		if last == nil {
+			t.Fatalf("pod %s/%s: %v", ns, name, err)
+		}
+		t.Errorf("pod %s/%s did not settle within %s: %v; last seen %+v, status: %s", ns, name, within, err, o, describe(last))
+	}
+	return last, o
+}
+
+// waitEvents waits until events of every reason in reasons are reported
+// about the pod.
+func waitEvents(ctx context.Context, t *testing.T, ns, pod string, reasons []string) {
+	t.Helper()
+	var got []string
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		events, err := client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("involvedObject.name", pod).String()})
+		if err != nil {
+			return false, nil
+		}
+		got = got[:0]
+		for _, e := range events.Items {
+			got = append(got, e.Reason)
+		}
+		return containsAll(got, reasons), nil
+	})
+	if err != nil {
+		t.Fatalf("pod %s/%s: events %v, want %v among them: %v", ns, pod, got, reasons, err)
+	}
+}
+
+func containsAll(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
 }

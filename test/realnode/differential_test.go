@@ -54,6 +54,7 @@ func TestAnImageChangeInPlaceRestartsTheContainerAsTheRealKubeletDoes(t *testing
 			cs := p.Status.ContainerStatuses
 			return len(cs) == 1 && cs[0].Image == v2 && cs[0].RestartCount == 1 && ready(p)
 		},
+		events: []string{"Killing", "Pulled", "Created", "Started"},
 	}.run(ctx, t, ns)
 	same(t, real, sim)
 }
@@ -76,6 +77,9 @@ func TestAResizeInPlaceIsWhatTheRealKubeletReports(t *testing.T) {
 			return len(cs) == 1 && cs[0].Resources != nil && cs[0].Resources.Limits.Cpu().Cmp(resource.MustParse("300m")) == 0 &&
 				!hasCondition(p, corev1.PodResizeInProgress) && !hasCondition(p, corev1.PodResizePending)
 		},
+		// The kubelet records ResizeCompleted as it clears the in-progress
+		// condition; the event may reach the API server after the status.
+		events: []string{"ResizeStarted", "ResizeCompleted"},
 	}.run(ctx, t, ns)
 	same(t, real, sim)
 	st := status(ctx, t, pods["real"])
@@ -133,10 +137,9 @@ func TestADeferredResizeIsWhatTheRealKubeletReports(t *testing.T) {
 		// The kubelet's status manager gives status.observedGeneration the
 		// generation of the pod it syncs, on every status sync; the pending
 		// condition can be written a sync before it (seen in four runs of
-		// five), so the settled state is both.
-		settled: func(p *corev1.Pod) bool {
-			return hasCondition(p, corev1.PodResizePending) && p.Status.ObservedGeneration == p.Generation
-		},
+		// five): run waits for both.
+		settled: func(p *corev1.Pod) bool { return hasCondition(p, corev1.PodResizePending) },
+		events:  []string{"ResizeDeferred"},
 	}.run(ctx, t, ns)
 	same(t, real, sim)
 	if err := client.CoreV1().Pods(ns).Delete(ctx, "filler", metav1.DeleteOptions{}); err != nil {
@@ -184,6 +187,7 @@ func TestACrashLoopIsWhatTheRealKubeletReports(t *testing.T) {
 		name: "crash", spec: appSpec("--exit-after=0s", "--exit-code=1"),
 		sim:     map[string]string{nodes.AnnotationBehavior: nodes.BehaviorCrashLoop},
 		started: looping,
+		events:  []string{"BackOff"},
 	}.run(ctx, t, ns)
 	// How many restarts have happened by the time both are seen looping is
 	// a matter of timing on either side.

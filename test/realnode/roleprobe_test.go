@@ -99,9 +99,20 @@ func TestTheRoleProbeLabelsRealPodsFromTheirAnswers(t *testing.T) {
 	if err := json.Unmarshal([]byte(p.Annotations[v1alpha1.RoleProbeAnnotation]), &run); err != nil || run.Reason != "HTTP 503" || !run.Cleared {
 		t.Errorf("db-2's %s annotation %q (%v), want reason HTTP 503, cleared", v1alpha1.RoleProbeAnnotation, p.Annotations[v1alpha1.RoleProbeAnnotation], err)
 	}
-	events, err := client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=RoleProbeFailed"})
-	if err != nil || len(events.Items) == 0 || !strings.Contains(events.Items[0].Message, "Pod db-2: role probe failed 3 times in a row (HTTP 503); label role=follower removed") {
-		t.Errorf("RoleProbeFailed events: %v %+v", err, events)
+	// The controller records its event once the label is removed; the
+	// event reaches the API server on its own, after the patch.
+	var events []corev1.Event
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		list, err := client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=RoleProbeFailed"})
+		if err == nil {
+			events = list.Items
+		}
+		return len(events) > 0, nil
+	})
+	if err != nil {
+		t.Errorf("no RoleProbeFailed event 30 s after db-2's label was removed: %v", err)
+	} else if !strings.Contains(events[0].Message, "Pod db-2: role probe failed 3 times in a row (HTTP 503); label role=follower removed") {
+		t.Errorf("RoleProbeFailed events: %+v", events)
 	}
 
 	post(t, pods[2], "/role?down=false")

@@ -1,14 +1,12 @@
 package realnode
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"syscall"
 
 	"k8s.io/component-base/version"
 )
@@ -115,64 +113,6 @@ func (c Config) bin(name string) string { return filepath.Join(c.Tools, "bin", n
 
 func (c Config) path(elem ...string) string {
 	return filepath.Join(append([]string{c.Dir}, elem...)...)
-}
-
-// checkTools reports every binary missing from the tools directory, and
-// refuses a directory or file on the way to them that another user owns or
-// may write: the real node runs them as root, so whoever could replace one
-// would run code as root.
-func (c Config) checkTools() error {
-	if c.Tools == "" {
-		return errors.New("real node: no tools directory: neither $XDG_CACHE_HOME nor $HOME is set; pass --real-node-tools " +
-			"(hack/ensure-realnode.sh builds one and prints where)")
-	}
-	var missing []string
-	var paths []string
-	for _, b := range binaries {
-		paths = append(paths, c.bin(b))
-	}
-	for _, p := range plugins {
-		paths = append(paths, filepath.Join(c.Tools, "cni", p))
-	}
-	for _, p := range paths {
-		if _, err := os.Stat(p); err != nil {
-			missing = append(missing, strings.TrimPrefix(p, c.Tools+string(filepath.Separator)))
-		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("real node: the tools directory %s lacks %v: run hack/ensure-realnode.sh (it prints the directory), or pass --real-node-tools", c.Tools, missing)
-	}
-	for _, p := range append([]string{c.Tools, filepath.Join(c.Tools, "bin"), filepath.Join(c.Tools, "cni"), filepath.Join(c.Tools, "images")}, paths...) {
-		if err := ownedByUs(p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// ownedByUs refuses path (following a symbolic link) when it belongs to
-// another user or its group or others may write it.
-func ownedByUs(path string) error {
-	fi, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("real node: checking %s: %w", path, err)
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fmt.Errorf("real node: checking %s: no owner to check", path)
-	}
-	if uid := os.Geteuid(); int(st.Uid) != uid {
-		return fmt.Errorf("real node: %s belongs to uid %d, not to you (uid %d), and the real node runs what it holds as root: "+
-			"pass --real-node-tools of your own and run hack/ensure-realnode.sh with ORDINAL_REALNODE_TOOLS set to it", path, st.Uid, uid)
-	}
-	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
-		return fmt.Errorf("real node: %s is writable by its group or others (mode %04o), and the real node runs what it holds as root: "+
-			"run chmod go-w %s if only you ever had access, or rebuild the tools elsewhere", path, perm, path)
-	}
-	return nil
 }
 
 // ToolsEnv is the variable that, when set, names the tools directory for hack/ensure-realnode.sh

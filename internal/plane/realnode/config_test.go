@@ -2,8 +2,6 @@ package realnode
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -48,28 +46,6 @@ func TestPodsAreRoutedToTheServiceRangeOnly(t *testing.T) {
 	}
 }
 
-func TestAnIncompleteToolsDirectoryNamesWhatIsMissing(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "bin", "containerd"), nil, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	err := Config{Tools: dir}.checkTools()
-	if err == nil {
-		t.Fatal("an incomplete tools directory was accepted")
-	}
-	for _, want := range []string{"bin/kubelet", "bin/runc", "cni/bridge", "hack/ensure-realnode.sh"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("%v does not mention %s", err, want)
-		}
-	}
-	if strings.Contains(err.Error(), "bin/containerd ") {
-		t.Errorf("%v names bin/containerd, which is there", err)
-	}
-}
-
 // The kubelet's API listens on the gateway only, with client certificates
 // and webhook authorization, and the node registers tainted.
 func TestTheKubeletConfigurationIsLockedDown(t *testing.T) {
@@ -81,71 +57,5 @@ func TestTheKubeletConfigurationIsLockedDown(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("kubelet configuration lacks %q:\n%s", want, got)
 		}
-	}
-}
-
-// completeTools is a tools directory with every binary and plugin, mode
-// 0755 throughout.
-func completeTools(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, sub := range []string{"bin", "cni", "images"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, b := range binaries {
-		if err := os.WriteFile(filepath.Join(dir, "bin", b), nil, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, p := range plugins {
-		if err := os.WriteFile(filepath.Join(dir, "cni", p), nil, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-// The real node runs the tools as root: a directory or binary others may
-// write (or that another user owns) could hand root to whoever changes
-// it, so it is refused by name; none in a shared directory is looked for
-// when there is no home.
-func TestToolsOthersMayWriteAreRefused(t *testing.T) {
-	dir := completeTools(t)
-	if err := (Config{Tools: dir}).checkTools(); err != nil {
-		t.Fatalf("a private complete tools directory: %v", err)
-	}
-	for _, p := range []string{dir, filepath.Join(dir, "bin"), filepath.Join(dir, "bin", "kubelet"), filepath.Join(dir, "cni", "bridge")} {
-		if err := os.Chmod(p, 0o775); err != nil {
-			t.Fatal(err)
-		}
-		err := Config{Tools: dir}.checkTools()
-		if err == nil || !strings.Contains(err.Error(), p+" is writable by its group or others (mode 0775)") {
-			t.Errorf("%s group-writable: %v", p, err)
-		}
-		if err := os.Chmod(p, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if os.Geteuid() == 0 {
-		if err := os.Chown(filepath.Join(dir, "bin", "runc"), 65534, 65534); err != nil {
-			t.Fatal(err)
-		}
-		if err := (Config{Tools: dir}).checkTools(); err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") {
-			t.Errorf("a runc of another user: %v", err)
-		}
-	}
-	t.Setenv(ToolsEnv, "")
-	t.Setenv("XDG_CACHE_HOME", "")
-	t.Setenv("HOME", "")
-	if got := DefaultTools(); got != "" {
-		t.Errorf("without a home the default tools directory is %q, want none", got)
-	}
-	if err := (Config{Tools: DefaultTools()}).checkTools(); err == nil || !strings.Contains(err.Error(), "pass --real-node-tools") {
-		t.Errorf("no tools directory: %v", err)
 	}
 }

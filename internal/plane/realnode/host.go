@@ -27,13 +27,19 @@ type Host struct {
 }
 
 // PrepareHost checks that the machine can run a real node and readies its
-// network: the tools directory is complete, we are root, iptables is there;
-// the bridge exists and holds the gateway address (so the API server and the
-// DNS can listen on it before any pod runs); the guard chain is in place.
-// The first check that fails is the error, with what to do about it.
+// network. Checked first, before anything on the machine changes: the
+// tools directory is complete, and it and the node's directory are
+// nobody else's to change (trust.go); we are root; iptables is there; no
+// other Kubernetes node runs on the machine (foreign.go). Then the bridge
+// exists and holds the gateway address (so the API server and the DNS can
+// listen on it before any pod runs), and the guard chain is in place. The
+// first check that fails is the error, with what to do about it.
 func PrepareHost(ctx context.Context, cfg Config) (*Host, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.checkTools(); err != nil {
+		return nil, err
+	}
+	if err := cfg.checkDir(); err != nil {
 		return nil, err
 	}
 	if os.Geteuid() != 0 {
@@ -41,6 +47,9 @@ func PrepareHost(ctx context.Context, cfg Config) (*Host, error) {
 	}
 	if _, err := exec.LookPath("iptables"); err != nil {
 		return nil, errors.New("real node: iptables is not installed (kube-proxy needs it): apt-get install iptables, or run hack/ensure-realnode.sh")
+	}
+	if err := thisMachine.refuseOtherNodes(ctx); err != nil {
+		return nil, err
 	}
 	gw, err := cfg.Gateway()
 	if err != nil {

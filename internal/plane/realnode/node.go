@@ -27,6 +27,7 @@ type Node struct {
 	kubelet    *process
 	proxy      *process
 	cri        *criClient
+	hostDirs   hostDirs
 	exited     chan error
 	closeOnce  sync.Once
 	closeErr   error
@@ -47,6 +48,9 @@ type Node struct {
 func Start(ctx context.Context, cfg Config) (*Node, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.checkTools(); err != nil {
+		return nil, err
+	}
+	if err := cfg.checkDir(); err != nil {
 		return nil, err
 	}
 	if cfg.Dir == "" || cfg.Kubeconfig == "" || cfg.ProxyKubeconfig == "" || cfg.ServiceCIDR == "" {
@@ -90,6 +94,7 @@ func (n *Node) start(ctx context.Context) error {
 	if err := writeFile(n.cfg.cniConfDir()+"/10-ordinal.conflist", n.cfg.cniConfig(n.gateway)); err != nil {
 		return fmt.Errorf("real node: CNI configuration: %w", err)
 	}
+	n.hostDirs = absentHostDirs("/")
 	if err := n.startKubelet(); err != nil {
 		return err
 	}
@@ -187,7 +192,11 @@ func (n *Node) LogDir() string { return n.cfg.path("logs") }
 //  5. any mount still under the node's directory (a projected volume of a
 //     pod the kubelet had no time to tear down, a leftover network
 //     namespace);
-//  6. the kubelet's kubepods cgroups.
+//  6. the kubelet's kubepods cgroups;
+//  7. the directories the kubelet made outside the node's directory
+//     (/var/lib/kubelet/device-plugins for its device plugin socket,
+//     /var/log/containers for log links), when they did not exist before
+//     and hold nothing else.
 //
 // It is safe to call more than once.
 func (n *Node) Close() error {
@@ -213,6 +222,7 @@ func (n *Node) Close() error {
 		errs = append(errs, unmountUnder(n.cfg.Dir))
 		if n.kubelet != nil {
 			removeKubepodsCgroups()
+			n.hostDirs.remove(n.cfg.Dir)
 		}
 		n.closeErr = errors.Join(errs...)
 	})
