@@ -14,7 +14,6 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/bench/builtin"
 	"github.com/ordinal-sh/ordinal/internal/controller"
 	"github.com/ordinal-sh/ordinal/internal/kubeclient"
-	"github.com/ordinal-sh/ordinal/internal/plane"
 	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
@@ -85,12 +84,13 @@ func runBuiltin(ctx context.Context, rc *rest.Config, ns string, _ *Stage) error
 }
 
 // runOrdinal runs Ordinal's controller as `ordinal controller` runs it by
-// default (QPS 20, burst 30, 5 workers), limited to the namespace, reading
-// nodes and classes, with the plane's socket for role probes and its
-// hook policy.
+// default (QPS 20, burst 30, 5 workers, a cluster's hook address policy),
+// limited to the namespace, reading nodes and classes, with the plane's
+// socket for role probes. The copy's hooks are handshakes (shape.Disarm):
+// it calls no address.
 func runOrdinal(ctx context.Context, rc *rest.Config, ns string, s *Stage) error {
 	ctrl := controller.NewConfig()
-	ctrl.Namespace, ctrl.ReadNodes, ctrl.HookAllowCIDRs = ns, true, plane.DefaultHookAllowCIDRs
+	ctrl.Namespace, ctrl.ReadNodes = ns, true
 	ctrl.FeatureGates = map[string]bool{controller.GateRecreate: utilfeature.DefaultFeatureGate.Enabled(controller.GateRecreate)}
 	ctrl.SimulatedPodsSocket = s.plane.SimulatedPodsSocket()
 	cfg := rest.CopyConfig(rc)

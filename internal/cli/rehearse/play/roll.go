@@ -24,7 +24,7 @@ const samplePeriod = 250 * time.Millisecond
 
 // roll runs the contender on the copy: the set as it was until it is
 // Ready and the controller is quiet, then the change until Judge ends it.
-func (s *Stage) roll(ctx context.Context, ns string, p Play, c Contender, before, after shape.Set) (forecast.Run, error) {
+func (s *Stage) roll(ctx context.Context, ns string, p Play, c Contender, before, after shape.Set, hooks bool) (forecast.Run, error) {
 	runCtx, stop := context.WithCancel(ctx)
 	counter := shape.NewCounter(false)
 	rc := s.plane.RESTConfig()
@@ -41,6 +41,11 @@ func (s *Stage) roll(ctx context.Context, ns string, p Play, c Contender, before
 	pw, err := watchPods(runCtx, s.client, ns, before.Name())
 	if err != nil {
 		return forecast.Run{}, err
+	}
+	if hooks {
+		if err := answerHooks(runCtx, s.client, ns); err != nil {
+			return forecast.Run{}, err
+		}
 	}
 	if err := s.create(ctx, ns, before); err != nil {
 		return forecast.Run{}, err

@@ -46,10 +46,13 @@ func (s *Stage) Run(ctx context.Context, p Play, c Contender) (forecast.Run, err
 	if err != nil {
 		return forecast.Run{}, err
 	}
+	before, hooks := before.Disarm()
+	after, _ = after.Disarm()
+	notes = append(notes, hooks...)
 	if err := s.build(ctx, ns, p, before); err != nil {
 		return forecast.Run{}, errors.Join(err, s.clear(ns))
 	}
-	r, err := s.roll(ctx, ns, p, c, before, after)
+	r, err := s.roll(ctx, ns, p, c, before, after, len(hooks) > 0)
 	r.Notes = append(notes, r.Notes...)
 	return r, errors.Join(err, s.clear(ns))
 }

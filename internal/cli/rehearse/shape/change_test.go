@@ -151,3 +151,29 @@ func TestAnAppsV1SetPlaysTheExtendedKindWithTheRehearsalsFailurePolicy(t *testin
 		t.Errorf("back to apps/v1: %v, %q", err, notes)
 	}
 }
+
+func TestACopyNeverCallsTheSourcesHookReceivers(t *testing.T) {
+	ext, _, err := web().As(setops.ExtendedKind, Extras{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext.Extended.Spec.Lifecycle = &v1alpha1.Lifecycle{
+		PreUpdate:  &v1alpha1.LifecycleHook{HTTP: &v1alpha1.HTTPHook{URL: "https://db-operator.prod.example/drain"}, TimeoutSeconds: 60},
+		PreDelete:  &v1alpha1.LifecycleHook{Service: &v1alpha1.ServiceHook{Name: "operator"}},
+		PostCreate: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}},
+	}
+	got, notes := ext.Disarm()
+	l := got.Extended.Spec.Lifecycle
+	if l.PreUpdate.HTTP != nil || l.PreUpdate.Handshake == nil || l.PreUpdate.TimeoutSeconds != 60 || l.PreDelete.Service != nil || l.PreDelete.Handshake == nil {
+		t.Errorf("hooks %+v %+v, want handshakes with their timeouts", l.PreUpdate, l.PreDelete)
+	}
+	if ext.Extended.Spec.Lifecycle.PreUpdate.HTTP == nil {
+		t.Error("Disarm changed the set it was given")
+	}
+	if len(notes) != 3 || !strings.Contains(notes[0], "preUpdate hook is not called in the copy") || !strings.Contains(notes[2], "postCreate handshake is answered Done at once") {
+		t.Errorf("notes %q", notes)
+	}
+	if same, notes := web().Disarm(); same.Apps == nil || notes != nil {
+		t.Errorf("an apps/v1 set: %+v, %q", same, notes)
+	}
+}
