@@ -209,8 +209,10 @@ func TestARehearsalReadsItsSourceOnlyAndForecastsEachController(t *testing.T) {
 	if f.Source.Writes != 0 || f.Source.Reads != len(sent) {
 		t.Errorf("the forecast counts %d reads and %d writes; the proxy saw %d requests", f.Source.Reads, f.Source.Writes, len(sent))
 	}
-	if now := getSet(t, ns); now.ResourceVersion != set.ResourceVersion {
-		t.Errorf("the source set changed: resourceVersion %s, was %s", now.ResourceVersion, set.ResourceVersion)
+	// Its status is the source's controller's to write meanwhile.
+	if now := getSet(t, ns); now.Generation != set.Generation || !maps.Equal(now.Labels, set.Labels) || !maps.Equal(now.Annotations, set.Annotations) {
+		t.Errorf("the source set changed: generation %d, labels %v, annotations %v; was %d, %v, %v",
+			now.Generation, now.Labels, now.Annotations, set.Generation, set.Labels, set.Annotations)
 	}
 	if now := podUIDs(t, ns); !maps.Equal(now, uids) {
 		t.Errorf("the source's pods changed: %v, were %v", now, uids)

@@ -9,19 +9,19 @@ type Seconds = learn.Seconds
 type Outcome string
 
 const (
-	// Completed: every pod runs the new revision, Ready (and Available).
+	// Completed means every pod runs the new revision, Ready (and Available).
 	Completed Outcome = "completed"
-	// RolledBack: the controller rolled the set back on its own and every
+	// RolledBack means the controller rolled the set back on its own and every
 	// pod runs the revision it started from again.
 	RolledBack Outcome = "rolled back"
-	// Paused: the controller paused the rollout on its own.
+	// Paused means the controller paused the rollout on its own.
 	Paused Outcome = "paused"
-	// Stuck: nothing moved for the stuck window; the rollout waits for a
+	// Stuck means nothing moved for the stuck window; the rollout waits for a
 	// person.
 	Stuck Outcome = "stuck"
-	// TimedOut: the run's time ran out while the rollout still moved.
+	// TimedOut means the run's time ran out while the rollout still moved.
 	TimedOut Outcome = "timed out"
-	// NoChange: the change made no new revision, so nothing rolled.
+	// NoChange means the change made no new revision, so nothing rolled.
 	NoChange Outcome = "no change"
 )
 
@@ -155,11 +155,11 @@ type Track struct {
 type State string
 
 const (
-	// Starting: the pod exists and is not Ready.
+	// Starting is a pod that exists and is not Ready.
 	Starting State = "starting"
-	// Ready: the pod is Ready.
+	// Ready is a pod that is Ready.
 	Ready State = "ready"
-	// Terminating: the pod is being deleted.
+	// Terminating is a pod that is being deleted.
 	Terminating State = "terminating"
 )
 

@@ -30,7 +30,7 @@ func load(t *testing.T, name string) Input {
 	if err := yaml.UnmarshalStrict(raw, &f); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	return Input{Set: f.Set, Template: f.Template, Pods: f.Pods, Events: f.Events}
+	return Input(f)
 }
 
 // brief is what a test checks of one learned pod.

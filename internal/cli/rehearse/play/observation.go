@@ -43,7 +43,7 @@ func (o *observation) until(ctx context.Context, l forecast.Limits, done *contro
 		case <-ctx.Done():
 			return "", ctx.Err()
 		case <-done.stopped:
-			return "", fmt.Errorf("%w: %v", errStopped, done.err)
+			return "", fmt.Errorf("%w: %w", errStopped, done.err)
 		case err := <-o.stage.plane.Err():
 			return "", err
 		case <-tick.C:

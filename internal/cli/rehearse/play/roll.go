@@ -136,7 +136,7 @@ func (s *Stage) waitSetup(ctx context.Context, ns string, set shape.Set, timeout
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		select {
 		case <-done.stopped:
-			return false, fmt.Errorf("%w: %v", errStopped, done.err)
+			return false, fmt.Errorf("%w: %w", errStopped, done.err)
 		case err := <-s.plane.Err():
 			return false, err
 		default:
