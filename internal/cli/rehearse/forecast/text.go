@@ -120,7 +120,7 @@ func (p *printer) runs(f Forecast) {
 func (p *printer) details(r Run) {
 	p.f("\n%s:\n", r.Controller)
 	for _, c := range waitSummary(r.Waits) {
-		p.f("  waited for %-17s %d× %s  (e.g. %s: %s)\n", c.category, c.count, c.total, c.first.Pod, c.first.Why)
+		p.f("  waited for %-17s %d× over %s  (e.g. %s: %s)\n", c.category, c.count, c.total, c.first.Pod, c.first.Why)
 	}
 	for _, b := range r.Budgets {
 		verdict := "kept"
@@ -145,7 +145,9 @@ func (p *printer) details(r Run) {
 	}
 }
 
-// waitCategory sums a run's waits of one category.
+// waitCategory sums a run's waits of one category: how many, and the
+// time at least one of them went on (waits for two pods at once count
+// once).
 type waitCategory struct {
 	category string
 	count    int
@@ -156,6 +158,7 @@ type waitCategory struct {
 func waitSummary(waits []Wait) []waitCategory {
 	var out []waitCategory
 	index := map[string]int{}
+	spans := map[string][]Wait{}
 	for _, w := range waits {
 		i, ok := index[w.Category]
 		if !ok {
@@ -164,7 +167,23 @@ func waitSummary(waits []Wait) []waitCategory {
 			out = append(out, waitCategory{category: w.Category, first: w})
 		}
 		out[i].count++
-		out[i].total += w.To - w.From
+		spans[w.Category] = append(spans[w.Category], w)
+	}
+	for i := range out {
+		out[i].total = union(spans[out[i].category])
 	}
 	return out
+}
+
+// union is how long at least one of the waits (sorted by start) went on.
+func union(ws []Wait) Seconds {
+	var total, end Seconds
+	for _, w := range ws {
+		from := max(w.From, end)
+		if w.To > from {
+			total += w.To - from
+		}
+		end = max(end, w.To)
+	}
+	return total
 }

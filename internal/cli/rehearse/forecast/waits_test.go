@@ -77,3 +77,16 @@ func TestABudgetNeedsItsMinimumOrAllButItsMaximumUnavailable(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestTheTextCountsWaitsForTwoPodsAtOnceOnce(t *testing.T) {
+	ws := []Wait{
+		{From: Seconds(0), To: Seconds(10 * time.Second), Pod: "db-3", Category: "maxUnavailable"},
+		{From: Seconds(2 * time.Second), To: Seconds(10 * time.Second), Pod: "db-4", Category: "maxUnavailable"},
+		{From: Seconds(12 * time.Second), To: Seconds(13 * time.Second), Pod: "db-2", Category: "maxUnavailable"},
+		{From: Seconds(0), To: Seconds(4 * time.Second), Pod: "db-3", Category: "shutdown"},
+	}
+	got := waitSummary(ws)
+	if len(got) != 2 || got[0].count != 3 || got[0].total.D() != 11*time.Second || got[1].total.D() != 4*time.Second {
+		t.Errorf("summary %+v, want maxUnavailable 3× over 11s and shutdown over 4s", got)
+	}
+}
