@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -89,6 +90,9 @@ func (o *options) prepare(s *shape.Shape, ch shape.Change, src *source) (forecas
 	f.Notes = append(append(append(f.Notes, s.Notes...), c.Notes...), prop.Notes...)
 	if s.Extended == nil {
 		f.Notes = append(f.Notes, fmt.Sprintf("the extended kind is played with onFailure: Rollback and progressDeadlineSeconds %d", int(deadline/time.Second)))
+	}
+	if s.Set.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
+		f.Notes = append(f.Notes, "updateStrategy OnDelete: no controller replaces a pod on its own and the rehearsal deletes none, so each run ends stuck")
 	}
 	if r, err := planner.ParseRelease(s.ServerVersion); err == nil && r.Minor != planner.NewestMinor {
 		f.Notes = append(f.Notes, fmt.Sprintf("the source runs Kubernetes %s; the rehearsal plays 1.%d's API server and built-in controller", s.ServerVersion, planner.NewestMinor))

@@ -53,7 +53,7 @@ func (o *observation) until(ctx context.Context, l forecast.Limits, done *contro
 		_, moved := o.pods.result()
 		m := forecast.Moment{
 			Since: now.Sub(o.t0), Moved: moved, Observed: o.observed, From: o.from, To: o.to,
-			Settled:    o.pods.settled(replicas(o.set), minReady(o.set), now),
+			Settled:    o.pods.settled(replicas(o.set), partition(o.set), minReady(o.set), now),
 			RolledBack: o.rolledBack, Paused: o.paused,
 		}
 		if outcome, ok := forecast.Judge(m, l); ok {

@@ -106,25 +106,31 @@ func sampleOf(pod *corev1.Pod, gone bool) forecast.Sample {
 	}
 }
 
-// settled is the revision every wanted pod runs, Ready for minReady
-// (Available), with no other pod left; "" when there is none.
-func (p *pods) settled(replicas int32, minReady time.Duration, now time.Time) string {
+// settled is the revision every wanted pod at or above the partition
+// runs, each pod Ready for minReady (Available), with no other pod left;
+// "" when there is none. Pods below the partition may run any revision.
+func (p *pods) settled(replicas, partition int32, minReady time.Duration, now time.Time) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	rev, n := "", int32(0)
 	for _, obj := range p.store.List() {
 		pod := obj.(*corev1.Pod)
-		s, ok := p.last[pod.Name]
-		if _, own := planner.ParseOrdinal(p.set, pod.Name); !ok || !own || s.Gone || s.Terminating || !s.Ready {
+		s, seen := p.last[pod.Name]
+		ord, own := planner.ParseOrdinal(p.set, pod.Name)
+		if !seen || !own || s.Gone || s.Terminating || !s.Ready {
 			return ""
 		}
 		if since := p.readySince[pod.Name]; !since.IsZero() && now.Sub(since) < minReady {
 			return ""
 		}
+		n++
+		if ord < partition {
+			continue
+		}
 		if rev != "" && s.Revision != rev {
 			return ""
 		}
-		rev, n = s.Revision, n+1
+		rev = s.Revision
 	}
 	if n != replicas {
 		return ""

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/cli/rehearse/forecast"
 	"github.com/ordinal-sh/ordinal/internal/cli/rehearse/shape"
 	"github.com/ordinal-sh/ordinal/internal/setops"
@@ -80,6 +81,24 @@ func replicas(set shape.Set) int32 {
 		return ptr.Deref(set.Extended.Spec.Replicas, 1)
 	}
 	return ptr.Deref(set.Apps.Spec.Replicas, 1)
+}
+
+// partition is the ordinal of the rolling update's partition: pods below
+// it keep their revision. A partition counted in pods (the extended
+// kind's partitionMode Count) is not an ordinal: the run then waits for
+// every pod.
+func partition(set shape.Set) int32 {
+	if x := set.Extended; x != nil {
+		ru := x.Spec.UpdateStrategy.RollingUpdate
+		if ru == nil || ru.PartitionMode == v1alpha1.PartitionCount {
+			return 0
+		}
+		return ptr.Deref(ru.Partition, 0)
+	}
+	if ru := set.Apps.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		return ptr.Deref(ru.Partition, 0)
+	}
+	return 0
 }
 
 func minReady(set shape.Set) time.Duration {
