@@ -41,7 +41,8 @@ const (
 )
 
 // The "done when": a set of real pods (examples/real-web.yaml on
-// the real node, under the chart's controller) after one rollout, is
+// the real node, under the chart's controller, its pods slower to start
+// and stop) after one rollout, is
 // rehearsed from a second plane, as a user who may only read; then the
 // same change is made on the set, and the real rollout takes as long as
 // the forecast said, within the tolerance. The source is left as it was
@@ -52,6 +53,12 @@ func TestARehearsalForecastsTheRealRollout(t *testing.T) {
 	defer cancel()
 	_, ns := namespace(t)
 	svc, sts := readExample(t)
+	// Members that take seconds to start and to stop, as a database's do:
+	// Ready three seconds after the container starts, and three seconds
+	// from SIGTERM to exit.
+	app := &sts.Spec.Template.Spec.Containers[0]
+	app.Args = append(app.Args, "--stop-delay=3s")
+	app.ReadinessProbe.InitialDelaySeconds = 3
 	if _, err := client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
