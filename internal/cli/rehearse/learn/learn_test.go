@@ -136,3 +136,23 @@ func TestSecondsReadAndWriteAsSecondsInJSON(t *testing.T) {
 		t.Errorf("UnmarshalJSON(%s) = %s, %v", raw, back, err)
 	}
 }
+
+// Recorded on a real kubelet: the rollout deleted real-2 at :29 and
+// created it at :32, real-1 at :33 and :34, real-0 at :35 and :36; each
+// pod was Ready a second after it was scheduled. The kubelet's Killing
+// events (real-2's at :31, when its container stopped) are not used where
+// the controller's events pair.
+func TestARealKubeletsRolloutIsLearnedFromItsOwnTrace(t *testing.T) {
+	got := Learn(load(t, "real-node.yaml"))
+	want := []brief{
+		{"real-0", time.Second, time.Second, FromConditions, FromEvents, 0, ""},
+		{"real-1", time.Second, time.Second, FromConditions, FromEvents, 0, ""},
+		{"real-2", time.Second, 3 * time.Second, FromConditions, FromEvents, 0, ""},
+	}
+	if diff := cmp.Diff(want, briefs(got)); diff != "" {
+		t.Errorf("pods (-want +got):\n%s", diff)
+	}
+	if got.Notes != nil || got.GracePeriod.D() != 10*time.Second {
+		t.Errorf("notes %q, grace period %s; want none and the example's 10s", got.Notes, got.GracePeriod)
+	}
+}
