@@ -40,13 +40,13 @@ const (
 	forecastToleranceSeconds  = 3.0
 )
 
-// The "done when": a set of real pods (examples/real-web.yaml on
-// the real node, under the chart's controller, its pods slower to start
-// and stop) after one rollout, is
+// A rehearsal's forecast against the real rollout it foresaw: a set of
+// real pods (examples/real-web.yaml on the real node, under the chart's
+// controller, its pods slower to start and stop) after one rollout is
 // rehearsed from a second plane, as a user who may only read; then the
 // same change is made on the set, and the real rollout takes as long as
-// the forecast said, within the tolerance. The source is left as it was
-// by the rehearsal itself.
+// the forecast said, within the tolerance. The rehearsal leaves the
+// source as it was.
 func TestARehearsalForecastsTheRealRollout(t *testing.T) {
 	node(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(*rehearsalRounds)*6*time.Minute+4*time.Minute)

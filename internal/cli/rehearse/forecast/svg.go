@@ -24,8 +24,9 @@ const (
 // second.
 var palette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#e15759", "#9c755f", "#bab0ac"}
 
-// waitColours colour the waits' strip by category; the gates the issue
-// asks about stand out, the plain waits are grey.
+// waitColours colour the waits' strip by category; the gates a person
+// asks about before a rollout (budgets, quorum, hooks, zones) stand out,
+// the plain waits are grey.
 var waitColours = map[string]string{
 	"disruption budget": "#cf222e", "quorum": "#8250df", "hook": "#9a6700", "switchover": "#8250df",
 	"zone": "#0969da", "rollout group": "#0969da", "maxUnavailable": "#6a6f78", "shutdown": "#c4c9d0",

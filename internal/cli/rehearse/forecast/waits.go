@@ -71,8 +71,9 @@ func Waits(samples []PlanSample, end time.Duration) []Wait {
 }
 
 // categories map the planner's words for a wait to its kind, first match
-// first: the gates of the question (budgets, quorum, hooks,
-// zones) before the plain ones (shutdown, availability, readiness).
+// first: the gates a person asks about before a rollout (budgets,
+// quorum, hooks, zones) before the plain ones (shutdown, availability,
+// readiness).
 var categories = []struct{ marker, category string }{
 	{"respectDisruptionBudgets", "disruption budget"},
 	{"quorum:", "quorum"},
