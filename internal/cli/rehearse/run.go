@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/cli/rehearse/forecast"
 	"github.com/ordinal-sh/ordinal/internal/cli/rehearse/learn"
 	"github.com/ordinal-sh/ordinal/internal/cli/rehearse/play"
@@ -37,11 +38,11 @@ func (o *options) run(ctx context.Context, stdout, stderr io.Writer, ref setops.
 	}
 	contenders, err := play.Pick(o.controllers, s.Kind())
 	if err != nil {
-		return err
+		return exit.Usage(err)
 	}
 	f, p, err := o.prepare(s, ch, src)
 	if err != nil {
-		return err
+		return exit.Usage(err)
 	}
 	say("read %s/%s in %s: %d pods, %d claims, %d budgets, %d Services, %d nodes, %d events; playing it under %s",
 		f.Set.Kind, s.Set.Name, s.Namespace, len(s.Pods), len(s.Claims), len(s.Budgets), len(s.Services), len(s.Nodes), len(s.Events), play.Names(contenders))

@@ -288,3 +288,41 @@ func TestAFailingRevisionLeavesAppsV1StuckAndRollsTheExtendedKindBack(t *testing
 		}
 	}
 }
+
+// A bad change or flag is refused with one line before the rehearsal
+// starts anything, and the source is left alone.
+func TestARehearsalRefusesBadInputBeforeItStarts(t *testing.T) {
+	ns := namespace(t)
+	before := createWeb(t, ns)
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"no change", []string{"rehearse", "web"}, 2,
+			"ordinal: nothing to rehearse: give the change with -f, --image or --set (or --new-revision-fails)"},
+		{"a field the kind does not have", []string{"rehearse", "web", "--set", "spec.replica=3"}, 2,
+			`ordinal: --set spec.replica=3: the changed set does not read as a StatefulSet: json: unknown field "replica"`},
+		{"an unknown container", []string{"rehearse", "web", "--image", "app=x"}, 2,
+			`ordinal: --image app=x: the template has no container "app" (it has nginx)`},
+		{"an unknown failure", []string{"rehearse", "web", "--image", "x", "--new-revision-fails=slow"}, 2,
+			`ordinal: --new-revision-fails "slow": want one of never-ready, crash-loop, fail, image-pull-error`},
+		{"an unknown controller", []string{"rehearse", "web", "--image", "x", "--controllers", "kcm"}, 2,
+			`ordinal: unknown controller "kcm": want builtin, ordinal or extended`},
+		{"an unknown output", []string{"rehearse", "web", "--image", "x", "-o", "yaml"}, 2,
+			`ordinal: -o "yaml": want text or json`},
+		{"an unknown set", []string{"rehearse", "nope", "--image", "x"}, 1,
+			`ordinal: reading nope: statefulsets.apps "nope" not found`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := ordinal(t, ns, tt.args...)
+			if r.code != tt.code || r.err != tt.err+"\n" || r.out != "" {
+				t.Errorf("exit %d, stderr %q, stdout %q; want exit %d, stderr %q", r.code, r.err, r.out, tt.code, tt.err)
+			}
+		})
+	}
+	if after := getSet(t, ns); after.Generation != before.Generation {
+		t.Errorf("a bad rehearsal changed the set: generation %d -> %d", before.Generation, after.Generation)
+	}
+}
