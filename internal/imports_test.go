@@ -137,8 +137,10 @@ func checkImport(t *testing.T, pkg, from string, floor int, dep string) {
 
 // runsTheController are the packages that start the reconciler and so
 // link it: `ordinal controller`, `ordinal up` (through the plane),
-// `ordinal bench`, and the root command that holds every command.
-var runsTheController = []string{"internal/cli/controllercmd", "internal/cli/up", "internal/cli/benchcmd", "internal/cli/root"}
+// `ordinal bench`, `ordinal rehearse` (its plays), and the root command
+// that holds every command.
+var runsTheController = []string{"internal/cli/controllercmd", "internal/cli/up", "internal/cli/benchcmd",
+	"internal/cli/rehearse", "internal/cli/rehearse/play", "internal/cli/root"}
 
 // The dashboard and every other command read and act on sets through
 // setops and reach a cluster through kubeclient. Linking the reconciler
@@ -163,7 +165,8 @@ func TestOnlyTheCommandsThatRunTheControllerLinkIt(t *testing.T) {
 			t.Errorf("%s links internal/controller; reach the cluster through internal/kubeclient and sets through internal/setops", pkg)
 		}
 	}
-	for _, want := range []string{"internal/dashboard", "internal/cli/rollout", "internal/cli/doctor", "internal/cli/dashboardcmd"} {
+	for _, want := range []string{"internal/dashboard", "internal/cli/rollout", "internal/cli/doctor", "internal/cli/dashboardcmd",
+		"internal/cli/rehearse/shape", "internal/cli/rehearse/learn", "internal/cli/rehearse/forecast"} {
 		if !slices.Contains(checked, want) {
 			t.Errorf("%s was not checked (checked %v)", want, checked)
 		}

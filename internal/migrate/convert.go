@@ -70,3 +70,20 @@ func toAppsV1(set *v1alpha1.StatefulSet) *appsv1.StatefulSet {
 	}
 	return out
 }
+
+// ToExtended is the extended set `ordinal migrate` would create for an
+// apps/v1 set: its metadata (name, namespace, labels, annotations) and
+// spec, the extended-only settings at their defaults. The input is not
+// changed.
+func ToExtended(set *appsv1.StatefulSet) (*v1alpha1.StatefulSet, error) {
+	return toExtended(set)
+}
+
+// ToAppsV1 is the apps/v1 set `ordinal migrate --to apps/v1 --force`
+// would create for an extended set, and the extended-only settings that
+// set has and apps/v1 drops, each a sentence naming the field and what
+// apps/v1 does instead (none when nothing is dropped). The input is not
+// changed.
+func ToAppsV1(set *v1alpha1.StatefulSet) (*appsv1.StatefulSet, []string) {
+	return toAppsV1(set), extendedOnly(set)
+}

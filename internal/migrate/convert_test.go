@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -159,5 +160,26 @@ func TestExtendedOnlySettingsAreNamedUnlessAtTheirDefaults(t *testing.T) {
 				t.Errorf("reasons (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The exported conversions are the ones a migration makes: an apps/v1 set
+// goes to the extended kind with no extended-only setting, and back with
+// nothing dropped; an extended-only setting is named when apps/v1 drops it.
+func TestTheExportedConversionsNameWhatApps1Drops(t *testing.T) {
+	ext, err := ToExtended(appsSet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, dropped := ToAppsV1(ext)
+	if dropped != nil {
+		t.Errorf("a converted apps/v1 set drops %q going back", dropped)
+	}
+	if back.Spec.Template.Spec.Containers[0].Image != "nginx" || *back.Spec.Replicas != 3 {
+		t.Errorf("the round trip changed the spec: %+v", back.Spec)
+	}
+	ext.Spec.UpdateStrategy.RollingUpdate.OnFailure = v1alpha1.FailureRollback
+	if _, dropped := ToAppsV1(ext); len(dropped) != 1 || !strings.Contains(dropped[0], "onFailure is Rollback") {
+		t.Errorf("dropped = %q, want onFailure named", dropped)
 	}
 }

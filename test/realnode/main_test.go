@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/ordinal-sh/ordinal/internal/cli/root"
 	"github.com/ordinal-sh/ordinal/internal/plane"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 	"github.com/ordinal-sh/ordinal/internal/plane/realnode"
@@ -28,6 +29,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// The rehearsal's tests run this binary as `ordinal rehearse`, which
+	// starts a plane of its own: a second, separate plane.
+	planetest.ExecMain(root.Main)
 	flag.Parse()
 	release, err := planetest.OneAtATime()
 	if err != nil {

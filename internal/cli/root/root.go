@@ -11,6 +11,7 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/cli/doctor"
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
 	"github.com/ordinal-sh/ordinal/internal/cli/nodecmd"
+	"github.com/ordinal-sh/ordinal/internal/cli/rehearse"
 	"github.com/ordinal-sh/ordinal/internal/cli/rollout"
 	"github.com/ordinal-sh/ordinal/internal/cli/up"
 	"github.com/ordinal-sh/ordinal/internal/faults"
@@ -47,5 +48,6 @@ func New(stdout, stderr io.Writer) *cobra.Command {
 	cmd.AddCommand(dashboardcmd.New())
 	cmd.AddCommand(doctor.New())
 	cmd.AddCommand(nodecmd.New())
+	cmd.AddCommand(rehearse.New())
 	return cmd
 }

@@ -56,6 +56,13 @@ const (
 // managedAnnotation marks the nodes kwok plays the kubelet for.
 const managedAnnotation = "kwok.x-k8s.io/node"
 
+// ManagedAnnotations are the annotations of a Node the simulated nodes
+// play the kubelet of: kwok's mark, and no node TTL. A Node created with
+// them, of any name, labels, taints and allocatable, becomes Ready.
+func ManagedAnnotations() map[string]string {
+	return map[string]string{managedAnnotation: "fake", "node.alpha.kubernetes.io/ttl": "0"}
+}
+
 //go:embed pod-stages.yaml
 var podStages string
 
@@ -232,7 +239,7 @@ func registerNodes(ctx context.Context, c kubernetes.Interface, count, zones int
 		name := NodeName(i)
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
 			Name:        name,
-			Annotations: map[string]string{managedAnnotation: "fake", "node.alpha.kubernetes.io/ttl": "0"},
+			Annotations: ManagedAnnotations(),
 			Labels: map[string]string{
 				"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", "type": "kwok",
 			},
