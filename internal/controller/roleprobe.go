@@ -68,10 +68,14 @@ type roleProber struct {
 	loops map[string]*probeLoop
 }
 
-// probeLoop is one set's loop; failures, the failed probes in a row of
-// each pod by UID, is its goroutine's alone.
+// probeLoop is one set's loop; its fields are its goroutine's alone.
 type probeLoop struct {
+	// failures are the failed probes in a row of each pod by UID.
 	failures map[types.UID]int32
+	// writesUntil ends the wait of this round's writes for tokens: one
+	// period after the answers came, a write is left to the next round,
+	// so that no label is written from an answer older than that.
+	writesUntil time.Time
 }
 
 // probeOutcome is one pod's answer: its role ("" for none) or why the
@@ -182,6 +186,7 @@ func (p *roleProber) round(ctx context.Context, set *v1alpha1.StatefulSet, loop 
 		}()
 	}
 	wg.Wait()
+	loop.writesUntil = time.Now().Add(probe.Period) // the write bucket keeps wall time
 	seen := make(map[types.UID]bool, len(asked))
 	for _, o := range asked {
 		seen[o.pod.GetUID()] = true
@@ -328,7 +333,7 @@ func (p *roleProber) settle(ctx context.Context, set *v1alpha1.StatefulSet, prob
 	if len(annotationPatch) > 0 {
 		meta["annotations"] = annotationPatch
 	}
-	if !p.limits.admit(ctx, writesOf(event), probe.Period) {
+	if !p.limits.admit(ctx, writesOf(event), loop.writesUntil) {
 		klog.FromContext(ctx).V(2).Info("Role probe write left to the next round by the write limit", "statefulset", klog.KObj(set), "pod", pod.Name())
 		return
 	}

@@ -24,8 +24,8 @@ type RoleProbeOptions struct {
 	Calls int
 	// WriteQPS and WriteBurst are the token bucket of the probe's writes:
 	// each label or annotation patch takes a token, and so does the event
-	// that goes with it. A write that would wait longer than the probe's
-	// period for its tokens is left to the next round.
+	// that goes with it. A write whose tokens would not come within the
+	// probe's period after its round's answers is left to the next round.
 	WriteQPS   float64
 	WriteBurst int
 }
@@ -67,10 +67,10 @@ func (l *probeLimits) call(ctx context.Context) (release func(), ok bool) {
 	}
 }
 
-// admit takes n write tokens, waiting at most within: it reports false,
-// and takes none, when they would not come in time.
-func (l *probeLimits) admit(ctx context.Context, n int, within time.Duration) bool {
-	ctx, cancel := context.WithTimeout(ctx, within)
+// admit takes n write tokens, waiting until deadline at most: it reports
+// false, and takes none, when they would not come by then.
+func (l *probeLimits) admit(ctx context.Context, n int, deadline time.Time) bool {
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	return l.writes.WaitN(ctx, n) == nil
 }
