@@ -61,6 +61,13 @@ type Config struct {
 	// simulated pods answer role probes (HookOptions.SimulatedPods);
 	// empty for any other cluster.
 	SimulatedPodsSocket string
+	// RoleProbeCalls, RoleProbeWriteQPS and RoleProbeWriteBurst bound the
+	// role probe over every set (RoleProbeOptions): calls in flight at
+	// once, and the token bucket of its label, annotation and event
+	// writes, apart from the client's own QPS and Burst.
+	RoleProbeCalls      int
+	RoleProbeWriteQPS   float64
+	RoleProbeWriteBurst int
 	// FeatureGates are the controller's own feature gates, as
 	// kube-controller-manager's --feature-gates: only
 	// StatefulSetRecreateStrategy, which is on unless set to false (a set
@@ -73,9 +80,12 @@ type Config struct {
 const GateRecreate = "StatefulSetRecreateStrategy"
 
 // NewConfig returns the defaults: kube-controller-manager's client limits
-// (QPS 20, burst 30) and worker count (5), and DefaultStatusHold.
+// (QPS 20, burst 30) and worker count (5), DefaultStatusHold, and the role
+// probe's DefaultRoleProbeCalls, DefaultRoleProbeWriteQPS and
+// DefaultRoleProbeWriteBurst.
 func NewConfig() Config {
-	return Config{QPS: 20, Burst: 30, Workers: 5, StatusHold: DefaultStatusHold, AppsV1: true, FeatureGates: map[string]bool{}}
+	return Config{QPS: 20, Burst: 30, Workers: 5, StatusHold: DefaultStatusHold, AppsV1: true, FeatureGates: map[string]bool{},
+		RoleProbeCalls: DefaultRoleProbeCalls, RoleProbeWriteQPS: DefaultRoleProbeWriteQPS, RoleProbeWriteBurst: DefaultRoleProbeWriteBurst}
 }
 
 // AddFlags binds every field to fs, using c's current values as defaults.
@@ -88,6 +98,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.AppsV1, "manage-apps-v1", c.AppsV1,
 		"manage apps/v1 StatefulSets; false leaves them to kube-controller-manager's controller (where it cannot be turned off) and manages only apps.ordinal.dev StatefulSets")
 	c.AddHookFlags(fs)
+	c.AddRoleProbeFlags(fs)
 	fs.StringVar(&c.SimulatedPodsSocket, "simulated-pods-socket", c.SimulatedPodsSocket,
 		"only beside `ordinal up`: the Unix socket (its data directory's "+SimulatedPodsSocketName+") where its simulated pods, whose addresses ("+SimulatedPodCIDR+") nothing routes, answer role probes")
 	c.AddGateFlag(fs)
@@ -103,6 +114,17 @@ func (c *Config) AddHookFlags(fs *pflag.FlagSet) {
 		"send lifecycle hook calls through $HTTPS_PROXY/$HTTP_PROXY (minus $NO_PROXY); the proxy, not the controller, then checks where a named host leads")
 	fs.StringVar(&c.HookTokenServiceAccount, "hook-token-service-account", c.HookTokenServiceAccount,
 		"namespace/name of the ServiceAccount whose token (audience "+v1alpha1.HookTokenAudience+") each lifecycle hook call carries as a bearer token; empty sends none")
+}
+
+// AddRoleProbeFlags binds the role probe's bounds: --role-probe-calls,
+// --role-probe-write-qps and --role-probe-write-burst.
+func (c *Config) AddRoleProbeFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&c.RoleProbeCalls, "role-probe-calls", c.RoleProbeCalls,
+		"role probe calls in flight at once, over every set (besides 16 of one set at once)")
+	fs.Float64Var(&c.RoleProbeWriteQPS, "role-probe-write-qps", c.RoleProbeWriteQPS,
+		"role label and annotation patches, and their events, per second over every set, apart from --qps; a write that finds no token within the probe's period is left to its next round")
+	fs.IntVar(&c.RoleProbeWriteBurst, "role-probe-write-burst", c.RoleProbeWriteBurst,
+		"burst of --role-probe-write-qps (at least 2: a patch and its event)")
 }
 
 // AddLimitFlags binds the fields that say how hard the controller works
@@ -143,6 +165,7 @@ func (c *Config) Validate() error {
 	if _, err := parseCIDRs(c.HookAllowCIDRs); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, c.validateRoleProbe()...)
 	if _, err := parseServiceAccount(c.HookTokenServiceAccount); err != nil {
 		errs = append(errs, err)
 	}
@@ -152,6 +175,21 @@ func (c *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// validateRoleProbe checks the role probe's bounds.
+func (c *Config) validateRoleProbe() []error {
+	var errs []error
+	if c.RoleProbeCalls < 1 {
+		errs = append(errs, fmt.Errorf("--role-probe-calls must be at least 1, got %d", c.RoleProbeCalls))
+	}
+	if c.RoleProbeWriteQPS <= 0 {
+		errs = append(errs, fmt.Errorf("--role-probe-write-qps must be positive, got %g", c.RoleProbeWriteQPS))
+	}
+	if c.RoleProbeWriteBurst < 2 {
+		errs = append(errs, fmt.Errorf("--role-probe-write-burst must be at least 2 (a patch and its event), got %d", c.RoleProbeWriteBurst))
+	}
+	return errs
 }
 
 // Limit sets rc's client-side rate limit from QPS and Burst. QPS 0 becomes
@@ -186,8 +224,9 @@ func (c *Config) Options(busy func() bool, apiServer string) Options {
 	allow, _ := parseCIDRs(c.HookAllowCIDRs)
 	sa, _ := parseServiceAccount(c.HookTokenServiceAccount)
 	opts := Options{Workers: c.Workers, Namespace: c.Namespace, Nodes: c.ReadNodes, Busy: busy, StatusHold: c.StatusHold, SkipAppsV1: !c.AppsV1,
-		Hooks:   HookOptions{AllowCIDRs: allow, ProxyFromEnvironment: c.HookProxyFromEnvironment, TokenServiceAccount: sa, APIServer: apiServer},
-		Release: planner.Release{RecreateGateOff: !RecreateGate(c.FeatureGates)}}
+		Hooks:     HookOptions{AllowCIDRs: allow, ProxyFromEnvironment: c.HookProxyFromEnvironment, TokenServiceAccount: sa, APIServer: apiServer},
+		Release:   planner.Release{RecreateGateOff: !RecreateGate(c.FeatureGates)},
+		RoleProbe: RoleProbeOptions{Calls: c.RoleProbeCalls, WriteQPS: c.RoleProbeWriteQPS, WriteBurst: c.RoleProbeWriteBurst}}
 	if c.SimulatedPodsSocket != "" {
 		opts.Hooks.SimulatedPods = SimulatedPodsAt(c.SimulatedPodsSocket)
 	}

@@ -161,7 +161,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 		if err := c.addExtended(opts.Extended, opts.Namespace); err != nil {
 			return nil, err
 		}
-		c.roleProbes = c.newRoleProber(hooks.net, opts.Hooks.SimulatedPods)
+		c.roleProbes = c.newRoleProber(hooks.net, opts.Hooks.SimulatedPods, opts.RoleProbe)
 		if opts.Namespace == "" || opts.StorageClasses {
 			c.watchStorageClasses(factory)
 		}

@@ -66,10 +66,10 @@ func (c *Controller) extendedTarget(key, ns, name string) (*target, error) {
 }
 
 // newRoleProber builds the role prober of the extended kind: it reads sets
-// and pods from the controller's caches, and calls through net's address
-// policy without its proxy.
-func (c *Controller) newRoleProber(hooks *hookNet, simulated *SimulatedPods) *roleProber {
-	return &roleProber{client: c.client, recorder: c.recorder, now: time.Now,
+// and pods from the controller's caches, calls through net's address
+// policy without its proxy, and keeps within limits.
+func (c *Controller) newRoleProber(hooks *hookNet, simulated *SimulatedPods, limits RoleProbeOptions) *roleProber {
+	return &roleProber{client: c.client, recorder: c.recorder, now: time.Now, limits: newProbeLimits(limits),
 		net: &hookNet{policy: hooks.policy, lookup: hooks.lookup, simulated: simulated},
 		set: func(key string) (*v1alpha1.StatefulSet, bool) {
 			_, ns, name, ok := setkind.ParseKey(key)

@@ -56,6 +56,8 @@ type roleProber struct {
 	client   kubernetes.Interface
 	net      *hookNet
 	recorder record.EventRecorder
+	// limits bound the calls and writes of every set's loop together.
+	limits *probeLimits
 	// set reads an extended set from the cache by its key.
 	set func(key string) (*v1alpha1.StatefulSet, bool)
 	// pods are the cached pods a set (by UID) controls.
@@ -66,10 +68,14 @@ type roleProber struct {
 	loops map[string]*probeLoop
 }
 
-// probeLoop is one set's loop; failures, the failed probes in a row of
-// each pod by UID, is its goroutine's alone.
+// probeLoop is one set's loop; its fields are its goroutine's alone.
 type probeLoop struct {
+	// failures are the failed probes in a row of each pod by UID.
 	failures map[types.UID]int32
+	// writesUntil ends the wait of this round's writes for tokens: one
+	// period after the answers came, a write is left to the next round,
+	// so that no label is written from an answer older than that.
+	writesUntil time.Time
 }
 
 // probeOutcome is one pod's answer: its role ("" for none) or why the
@@ -150,7 +156,8 @@ func (p *roleProber) current(ctx context.Context, key string) *v1alpha1.Stateful
 }
 
 // round asks every running pod of set with an address, at most
-// roleProbeConcurrency at once, then settles each answer.
+// roleProbeConcurrency at once and within the calls every set shares,
+// then settles each answer.
 func (p *roleProber) round(ctx context.Context, set *v1alpha1.StatefulSet, loop *probeLoop) {
 	probe := osts.RoleProbe(roleProbeOf(set))
 	var asked []probeOutcome
@@ -166,10 +173,20 @@ func (p *roleProber) round(ctx context.Context, set *v1alpha1.StatefulSet, loop 
 		slots <- struct{}{}
 		go func() {
 			defer func() { <-slots; wg.Done() }()
+			release, ok := p.limits.call(ctx)
+			if !ok {
+				asked[i].err = ctx.Err()
+				return
+			}
+			defer release()
 			asked[i].role, asked[i].err = p.ask(ctx, asked[i].pod.podIP, probe)
+			if asked[i].err == nil {
+				asked[i].err = listedRole(set, asked[i].role)
+			}
 		}()
 	}
 	wg.Wait()
+	loop.writesUntil = time.Now().Add(probe.Period) // the write bucket keeps wall time
 	seen := make(map[types.UID]bool, len(asked))
 	for _, o := range asked {
 		seen[o.pod.GetUID()] = true
@@ -203,7 +220,7 @@ func (p *roleProber) ask(ctx context.Context, ip string, probe *planner.RoleProb
 		return "", classify(ctx, err, timeout)
 	}
 	defer func() { _ = resp.Body.Close() }()
-	if err := answered(resp); err != nil {
+	if err := roleAnswered(resp); err != nil {
 		return "", err
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, roleAnswerLimit+1))
@@ -218,6 +235,32 @@ func (p *roleProber) ask(ctx context.Context, ip string, probe *planner.RoleProb
 		return "", hookFailed("answer is not a label value", nil)
 	}
 	return role, nil
+}
+
+// roleAnswered accepts HTTP 200 alone: another 2xx (204 No Content, 202
+// Accepted) says nothing about a role.
+func roleAnswered(resp *http.Response) error {
+	if c := resp.StatusCode; c != http.StatusOK && c >= 200 && c <= 299 {
+		return hookFailed(fmt.Sprintf("HTTP %d: only 200 is an answer", c), nil)
+	}
+	return answered(resp)
+}
+
+// listedRole accepts no role and the roles spec.roles.values lists: a
+// label of another value would give the pod a role the set does not have,
+// so such an answer is a failed probe.
+func listedRole(set *v1alpha1.StatefulSet, role string) error {
+	if role == "" {
+		return nil
+	}
+	names := make([]string, len(set.Spec.Roles.Values))
+	for i, v := range set.Spec.Roles.Values {
+		if v.Name == role {
+			return nil
+		}
+		names[i] = v.Name
+	}
+	return hookFailed(fmt.Sprintf("answer %q is not one of spec.roles.values (%s)", role, strings.Join(names, ", ")), nil)
 }
 
 // settle writes what one outcome changes: on an answer, the label (set,
@@ -290,6 +333,10 @@ func (p *roleProber) settle(ctx context.Context, set *v1alpha1.StatefulSet, prob
 	if len(annotationPatch) > 0 {
 		meta["annotations"] = annotationPatch
 	}
+	if !p.limits.admit(ctx, writesOf(event), loop.writesUntil) {
+		klog.FromContext(ctx).V(2).Info("Role probe write left to the next round by the write limit", "statefulset", klog.KObj(set), "pod", pod.Name())
+		return
+	}
 	patch, _ := json.Marshal(map[string]any{"metadata": meta})
 	_, err := p.client.CoreV1().Pods(pod.Namespace()).Patch(context.WithoutCancel(ctx), pod.Name(), types.StrategicMergePatchType, patch,
 		metav1.PatchOptions{FieldManager: v1alpha1.RoleProbeFieldManager})
@@ -304,6 +351,15 @@ func (p *roleProber) settle(ctx context.Context, set *v1alpha1.StatefulSet, prob
 	default:
 		klog.FromContext(ctx).Error(err, "Writing a pod's role", "statefulset", klog.KObj(set), "pod", pod.Name())
 	}
+}
+
+// writesOf is how many write tokens a patch takes: one, and one more for
+// the event that goes with it.
+func writesOf(event func()) int {
+	if event != nil {
+		return 2
+	}
+	return 1
 }
 
 // event records an event on the set.

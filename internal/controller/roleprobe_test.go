@@ -32,6 +32,8 @@ type roleApps struct {
 	// answers by address: "200 leader", "503 ", "hang".
 	answers map[string]string
 	calls   map[string]int
+	// inFlight and maxInFlight count the calls being answered at once.
+	inFlight, maxInFlight int
 }
 
 func startRoleApps(t *testing.T) *roleApps {
@@ -74,7 +76,14 @@ func (a *roleApps) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	a.calls[local]++
 	answer := a.answers[local]
+	a.inFlight++
+	a.maxInFlight = max(a.maxInFlight, a.inFlight)
 	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.inFlight--
+		a.mu.Unlock()
+	}()
 	if r.URL.Path != "/role" || r.Method != http.MethodGet {
 		w.WriteHeader(http.StatusNotFound)
 		return
@@ -120,7 +129,7 @@ func newProbeFixture(t *testing.T, port int, allow []netip.Prefix) *probeFixture
 	}
 	f := &probeFixture{client: client, events: record.NewFakeRecorder(100), set: set, loop: &probeLoop{failures: map[types.UID]int32{}}}
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-	f.p = &roleProber{client: client, recorder: f.events, now: func() time.Time { return now },
+	f.p = &roleProber{client: client, recorder: f.events, now: func() time.Time { return now }, limits: newProbeLimits(RoleProbeOptions{}),
 		net: &hookNet{policy: &hookPolicy{allow: allow}, lookup: net.DefaultResolver.LookupNetIP},
 		set: func(string) (*v1alpha1.StatefulSet, bool) { return f.set, true },
 		pods: func(types.UID) []*podRecord {
@@ -188,7 +197,7 @@ func TestTheRoleProbeWritesEachPodsAnswerToItsLabel(t *testing.T) {
 
 	apps.answer("127.0.0.2", "200 follower")
 	apps.answer("127.0.0.3", "200 leader")
-	apps.answer("127.0.0.4", "204 ")
+	apps.answer("127.0.0.4", "200 ")
 	roles, _ = f.round(t)
 	if want := map[string]string{"web-0": "follower", "web-1": "leader", "web-2": "-"}; fmt.Sprint(roles) != fmt.Sprint(want) {
 		t.Fatalf("after a switchover: roles %v, want %v", roles, want)
@@ -222,8 +231,8 @@ func TestTheRoleProbeWritesEachPodsAnswerToItsLabel(t *testing.T) {
 // A failing probe clears nothing for failureThreshold-1 rounds: the
 // annotation records the run's start and reason at the first failure, the
 // label goes at the threshold with a Warning, and the next answer puts it
-// back and removes the annotation. Answers that are not label values, non-2xx
-// codes and timeouts are failures alike.
+// back and removes the annotation. Answers that are not label values, codes
+// other than 200 and timeouts are failures alike.
 func TestAFailingRoleProbeClearsTheLabelOnlyAtTheThreshold(t *testing.T) {
 	apps := startRoleApps(t)
 	f := newProbeFixture(t, apps.port, loopback)
@@ -386,5 +395,93 @@ func TestTheRoleProbeOfASimulatedPodGoesToTheSocket(t *testing.T) {
 	_, notes = f.round(t)
 	if !strings.Contains(notes["web-0"], "simulated pods' socket "+f.p.net.simulated.Socket+" not reachable") {
 		t.Errorf("a missing socket: annotation %q", notes["web-0"])
+	}
+}
+
+// patchesAndEvents counts the prober's pod patches since action n of the
+// fake client, and the events recorded since the last drain.
+func (f *probeFixture) patchesAndEvents(n int) int {
+	writes := len(f.drainEvents())
+	for _, a := range f.client.Actions()[n:] {
+		if a.GetVerb() == "patch" {
+			writes++
+		}
+	}
+	return writes
+}
+
+// A set whose pods change their answer every round writes no more than the
+// probe's own token bucket allows, events included, whatever the client's
+// limit: a round that finds no token leaves its writes to the next one.
+func TestAFlappingRoleProbeWritesNoMoreThanItsBucket(t *testing.T) {
+	apps := startRoleApps(t)
+	f := newProbeFixture(t, apps.port, loopback)
+	f.p.limits = newProbeLimits(RoleProbeOptions{WriteQPS: 0.001, WriteBurst: 4})
+	start := len(f.client.Actions())
+	for round := range 6 {
+		roles := []string{"leader", "follower"}
+		apps.answer("127.0.0.2", "200 "+roles[round%2])
+		apps.answer("127.0.0.3", "200 "+roles[(round+1)%2])
+		apps.answer("127.0.0.4", "200 "+roles[round%2])
+		f.round(t)
+	}
+	if writes := f.patchesAndEvents(start); writes == 0 || writes > 4 {
+		t.Errorf("six rounds of three flapping pods wrote %d patches and events, want 1 to 4 (the bucket's burst)", writes)
+	}
+}
+
+// Calls in flight stay within the bound shared by every set, however many
+// pods a set has.
+func TestRoleProbeCallsStayWithinTheSharedBound(t *testing.T) {
+	apps := startRoleApps(t)
+	f := newProbeFixture(t, apps.port, loopback)
+	f.p.limits = newProbeLimits(RoleProbeOptions{Calls: 2})
+	for _, addr := range []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"} {
+		apps.answer(addr, "hang")
+	}
+	f.round(t)
+	apps.mu.Lock()
+	defer apps.mu.Unlock()
+	if apps.maxInFlight != 2 {
+		t.Errorf("%d calls in flight at once, want 2 (the bound)", apps.maxInFlight)
+	}
+}
+
+// Only an HTTP 200 is an answer: another 2xx is a failed probe, which
+// keeps the label (below the threshold) and says why.
+func TestOnlyA200IsARoleAnswer(t *testing.T) {
+	apps := startRoleApps(t)
+	f := newProbeFixture(t, apps.port, loopback)
+	apps.answer("127.0.0.2", "200 leader")
+	apps.answer("127.0.0.3", "200 follower")
+	apps.answer("127.0.0.4", "200 follower")
+	f.round(t)
+	apps.answer("127.0.0.2", "204 ")
+	apps.answer("127.0.0.3", "201 leader")
+	roles, notes := f.round(t)
+	if roles["web-0"] != "leader" || roles["web-1"] != "follower" {
+		t.Errorf("after 204 and 201: roles %v, want web-0 leader and web-1 follower kept", roles)
+	}
+	for pod, code := range map[string]string{"web-0": "204", "web-1": "201"} {
+		if want := `"reason":"HTTP ` + code + `: only 200 is an answer"`; !strings.Contains(notes[pod], want) {
+			t.Errorf("%s's annotation %q, want it to say %s", pod, notes[pod], want)
+		}
+	}
+}
+
+// A role spec.roles.values does not list is not written: the probe fails,
+// and says why.
+func TestAnUnlistedRoleIsNotWritten(t *testing.T) {
+	apps := startRoleApps(t)
+	f := newProbeFixture(t, apps.port, loopback)
+	apps.answer("127.0.0.2", "200 candidate")
+	apps.answer("127.0.0.3", "200 leader")
+	apps.answer("127.0.0.4", "200 ")
+	roles, notes := f.round(t)
+	if roles["web-0"] != "-" || roles["web-1"] != "leader" {
+		t.Errorf("roles %v, want web-0 unlabelled and web-1 leader", roles)
+	}
+	if want := `"reason":"answer \"candidate\" is not one of spec.roles.values (leader, follower)"`; !strings.Contains(notes["web-0"], want) {
+		t.Errorf("web-0's annotation %q, want it to say %s", notes["web-0"], want)
 	}
 }

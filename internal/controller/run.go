@@ -68,6 +68,9 @@ type Options struct {
 	// identity; the zero value refuses every address the hook policy
 	// refuses, uses no proxy and sends no token.
 	Hooks HookOptions
+	// RoleProbe bounds the role probe's calls and writes over every set;
+	// fields left at zero take the defaults (DefaultRoleProbeCalls, …).
+	RoleProbe RoleProbeOptions
 }
 
 // Run builds the informers and the controller and runs it until ctx ends.

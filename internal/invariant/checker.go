@@ -69,6 +69,7 @@ func (c *Checker) Violations() []Violation {
 	for _, ev := range events {
 		r.apply(ev)
 	}
+	r.closeRecreate()
 	attribute(r.out, c.handOversByRV())
 	return r.out
 }
@@ -94,7 +95,10 @@ type replay struct {
 	// budgets are the PodDisruptionBudgets as last observed, by
 	// namespace/name.
 	budgets map[string]*policyv1.PodDisruptionBudget
-	out     []Violation
+	// recreateClaims are scale-down deletions under Recreate that wait
+	// for a status to excuse them (recreate.go).
+	recreateClaims []recreateClaim
+	out            []Violation
 	userWrites
 }
 

@@ -180,9 +180,57 @@ var extendedCases = []struct {
 	name: "Recreate deletes condemned old pods at once, out of scale-down order",
 	history: func() *history {
 		h := threeReadyExt(extRecreate, extRevisions("web-r1", "web-r2"))
-		h.add(5, modified, mkExt(1, extRecreate, gen(2), extRevisions("web-r1", "web-r2")))
-		return h.add(5.1, modified, mkPod(1, "a", ready, terminating)).add(5.2, modified, mkPod(2, "a", ready, terminating))
+		h.add(25, modified, mkExt(1, extRecreate, gen(2), extRevisions("web-r1", "web-r2")))
+		return h.add(25.1, modified, mkPod(1, "a", ready, terminating)).add(25.2, modified, mkPod(2, "a", ready, terminating))
 	},
+}, {
+	// Chaos seeds 7701 and 8137: the controller makes the update revision
+	// of a spec it sees for the first time, deletes every old pod, and only
+	// then writes the status that names the revision.
+	name: "Recreate deletes condemned old pods at once before its status names the new revision",
+	history: func() *history {
+		h := threeReadyExt(extRecreate)
+		h.add(25, modified, mkExt(0, extRecreate, gen(2), unobserved, extImage("2")))
+		h.add(26, modified, mkPod(1, "a", ready, terminating)).add(26.1, modified, mkPod(0, "a", ready, terminating))
+		h.add(26.2, modified, mkPod(2, "a", ready, terminating))
+		return h.add(26.3, modified, mkExt(0, extRecreate, gen(2), extImage("2"), extRevisions("web-r1", "web-r2")))
+	},
+}, {
+	name: "Recreate scaling down out of order breaks ordered scale-down when the status after it names the pods' revision",
+	history: func() *history {
+		h := threeReadyExt(extRecreate)
+		h.add(25, modified, mkExt(1, extRecreate, gen(2), unobserved))
+		h.add(26, modified, mkPod(1, "a", ready, terminating))
+		return h.add(26.3, modified, mkExt(1, extRecreate, gen(2)))
+	},
+	want: []Rule{RuleOrderedScaleDown},
+}, {
+	name: "Recreate scaling down out of order breaks ordered scale-down when no status follows",
+	history: func() *history {
+		h := threeReadyExt(extRecreate)
+		h.add(25, modified, mkExt(1, extRecreate, gen(2), unobserved, extImage("2")))
+		return h.add(26, modified, mkPod(1, "a", ready, terminating))
+	},
+	want: []Rule{RuleOrderedScaleDown},
+}, {
+	name: "Recreate scaling down out of order breaks ordered scale-down when only a later spec's status names another revision",
+	history: func() *history {
+		h := threeReadyExt(extRecreate)
+		h.add(25, modified, mkExt(1, extRecreate, gen(2), unobserved))
+		h.add(26, modified, mkPod(1, "a", ready, terminating))
+		h.add(26.1, modified, mkExt(1, extRecreate, gen(3), unobserved, extImage("2")))
+		return h.add(26.3, modified, mkExt(1, extRecreate, gen(3), extImage("2"), extRevisions("web-r1", "web-r2")))
+	},
+	want: []Rule{RuleOrderedScaleDown},
+}, {
+	name: "Recreate scaling down out of order breaks ordered scale-down when the naming status comes after the window",
+	history: func() *history {
+		h := threeReadyExt(extRecreate)
+		h.add(25, modified, mkExt(1, extRecreate, gen(2), unobserved, extImage("2")))
+		h.add(26, modified, mkPod(1, "a", ready, terminating))
+		return h.add(50, modified, mkExt(1, extRecreate, gen(2), extImage("2"), extRevisions("web-r1", "web-r2")))
+	},
+	want: []Rule{RuleOrderedScaleDown},
 }, {
 	name:    "rolling back twice with no user change breaks rollback-once and rollback-loop",
 	history: func() *history { return rollbackHistory(true) },

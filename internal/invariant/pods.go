@@ -178,8 +178,7 @@ func (r *replay) judgeScaleDown(ev Event, st *setTrack, specs []*appsv1.Stateful
 		}
 		absent := r.podHistory(pod.Namespace, set.Name, k).heldWithin(from, ev.Time, func(p *corev1.Pod, _ time.Time) bool { return p == nil })
 		if !absent {
-			r.violate(RuleOrderedScaleDown, key(pod.Namespace, pod.Name), ev,
-				"OrderedReady scale-down deleted %s while its successor %s still existed", pod.Name, podName(set.Name, k))
+			r.awaitRecreate(ev, st, specs, pod, "OrderedReady scale-down deleted %s while its successor %s still existed", pod.Name, podName(set.Name, k))
 			return
 		}
 	}

@@ -61,8 +61,15 @@ const (
 	// window) happens only if every higher-ordinal pod of S ever observed
 	// was absent (no object) within the window.
 	// Under Recreate (either kind, every version of the window) a pod at
-	// a revision other than some version's update revision is exempt: the
-	// strategy deletes every old pod at once.
+	// a revision other than an update revision of the window is exempt:
+	// the strategy deletes every old pod at once, condemned ones included,
+	// before any scale-down (upstream 1.37's does too). An update revision
+	// of the window is status.updateRevision of some version of the window
+	// or, since a controller makes the update revision of a spec new to it
+	// and deletes before it writes the status that names it, of a version
+	// observed within the window after the deletion whose
+	// status.observedGeneration is the generation of a version of the
+	// window before it.
 	RuleOrderedScaleDown Rule = "ordered-scale-down"
 	// RuleOrderedUpdate: under OrderedReady with RollingUpdate and
 	// maxUnavailable unset or 1 in every spec within the window, a

@@ -75,6 +75,7 @@ func (r *replay) trackSet(ev Event, kind Kind, set *appsv1.StatefulSet) *setTrac
 	st.cur = set
 	st.gone = st.gone || set.DeletionTimestamp != nil
 	st.history.add(ev.Time, set)
+	r.settleRecreate(st, set, ev.Time)
 	return st
 }
 

@@ -7,6 +7,8 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ordinal-sh/ordinal/internal/setops"
 )
 
 // permission is one verb on one resource a migration uses.
@@ -29,12 +31,17 @@ func (p permission) String() string {
 // the last wait.
 func (p *Plan) permissions() []permission {
 	from, to := p.From.Group(), p.To.Group()
-	return []permission{
+	out := []permission{
 		{"get", from, "statefulsets", ""}, {"delete", from, "statefulsets", ""},
 		{"get", to, "statefulsets", ""}, {"create", to, "statefulsets", ""}, {"update", to, "statefulsets", "status"},
 		{"get", "", "pods", ""}, {"list", "", "pods", ""}, {"list", "", "persistentvolumeclaims", ""},
 		{"get", "apps", "controllerrevisions", ""}, {"list", "apps", "controllerrevisions", ""},
 	}
+	if p.To == setops.AppsV1 {
+		// budgetRefusals reads the budgets apps/v1 would not ask.
+		out = append(out, permission{"list", "policy", "poddisruptionbudgets", ""})
+	}
+	return out
 }
 
 // checkAccess asks the API server whether the user may make every call

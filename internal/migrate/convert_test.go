@@ -128,7 +128,7 @@ func TestExtendedOnlySettingsAreNamedUnlessAtTheirDefaults(t *testing.T) {
 			s.Spec.Lifecycle = &v1alpha1.Lifecycle{PostCreate: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}},
 				PostUpdate: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{}}}
 		}, []string{
-			`spec.offlineOrdinals is ["1-2"] (apps/v1 has no offline members: it would start their pods again at once)`,
+			`spec.offlineOrdinals is ["1-2"] (apps/v1 has no offline members: it would start their pods once it scales up to them)`,
 			"spec.lifecycle is [postCreate postUpdate] (apps/v1 has no lifecycle hooks: its deletes and updates would not wait for them)",
 		}},
 		{"overrides", func(s *v1alpha1.StatefulSet) {
@@ -181,5 +181,35 @@ func TestTheExportedConversionsNameWhatApps1Drops(t *testing.T) {
 	ext.Spec.UpdateStrategy.RollingUpdate.OnFailure = v1alpha1.FailureRollback
 	if _, dropped := ToAppsV1(ext); len(dropped) != 1 || !strings.Contains(dropped[0], "onFailure is Rollback") {
 		t.Errorf("dropped = %q, want onFailure named", dropped)
+	}
+}
+
+// Respecting PodDisruptionBudgets, the default, is a protection apps/v1
+// does not give: it is stated as lost, not refused by the spec alone;
+// false, which is what apps/v1 does, is neither.
+func TestRespectingBudgetsIsStatedAsLost(t *testing.T) {
+	lost := "spec.updateStrategy.rollingUpdate.respectDisruptionBudgets is true (default true; apps/v1 deletes the pods of its rolling update without asking PodDisruptionBudgets)"
+	for _, tt := range []struct {
+		name  string
+		value *bool
+		want  []string
+	}{
+		{"unset, the default", nil, []string{lost}},
+		{"true", ptr.To(true), []string{lost}},
+		{"false", ptr.To(false), nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			set, err := toExtended(appsSet())
+			if err != nil {
+				t.Fatal(err)
+			}
+			set.Spec.UpdateStrategy.RollingUpdate.RespectDisruptionBudgets = tt.value
+			if got := extendedOnly(set); got != nil {
+				t.Errorf("refused by the spec alone: %q", got)
+			}
+			if diff := cmp.Diff(tt.want, losses(set)); diff != "" {
+				t.Errorf("losses (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

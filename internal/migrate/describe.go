@@ -16,6 +16,9 @@ func (p *Plan) Describe(w io.Writer, backupDir string) {
 	for _, r := range p.Overridden {
 		fmt.Fprintf(w, "  --force overrides: %s\n", r)
 	}
+	for _, l := range p.Losses {
+		fmt.Fprintf(w, "  %s does not keep: %s\n", p.To.APIVersion(), l)
+	}
 	fmt.Fprintf(w, "  1. back up %s, and the new set's manifest, into %s\n", p.FromRef(), backupDir)
 	fmt.Fprintf(w, "  2. delete %s with propagationPolicy=Orphan; pods %s and revisions %s keep running\n",
 		p.FromRef(), podNames(p.Pods), revisionNames(p.Revisions))

@@ -25,12 +25,19 @@ const (
 	// migration is refused (--force overrides) unless the value is one
 	// of the field's defaults, which apps/v1 behaves as.
 	refusedUnlessDefault
+	// stated: apps/v1 has no place for the field, and its default is a
+	// protection apps/v1 does not give. A value apps/v1 behaves as
+	// (accepted) migrates as it is; any other migrates with the loss
+	// stated in the plan (Plan.Losses), and is refused (--force
+	// overrides) while the loss is real now (budgetRefusals).
+	stated
 )
 
 // field is one field of the extended spec and its decision. For a field
-// that is refused unless default, accepted lists the values that migrate
-// (the zero value, the schema's default, values apps/v1 shares) and why
-// says what apps/v1 would do instead, for the refusal's message.
+// that is refused unless default or stated, accepted tells the values
+// that migrate (the zero value, the schema's default, values apps/v1
+// shares) and why says what apps/v1 would do instead, for the refusal's
+// or the statement's message.
 type field struct {
 	path     string
 	decision decision
@@ -42,9 +49,11 @@ type field struct {
 // specFields decides every field of the extended spec, as a JSON path. A
 // carried struct of the extended kind's own (the update strategy, the
 // claim retention policy, ordinals) is decided field by field; a refused
-// one as a whole. TestEveryFieldOfTheExtendedSpecHasADecision walks the Go
-// type and fails on a field missing here, so a new field cannot reach a
-// release without a decision.
+// one as a whole, by a check that compares the whole struct with its
+// defaults, so that a field added to it later is refused too.
+// TestEveryLeafOfTheExtendedSpecIsCarriedOrRefused walks the Go type and
+// sets each leaf alone: a leaf no row carries, refuses or states fails
+// it, so a new field cannot reach a release without a decision.
 var specFields = []field{
 	{path: "spec.replicas"},
 	{path: "spec.selector"},
@@ -83,10 +92,12 @@ var specFields = []field{
 		why:      "apps/v1 numbers pods from spec.ordinals.start without gaps: a later scale-up would create the reserved ordinals",
 	},
 	{
+		// Offline members inside apps/v1's ordinals are refused even with
+		// --force (offlineInRange): apps/v1 would start them at once.
 		path: "spec.offlineOrdinals", decision: refusedUnlessDefault,
 		accepted: func(s *v1alpha1.StatefulSetSpec) bool { return len(s.OfflineOrdinals) == 0 },
 		value:    func(s *v1alpha1.StatefulSetSpec) string { return jsonText(s.OfflineOrdinals) },
-		why:      "apps/v1 has no offline members: it would start their pods again at once",
+		why:      "apps/v1 has no offline members: it would start their pods once it scales up to them",
 	},
 	{
 		path: "spec.overrides", decision: refusedUnlessDefault,
@@ -119,17 +130,22 @@ var specFields = []field{
 	{
 		path: "spec.nodeFailurePolicy", decision: refusedUnlessDefault,
 		accepted: func(s *v1alpha1.StatefulSetSpec) bool {
-			p := s.NodeFailurePolicy
-			return p == nil || (p.ReplaceAfterSeconds == nil && !p.ReplaceExclusiveRoleHolders &&
-				(p.Volumes == "" || p.Volumes == v1alpha1.KeepNodeFailureVolumes))
+			if s.NodeFailurePolicy == nil {
+				return true
+			}
+			p := *s.NodeFailurePolicy.DeepCopy()
+			if p.Volumes == v1alpha1.KeepNodeFailureVolumes {
+				p.Volumes = ""
+			}
+			return equality.Semantic.DeepEqual(p, v1alpha1.NodeFailurePolicy{})
 		},
-		value: func(s *v1alpha1.StatefulSetSpec) string { return nodeFailurePolicy(s.NodeFailurePolicy) },
+		value: func(s *v1alpha1.StatefulSetSpec) string { return jsonText(s.NodeFailurePolicy) },
 		why:   "apps/v1 neither recreates the claims of a lost node's pods nor force-deletes a pod on a node that is not Ready",
 	},
 	{
 		path: "spec.scaleStrategy", decision: refusedUnlessDefault,
 		accepted: func(s *v1alpha1.StatefulSetSpec) bool {
-			return s.ScaleStrategy == nil || s.ScaleStrategy.MaxUnavailable == nil
+			return s.ScaleStrategy == nil || equality.Semantic.DeepEqual(*s.ScaleStrategy, v1alpha1.ScaleStrategy{})
 		},
 		value: func(s *v1alpha1.StatefulSetSpec) string { return jsonText(s.ScaleStrategy) },
 		why:   "apps/v1 creates every missing pod of a Parallel set at once, however many fail",
@@ -157,15 +173,24 @@ var specFields = []field{
 	rolling("partitionMode", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.PartitionMode },
 		"default Ordinal; apps/v1 reads the partition as an ordinal, so other pods would be kept at the old revision",
 		v1alpha1.PartitionMode(""), v1alpha1.PartitionOrdinal),
-	// true, the default, migrates as the other defaults do (apps/v1 then
-	// deletes without asking budgets, as it always does); false is refused
-	// because apps/v1 cannot keep it: migrated back, the set would evict
-	// again.
-	rolling("respectDisruptionBudgets", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.RespectDisruptionBudgets },
-		"default true; apps/v1 has no such field, so a set migrated back would respect PodDisruptionBudgets again",
-		(*bool)(nil), ptr.To(true)),
+	// false is what apps/v1 does. true, the default, is a protection
+	// apps/v1 does not give: the plan states its loss, and while a budget
+	// selects the set's pods the migration is refused (budgetRefusals).
+	{
+		path: "spec.updateStrategy.rollingUpdate.respectDisruptionBudgets", decision: stated,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool { return !respectsBudgets(s) },
+		value:    func(s *v1alpha1.StatefulSetSpec) string { return fmt.Sprint(respectsBudgets(s)) },
+		why:      "default true; apps/v1 deletes the pods of its rolling update without asking PodDisruptionBudgets",
+	},
 	rolling("rolloutGroup", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.RolloutGroup },
 		"apps/v1 updates each set on its own: the sets of the group could update at once", ""),
+}
+
+// respectsBudgets is rollingUpdate.respectDisruptionBudgets, true when
+// unset (the schema's default), with or without a rollingUpdate block.
+func respectsBudgets(s *v1alpha1.StatefulSetSpec) bool {
+	ru := s.UpdateStrategy.RollingUpdate
+	return ru == nil || ptr.Deref(ru.RespectDisruptionBudgets, true)
 }
 
 // rolling is a field of spec.updateStrategy.rollingUpdate refused unless
@@ -241,17 +266,14 @@ func extendedOnly(set *v1alpha1.StatefulSet) []string {
 	return out
 }
 
-// nodeFailurePolicy says what a node-failure policy does, for a refusal.
-func nodeFailurePolicy(p *v1alpha1.NodeFailurePolicy) string {
-	if p == nil {
-		return ""
-	}
-	out := "volumes " + string(p.Volumes)
-	if p.ReplaceAfterSeconds != nil {
-		out += fmt.Sprintf(", replaceAfterSeconds %d", *p.ReplaceAfterSeconds)
-	}
-	if p.ReplaceExclusiveRoleHolders {
-		out += ", replaceExclusiveRoleHolders"
+// losses lists the stated settings of set that apps/v1 would not keep,
+// each as a sentence naming the field and what apps/v1 does instead.
+func losses(set *v1alpha1.StatefulSet) []string {
+	var out []string
+	for _, f := range specFields {
+		if f.decision == stated && !f.accepted(&set.Spec) {
+			out = append(out, fmt.Sprintf("%s is %s (%s)", f.path, f.value(&set.Spec), f.why))
+		}
 	}
 	return out
 }

@@ -36,15 +36,17 @@ func (u *Unsafe) Error() string {
 
 // hazards are what apps/v1's controller would do at once to the pods and
 // claims of the extended set it adopts: create the pods of reserved
-// ordinals, delete pods outside its ordinal range (with their claims
-// under whenScaled Delete) without their hooks, disturb a pod whose hook
-// has not finished or whose update in place is under way, or leave a
-// claim half resized. claims are the namespace's claims by name.
+// ordinals, start the pods of offline members, delete pods outside its
+// ordinal range (with their claims under whenScaled Delete) without their
+// hooks, disturb a pod whose hook has not finished or whose update in
+// place is under way, or leave a claim half resized. claims are the
+// namespace's claims by name.
 func hazards(set *v1alpha1.StatefulSet, pods []*corev1.Pod, claims map[string]*corev1.PersistentVolumeClaim) []string {
 	start := ptr.Deref(set.Spec.Ordinals, v1alpha1.StatefulSetOrdinals{}).Start
 	replicas := ptr.Deref(set.Spec.Replicas, 1)
 	last := int64(start) + int64(replicas) - 1
 	out := reservedInRange(set, start, last)
+	out = append(out, offlineInRange(set, start, last)...)
 	for _, pod := range pods {
 		out = append(out, podHazards(set, pod, start, last)...)
 	}
@@ -55,17 +57,38 @@ func hazards(set *v1alpha1.StatefulSet, pods []*corev1.Pod, claims map[string]*c
 // apps/v1 would create pods.
 func reservedInRange(set *v1alpha1.StatefulSet, start int32, last int64) []string {
 	var out []string
-	for _, r := range osts.Reserved(set) {
+	for _, names := range inRange(set.Name, osts.Reserved(set), start, last) {
+		out = append(out, fmt.Sprintf("spec.reserveOrdinals reserves %s, which apps/v1 would create (its pods are ordinals %d to %d): "+
+			"remove those ordinals from spec.reserveOrdinals and let the extended controller move the pods first", names, start, last))
+	}
+	return out
+}
+
+// offlineInRange names the offline members from start to last, whose pods
+// apps/v1 would start again at once: it has no offline members.
+func offlineInRange(set *v1alpha1.StatefulSet, start int32, last int64) []string {
+	var out []string
+	for _, names := range inRange(set.Name, osts.Offline(set), start, last) {
+		out = append(out, fmt.Sprintf("spec.offlineOrdinals takes %s offline, which apps/v1 would start again at once (its pods are ordinals %d to %d): "+
+			"bring it back (remove it from spec.offlineOrdinals) and let the extended controller start it first, or scale the set below it", names, start, last))
+	}
+	return out
+}
+
+// inRange names, for each of ranges that meets start to last, the pods of
+// set name it holds there ("web-1", "web-3 to web-4").
+func inRange(name string, ranges []planner.OrdinalRange, start int32, last int64) []string {
+	var out []string
+	for _, r := range ranges {
 		low, high := max(int64(r.Low), int64(start)), min(int64(r.High), last)
 		if low > high {
 			continue
 		}
-		names := planner.PodName(set.Name, int32(low))
+		names := planner.PodName(name, int32(low))
 		if high > low {
-			names += " to " + planner.PodName(set.Name, int32(high))
+			names += " to " + planner.PodName(name, int32(high))
 		}
-		out = append(out, fmt.Sprintf("spec.reserveOrdinals reserves %s, which apps/v1 would create (its pods are ordinals %d to %d): "+
-			"remove those ordinals from spec.reserveOrdinals and let the extended controller move the pods first", names, start, last))
+		out = append(out, names)
 	}
 	return out
 }

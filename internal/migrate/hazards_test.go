@@ -60,6 +60,10 @@ func TestAMigrationToAppsV1ThatWouldActOnPodsOrClaimsIsNamed(t *testing.T) {
 			s.Spec.ReserveOrdinals = []intstr.IntOrString{intstr.FromString("3-9")}
 			return pods
 		}, []string{"spec.reserveOrdinals reserves web-3 to web-4, which apps/v1 would create (its pods are ordinals 0 to 4)"}},
+		{"an offline member: apps/v1 starts its pod at once", func(s *v1alpha1.StatefulSet, _ []*corev1.Pod, _ map[string]*corev1.PersistentVolumeClaim) []*corev1.Pod {
+			s.Spec.OfflineOrdinals = []intstr.IntOrString{intstr.FromInt32(1), intstr.FromString("5-6")}
+			return []*corev1.Pod{hazardPod("web-0", nil), hazardPod("web-2", nil)}
+		}, []string{"spec.offlineOrdinals takes web-1 offline, which apps/v1 would start again at once (its pods are ordinals 0 to 2)"}},
 		{"a pod below spec.ordinals.start", func(s *v1alpha1.StatefulSet, pods []*corev1.Pod, _ map[string]*corev1.PersistentVolumeClaim) []*corev1.Pod {
 			s.Spec.Ordinals = &v1alpha1.StatefulSetOrdinals{Start: 1}
 			return pods

@@ -3,6 +3,7 @@ package migrate
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/setops"
 )
@@ -40,6 +42,10 @@ type Plan struct {
 	// Overridden are the reasons to refuse that --force overrode: a
 	// rollout in progress, extended-only settings apps/v1 drops.
 	Overridden []string
+	// Losses are the settings apps/v1 will not keep although the
+	// migration goes on: protections, such as respecting
+	// PodDisruptionBudgets, that apps/v1 does not give.
+	Losses []string
 
 	uid             types.UID
 	resourceVersion string
@@ -96,6 +102,12 @@ func Prepare(ctx context.Context, c Clients, namespace string, ref setops.Ref, t
 	}
 	reasons := p.refusals(t)
 	if p.To == setops.AppsV1 {
+		p.Losses = losses(t.Extended)
+		held, err := p.budgetRefusals(ctx, c, t.Extended)
+		if err != nil {
+			return nil, err
+		}
+		reasons = append(reasons, held...)
 		claims, err := t.Claims(ctx)
 		if err != nil {
 			return nil, err
@@ -167,6 +179,35 @@ func (p *Plan) refusals(t *setops.Target) []string {
 		out = append(out, extendedOnly(t.Extended)...)
 	}
 	return out
+}
+
+// budgetRefusals refuses a set that respects PodDisruptionBudgets while a
+// budget of its namespace selects one of its pods: apps/v1 would delete
+// those pods for its rolling update without asking that budget. A budget
+// with an empty selector selects every pod of its namespace (policy/v1).
+func (p *Plan) budgetRefusals(ctx context.Context, c Clients, set *v1alpha1.StatefulSet) ([]string, error) {
+	if !respectsBudgets(&set.Spec) || len(p.Pods) == 0 {
+		return nil, nil
+	}
+	list, err := c.Kube.PolicyV1().PodDisruptionBudgets(p.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing the PodDisruptionBudgets of namespace %s: %w", p.Namespace, err)
+	}
+	var names []string
+	for _, b := range list.Items {
+		sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
+		if err != nil {
+			continue
+		}
+		if slices.ContainsFunc(p.Pods, func(pod *corev1.Pod) bool { return sel.Matches(labels.Set(pod.Labels)) }) {
+			names = append(names, b.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	return []string{fmt.Sprintf("spec.updateStrategy.rollingUpdate.respectDisruptionBudgets is true and PodDisruptionBudget %s selects pods of %s: "+
+		"apps/v1 deletes the pods of its rolling update without asking it; set the field to false to accept that", strings.Join(names, ", "), set.Name)}, nil
 }
 
 // podsBehind counts the pods not at the update revision.

@@ -41,6 +41,9 @@ func (p *Plan) Run(ctx context.Context, c Clients, o RunOptions) error {
 	if err != nil {
 		return fmt.Errorf("%w; nothing was changed", err)
 	}
+	for _, l := range p.Losses {
+		fmt.Fprintf(o.Out, "%s does not keep: %s\n", p.To.APIVersion(), l)
+	}
 	fmt.Fprintf(o.Out, "backed up %s to %s\n", p.FromRef(), files.Backup)
 	return p.runWithFiles(ctx, c, o, files)
 }

@@ -95,6 +95,24 @@ func TestRecreateStrategy(t *testing.T) {
 			t.Errorf("steps (-want +got):\n%s", diff)
 		}
 	})
+	// Chaos seeds 7701 and 8137: a scale to 0 that meets a new revision
+	// under OrderedReady. Upstream 1.37's Recreate deletes old condemned
+	// pods at once too, before its scale-down pass.
+	t.Run("condemned pods of an old revision go at once, out of scale-down order", func(t *testing.T) {
+		zero := rollout(testgen.Replicas(0), testgen.NoRollingUpdate())
+		plan := zero.ext(recreate, zero.pod(0), zero.pod(1), zero.pod(2))
+		want := []string{"recreate: DeletePod web-2", "recreate: DeletePod web-1", "recreate: DeletePod web-0"}
+		if diff := cmp.Diff(want, zero.summary(plan)); diff != "" {
+			t.Errorf("steps (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("with no new revision, scale-down keeps its order", func(t *testing.T) {
+		zero := steady(testgen.Replicas(0), testgen.NoRollingUpdate())
+		plan := zero.ext(recreate, zero.pods(0, 1, 2)...)
+		if diff := cmp.Diff([]string{"scale down: DeletePod web-2"}, zero.summary(plan)); diff != "" {
+			t.Errorf("steps (-want +got):\n%s", diff)
+		}
+	})
 }
 
 func TestPodsOfAnExtendedSetAreOwnedByIt(t *testing.T) {

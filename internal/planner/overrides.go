@@ -7,15 +7,25 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/defaults"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 )
 
-// ReasonOverrideUnknownContainer warns about an override of a container
-// the template does not have; that part of the override changes nothing.
-const ReasonOverrideUnknownContainer = "OverrideUnknownContainer"
+// Reasons of the warnings about overrides.
+const (
+	// ReasonOverrideUnknownContainer warns about an override of a
+	// container the template does not have; that part of the override
+	// changes nothing.
+	ReasonOverrideUnknownContainer = "OverrideUnknownContainer"
+	// ReasonOverrideLeavesSet warns about an override whose labels take
+	// its pods out of the set's selector; nothing is planned until it
+	// changes.
+	ReasonOverrideLeavesSet = "OverrideLeavesSet"
+)
 
 // Override is one of a revision's overrides with its ordinals read.
 type Override struct {
@@ -94,7 +104,39 @@ func (p *planner) readOverrides(cur, upd *appsv1.ControllerRevision) bool {
 		}
 	}
 	p.checkOverrides()
-	return true
+	return p.overridesInSet()
+}
+
+// overridesInSet reports whether the update revision's overrides keep
+// their pods inside the set's selector, matchLabels and matchExpressions
+// alike, and warns about each that does not: such a pod would not be the
+// set's, so the set would create it again and again under a name that is
+// taken. The schema's rules refuse such overrides; a set stored before
+// them still plans nothing until it changes.
+func (p *planner) overridesInSet() bool {
+	r := p.overrides[p.update]
+	if r == nil || p.set.Spec.Selector == nil {
+		return true
+	}
+	sel, err := metav1.LabelSelectorAsSelector(p.set.Spec.Selector)
+	if err != nil {
+		return true
+	}
+	in := true
+	for _, o := range r.list {
+		t := o.Spec.Template
+		if t == nil || t.Metadata == nil || len(t.Metadata.Labels) == 0 {
+			continue
+		}
+		if sel.Matches(labels.Set(mergeMap(r.base.Spec.Template.Labels, t.Metadata.Labels))) {
+			continue
+		}
+		in = false
+		p.warn(ReasonOverrideLeavesSet, "StatefulSet/"+p.set.Name, fmt.Sprintf(
+			"override %s's labels %v take its pods out of spec.selector (%s): they would not be the set's; nothing is planned until the override changes",
+			o.Spec.Name, labels.Set(t.Metadata.Labels), sel))
+	}
+	return in
 }
 
 func (p *planner) addOverrides(rev *appsv1.ControllerRevision, base *appsv1.StatefulSet) error {

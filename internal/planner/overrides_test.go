@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
@@ -380,5 +381,60 @@ func TestAnInPlaceClaimSetMovesAnOlderPodWhoseTemplateIsTheSame(t *testing.T) {
 	want := []string{"rolling update: UpdatePod web-3", "rolling update: UpdatePod web-2", "rolling update: UpdatePod web-1", "rolling update: DeletePod web-0"}
 	if diff := cmp.Diff(want, f.summary(plan)); diff != "" {
 		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+}
+
+// An override whose labels would take its pods out of the set's selector
+// (matchExpressions too, which the schema's rules now also refuse, but a
+// set stored before them may have) is refused: nothing is planned, and a
+// warning names the override, so no pod is created that the set would
+// not own.
+func TestAnOverrideThatLeavesTheSelectorIsRefused(t *testing.T) {
+	relabel := func(name string, labels map[string]string) v1alpha1.OrdinalOverride {
+		return v1alpha1.OrdinalOverride{Name: name, Ordinals: ords(1),
+			Template: &v1alpha1.OverrideTemplate{Metadata: &v1alpha1.OverrideMetadata{Labels: labels}}}
+	}
+	expressions := func(exprs ...metav1.LabelSelectorRequirement) testgen.SetOption {
+		return func(s *appsv1.StatefulSet) { s.Spec.Selector = &metav1.LabelSelector{MatchExpressions: exprs} }
+	}
+	in := metav1.LabelSelectorRequirement{Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{"web"}}
+	notIn := metav1.LabelSelectorRequirement{Key: "tier", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"cache"}}
+	absent := metav1.LabelSelectorRequirement{Key: "canary", Operator: metav1.LabelSelectorOpDoesNotExist}
+	for _, tc := range []struct {
+		name     string
+		override v1alpha1.OrdinalOverride
+		sel      testgen.SetOption
+		refused  bool
+	}{
+		{"In a value the expression does not list", relabel("moved", map[string]string{"app": "db"}), expressions(in), true},
+		{"NotIn a value the expression lists", relabel("moved", map[string]string{"tier": "cache"}), expressions(notIn), true},
+		{"DoesNotExist a label the override adds", relabel("moved", map[string]string{"canary": "yes"}), expressions(absent), true},
+		{"matchLabels changed", relabel("moved", map[string]string{"app": "db"}), func(*appsv1.StatefulSet) {}, true},
+		{"a label the selector does not read", relabel("kept", map[string]string{"zone": "a"}), expressions(in, notIn, absent), false},
+		{"In a value the expression lists", relabel("kept", map[string]string{"app": "web", "tier": "db"}), expressions(in, notIn), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			list := []v1alpha1.OrdinalOverride{tc.override}
+			f := overrideRollout(list, list, testgen.Parallel(), tc.sel)
+			plan := f.plan(extended(), f.olds(0))
+			var created []string
+			for _, s := range plan.Steps {
+				for _, a := range s.Actions {
+					if a.Kind == planner.CreatePod {
+						created = append(created, a.Pod.Name)
+					}
+				}
+			}
+			var warned bool
+			for _, w := range plan.Warnings {
+				warned = warned || w.Reason == planner.ReasonOverrideLeavesSet
+			}
+			if tc.refused && (len(created) != 0 || !warned) {
+				t.Errorf("created %v and warned %t (%v), want nothing created and an %s warning", created, warned, plan.Warnings, planner.ReasonOverrideLeavesSet)
+			}
+			if !tc.refused && (len(created) != 3 || warned) {
+				t.Errorf("created %v and warned %t (%v), want web-1 to web-3 created and no warning", created, warned, plan.Warnings)
+			}
+		})
 	}
 }

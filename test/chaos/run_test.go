@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -129,7 +130,7 @@ func (r *run) execute(ctx context.Context) result {
 	r.failed = !res.converged || len(res.violations) > 0
 	if r.failed {
 		r.saveHistory()
-		res.log = append(res.log, "history and controller logs kept in "+r.dir)
+		res.log = append(res.log, "history, events and controller logs kept in "+r.dir)
 	}
 	return res
 }
@@ -177,7 +178,10 @@ func (r *run) cleanup() {
 	}
 }
 
-// saveHistory writes the observed history next to the controller logs.
+// saveHistory writes the observed history next to the controller logs,
+// and the namespace's events: the history shows what changed, the events
+// which controller did it (their reporting component), since a delete
+// leaves no field manager on the object.
 func (r *run) saveHistory() {
 	f, err := os.Create(filepath.Join(r.dir, "history.txt"))
 	if err != nil {
@@ -185,4 +189,36 @@ func (r *run) saveHistory() {
 	}
 	defer f.Close()
 	_ = r.watcher.WriteHistory(f)
+	r.saveEvents()
+}
+
+// saveEvents writes the namespace's events into events.txt, oldest first.
+func (r *run) saveEvents() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	list, err := r.client.CoreV1().Events(r.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return
+	}
+	f, err := os.Create(filepath.Join(r.dir, "events.txt"))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	evs := list.Items
+	at := func(e corev1.Event) time.Time {
+		if !e.EventTime.IsZero() {
+			return e.EventTime.Time
+		}
+		return e.LastTimestamp.Time
+	}
+	sort.SliceStable(evs, func(i, j int) bool { return at(evs[i]).Before(at(evs[j])) })
+	for _, e := range evs {
+		by := e.Source.Component
+		if by == "" {
+			by = e.ReportingController
+		}
+		fmt.Fprintf(f, "%s %s %s/%s %s %s x%d: %s\n", at(e).Format("15:04:05.000"), by, e.InvolvedObject.Kind, e.InvolvedObject.Name,
+			e.Type, e.Reason, max(e.Count, 1), e.Message)
+	}
 }

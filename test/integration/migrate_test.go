@@ -231,6 +231,7 @@ func TestMigrateRefusesWithTheReasonUnlessForced(t *testing.T) {
 	for _, line := range []string{
 		"would migrate statefulset.apps.ordinal.dev/web to statefulset.apps/web (the API server accepts the new set in a dry run):",
 		"  --force overrides: spec.progressDeadlineSeconds is 30 (default 600; apps/v1 has no progress deadline)",
+		"  apps/v1 does not keep: spec.updateStrategy.rollingUpdate.respectDisruptionBudgets is true (default true; apps/v1 deletes the pods of its rolling update without asking PodDisruptionBudgets)",
 		"  2. delete statefulset.apps.ordinal.dev/web with propagationPolicy=Orphan; pods (none) and revisions (none) keep running",
 	} {
 		if !strings.Contains(out.String(), line+"\n") {

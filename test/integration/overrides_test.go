@@ -211,6 +211,25 @@ func TestUndoAcrossAnOverrideChange(t *testing.T) {
 	}
 }
 
+// selectedByExpression selects the set by an expression too (operator op
+// on key tier, or canary for DoesNotExist, with value), its template
+// labelled to match, and gives ordinal 0 an override labelling key k with
+// v.
+func selectedByExpression(op metav1.LabelSelectorOperator, value, k, v string) func(*v1alpha1.StatefulSet) {
+	return func(s *v1alpha1.StatefulSet) {
+		expr := metav1.LabelSelectorRequirement{Key: "tier", Operator: op, Values: []string{value}}
+		if op == metav1.LabelSelectorOpDoesNotExist {
+			expr = metav1.LabelSelectorRequirement{Key: "canary", Operator: op}
+		}
+		s.Spec.Selector.MatchExpressions = append(s.Spec.Selector.MatchExpressions, expr)
+		if op == metav1.LabelSelectorOpIn {
+			s.Spec.Template.Labels["tier"] = value
+		}
+		s.Spec.Overrides = []v1alpha1.OrdinalOverride{{Name: "a", Ordinals: []intstr.IntOrString{intstr.FromInt32(0)},
+			Template: &v1alpha1.OverrideTemplate{Metadata: &v1alpha1.OverrideMetadata{Labels: map[string]string{k: v}}}}}
+	}
+}
+
 // The schema's and CEL's refusals of overrides, each with its message.
 func TestInvalidOverridesAreRefused(t *testing.T) {
 	t.Parallel()
@@ -233,6 +252,12 @@ func TestInvalidOverridesAreRefused(t *testing.T) {
 		{"a selector label changed", withOverrides(v1alpha1.OrdinalOverride{Name: "a", Ordinals: []intstr.IntOrString{intstr.FromInt32(0)},
 			Template: &v1alpha1.OverrideTemplate{Metadata: &v1alpha1.OverrideMetadata{Labels: map[string]string{"app": "other"}}}}),
 			"spec.overrides[].template.metadata.labels must not change a label of spec.selector.matchLabels"},
+		{"a label a selector expression reads moved out of its values", selectedByExpression(metav1.LabelSelectorOpIn, "db", "tier", "cache"),
+			"spec.overrides[].template.metadata.labels must still match spec.selector.matchExpressions: the pod would leave its set"},
+		{"a label moved into a NotIn expression's values", selectedByExpression(metav1.LabelSelectorOpNotIn, "cache", "tier", "cache"),
+			"spec.overrides[].template.metadata.labels must still match spec.selector.matchExpressions: the pod would leave its set"},
+		{"a label a DoesNotExist expression forbids", selectedByExpression(metav1.LabelSelectorOpDoesNotExist, "", "canary", "yes"),
+			"spec.overrides[].template.metadata.labels must still match spec.selector.matchExpressions: the pod would leave its set"},
 		{"an override that sets nothing", withOverrides(v1alpha1.OrdinalOverride{Name: "a", Ordinals: []intstr.IntOrString{intstr.FromInt32(0)}}),
 			"spec.overrides[] must set template or volumeClaimTemplates"},
 	} {
@@ -245,6 +270,19 @@ func TestInvalidOverridesAreRefused(t *testing.T) {
 			}
 		})
 	}
+	t.Run("labels that still match the selector's expressions are accepted", func(t *testing.T) {
+		for _, mutate := range []func(*v1alpha1.StatefulSet){
+			selectedByExpression(metav1.LabelSelectorOpIn, "db", "tier", "db"),
+			selectedByExpression(metav1.LabelSelectorOpNotIn, "cache", "tier", "db"),
+			selectedByExpression(metav1.LabelSelectorOpDoesNotExist, "", "zone", "a"),
+		} {
+			set := extended(t, webSet(ns))
+			mutate(set)
+			if _, err := sets.Create(context.Background(), set, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+				t.Errorf("overrides %+v under selector %+v refused: %v", set.Spec.Overrides[0].Template.Metadata.Labels, set.Spec.Selector, err)
+			}
+		}
+	})
 	t.Run("a field an override may not set", func(t *testing.T) {
 		set := extended(t, webSet(ns))
 		set.Spec.Overrides = []v1alpha1.OrdinalOverride{cpuOverride("a", "1", intstr.FromInt32(0))}

@@ -11,6 +11,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -54,7 +55,22 @@ func TestMigrateCommandMovesASetToTheExtendedKindAndBack(t *testing.T) {
 	if again.code != 1 || again.err != "ordinal: statefulset.apps.ordinal.dev/web is already of kind apps.ordinal.dev/v1alpha1\n" {
 		t.Errorf("migrating to the same kind: exit %d, stderr %q", again.code, again.err)
 	}
-	ordinal(t, ns, "migrate", "osts/web", "--to", "sts", "--backup-dir", dir).mustSucceed(t)
+	budgets := client.PolicyV1().PodDisruptionBudgets(ns)
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "nginx"}}}}
+	if _, err := budgets.Create(context.Background(), pdb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	held := ordinal(t, ns, "migrate", "osts/web", "--to", "sts", "--backup-dir", dir)
+	if want := "PodDisruptionBudget web selects pods of web: apps/v1 deletes the pods of its rolling update without asking it"; held.code != 1 || !strings.Contains(held.err, want) {
+		t.Errorf("migrating back under a budget: exit %d, stderr %q; want 1 and %q", held.code, held.err, want)
+	}
+	if err := budgets.Delete(context.Background(), "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	m = ordinal(t, ns, "migrate", "osts/web", "--to", "sts", "--backup-dir", dir).mustSucceed(t)
+	mustContain(t, "migration back", m.out, "apps/v1 does not keep: spec.updateStrategy.rollingUpdate.respectDisruptionBudgets is true "+
+		"(default true; apps/v1 deletes the pods of its rolling update without asking PodDisruptionBudgets)\n")
 	back := waitComplete(t, ns)
 	if got := getPod(t, ns, "web-0").UID; got != web0 {
 		t.Errorf("web-0 is a new pod (%s, was %s)", got, web0)
@@ -104,6 +120,7 @@ func TestMigrateNeedsOnlyTheDocumentedPermissions(t *testing.T) {
 		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list"}},
 		{APIGroups: []string{""}, Resources: []string{"persistentvolumeclaims"}, Verbs: []string{"list"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"controllerrevisions"}, Verbs: []string{"get", "list"}},
+		{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"list"}},
 	}
 	ctx := context.Background()
 	binding := &rbacv1.RoleBinding{
