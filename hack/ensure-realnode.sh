@@ -10,6 +10,13 @@
 # with the Go toolchain; nothing is downloaded but Go modules and Debian
 # packages. Prints the tools directory on its last line.
 #
+#   hack/ensure-realnode.sh [--without-kubernetes]
+#
+# --without-kubernetes builds only what shares no packages with the
+# project's own build (the Debian packages, containerd, runc, the CNI
+# plugins), so that it can go on beside that build; a later run without
+# it builds the rest.
+#
 # The directory is $ORDINAL_REALNODE_TOOLS if set, else
 # ${XDG_CACHE_HOME:-~/.cache}/ordinal/realnode/KUBERNETES_VERSION, which is
 # where `ordinal up --real-node` looks by default. A stamp file records the
@@ -17,6 +24,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+kubernetes=1
+case "${1:-}" in
+  --without-kubernetes) kubernetes=0 ;;
+  "") ;;
+  *) echo "ensure-realnode: unknown argument $1 (hack/ensure-realnode.sh [--without-kubernetes])" >&2; exit 2 ;;
+esac
 
 containerd_version=v2.4.2
 runc_version=v1.3.6
@@ -32,16 +45,7 @@ packages() {
   command -v iptables >/dev/null 2>&1 || missing+=(iptables)
   dpkg -s libseccomp-dev >/dev/null 2>&1 || missing+=(libseccomp-dev)
   [ ${#missing[@]} -eq 0 ] && return 0
-  if ! command -v apt-get >/dev/null 2>&1; then
-    say "missing ${missing[*]} and this is not a Debian-like system (no apt-get): install them"
-    exit 1
-  fi
-  local sudo=""
-  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-  say "installing ${missing[*]} (apt-get)"
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  "$root/hack/apt-install.sh" ensure-realnode "${missing[@]}"
 }
 
 # kubelet and kube-proxy come from this checkout's k8s.io/kubernetes. They
@@ -96,6 +100,10 @@ mkdir -p "$dir/bin" "$dir/cni"
 component containerd "$containerd_version"
 component runc "$runc_version"
 component cni "$cni_version"
+if [ "$kubernetes" = 0 ]; then
+  echo "$dir"
+  exit 0
+fi
 component kube_binaries "$k8s_version"
 
 # The images are this checkout's and cheap to make: always rebuilt (the
