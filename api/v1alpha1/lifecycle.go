@@ -44,6 +44,14 @@ type Lifecycle struct {
 	//
 	// +optional
 	PostUpdate *LifecycleHook `json:"postUpdate,omitempty"`
+	// Reload runs under configRevisions apply Reload, once a pod's live
+	// ConfigMaps hold a new revision's data: it tells the application to
+	// read its files again. The pod's revision label moves to the new
+	// revision only when it is Done (or failed under Proceed); until then
+	// the pod counts against maxUnavailable.
+	//
+	// +optional
+	Reload *LifecycleHook `json:"reload,omitempty"`
 }
 
 // LifecycleHook is one hook: a handler, how long it may take, and what
@@ -166,6 +174,7 @@ const (
 const (
 	PreUpdateHookLabel = "apps.ordinal.dev/pre-update"
 	PreDeleteHookLabel = "apps.ordinal.dev/pre-delete"
+	ReloadHookLabel    = "apps.ordinal.dev/reload"
 )
 
 // Hook label values.
@@ -196,8 +205,8 @@ type HookRecord struct {
 //
 // +kubebuilder:object:generate=false
 type HookRequest struct {
-	// Hook is "preUpdate", "preDelete", "switchover", "postCreate" or
-	// "postUpdate".
+	// Hook is "preUpdate", "preDelete", "switchover", "postCreate",
+	// "postUpdate" or "reload".
 	Hook        string `json:"hook"`
 	Namespace   string `json:"namespace"`
 	StatefulSet string `json:"statefulSet"`
@@ -213,6 +222,25 @@ type HookRequest struct {
 	// Role is the exclusive role a switchover asks to move away from the
 	// pod; empty for the other hooks.
 	Role string `json:"role,omitempty"`
+	// Config is, for a reload hook, each of the pod's live ConfigMaps and
+	// the copy whose data it now holds, with each key's hash (the first
+	// 16 hex digits of the SHA-256 of its value): a receiver that hashes
+	// its files alike can tell whether the kubelet has refreshed them yet,
+	// and answer anything but 2xx until it has (the call is made again).
+	Config []HookConfig `json:"config,omitempty"`
+}
+
+// HookConfig is one live ConfigMap a reload hook's request names.
+//
+// +kubebuilder:object:generate=false
+type HookConfig struct {
+	// ConfigMap is the object the template reads; Live the pod's own
+	// ConfigMap its volumes mount; Copy the immutable copy whose data
+	// Live holds.
+	ConfigMap string            `json:"configMap"`
+	Live      string            `json:"live"`
+	Copy      string            `json:"copy"`
+	Keys      map[string]string `json:"keys,omitempty"`
 }
 
 // HookTokenAudience is the audience of the ServiceAccount token an http or

@@ -1,9 +1,6 @@
 package v1alpha1
 
 import (
-	"errors"
-	"fmt"
-
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -78,15 +75,5 @@ type MemberHook struct {
 // ParseOfflineOrdinals reads spec.offlineOrdinals as
 // ParseReserveOrdinals reads spec.reserveOrdinals.
 func ParseOfflineOrdinals(list []intstr.IntOrString) ([]OrdinalRange, error) {
-	out := make([]OrdinalRange, 0, len(list))
-	var errs []error
-	for _, v := range list {
-		r, err := parseOrdinalRange(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("spec.offlineOrdinals: %w", err))
-			continue
-		}
-		out = append(out, r)
-	}
-	return out, errors.Join(errs...)
+	return parseOrdinalList("spec.offlineOrdinals", list)
 }

@@ -11,19 +11,24 @@ type NodeFailurePolicy struct {
 	// Volumes is what becomes of a lost pod's claims. Keep (the default)
 	// never deletes them: a pod whose claim is bound to a volume of its
 	// lost node (a local volume) waits for that node. Recreate deletes
-	// the ordinal's claims whose volume is pinned (by node affinity) to a
-	// node that is gone or fenced, once the ordinal's old pod is gone,
-	// and the set creates them again, empty, so the pod starts on another
-	// node and the application re-replicates its data. The data on the
-	// lost node is given up; an event records each claim deleted.
+	// the ordinal's claims whose volume is pinned (by node affinity on
+	// kubernetes.io/hostname) to a host that no node carries, or whose
+	// nodes are all NotReady and fenced, for the controller's quarantine
+	// (--node-loss-quarantine, 5m by default), once the ordinal's old pod
+	// is gone, in a namespace where the controller may delete claims; the
+	// set creates them again, empty, so the pod starts on another node and
+	// the application re-replicates its data. The data on the lost node is
+	// given up; an event records each claim deleted.
 	//
 	// +kubebuilder:default=Keep
 	// +optional
 	Volumes NodeFailureVolumes `json:"volumes,omitempty"`
 
 	// ReplaceAfterSeconds, when set, force-deletes a pod whose node has
-	// not been Ready for that long (NotReady or unreachable), so the set
+	// stopped answering (Ready Unknown) for that long, so the set
 	// recreates it elsewhere without waiting for anyone to fence the node.
+	// A node whose kubelet answers NotReady (Ready False) stops its pods
+	// itself, and one with no Ready condition starts no clock.
 	// The controller cannot know that a node which stopped answering has
 	// stopped its containers: for a while two containers with one
 	// identity may run, the lost one still writing to what it reaches.
@@ -54,6 +59,7 @@ const (
 	// KeepNodeFailureVolumes never deletes a claim for a lost node.
 	KeepNodeFailureVolumes NodeFailureVolumes = "Keep"
 	// RecreateNodeFailureVolumes deletes, and the set recreates, the claims
-	// whose volume is pinned to a node that is gone or fenced.
+	// whose volume is pinned to a host that is gone, or NotReady and
+	// fenced, for the controller's quarantine.
 	RecreateNodeFailureVolumes NodeFailureVolumes = "Recreate"
 )

@@ -54,3 +54,13 @@ func TestParseOverrideOrdinalsNamesItsField(t *testing.T) {
 		t.Errorf("error %v, want %q", err, want)
 	}
 }
+
+func TestParseOfflineOrdinalsNamesItsField(t *testing.T) {
+	got, err := v1alpha1.ParseOfflineOrdinals([]intstr.IntOrString{intstr.FromString("1-2"), intstr.FromInt32(-1)})
+	if diff := cmp.Diff([]v1alpha1.OrdinalRange{{Low: 1, High: 2}}, got); diff != "" {
+		t.Errorf("ranges (-want +got):\n%s", diff)
+	}
+	if want := "spec.offlineOrdinals: -1 is negative"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}

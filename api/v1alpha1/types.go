@@ -22,6 +22,7 @@ import (
 // +kubebuilder:printcolumn:name="Current Revision",type=string,JSONPath=`.status.currentRevision`,priority=1
 // +kubebuilder:printcolumn:name="Update Revision",type=string,JSONPath=`.status.updateRevision`,priority=1
 // +kubebuilder:printcolumn:name="Progressing",type=string,JSONPath=`.status.conditions[?(@.type=="Progressing")].reason`
+// +kubebuilder:printcolumn:name="Held",type=string,JSONPath=`.status.hold.action`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 63",message="metadata.name must be a DNS label: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit",fieldPath=`.metadata`
 // +kubebuilder:validation:XValidation:rule="self.spec.podManagementPolicy == oldSelf.spec.podManagementPolicy || !has(self.status) || !has(self.status.updateRevision) || (has(self.status.currentRevision) && self.status.currentRevision == self.status.updateRevision && (has(self.status.updatedReplicas) ? self.status.updatedReplicas : 0) == self.status.replicas)",message="spec.podManagementPolicy may change only when no rollout is in progress (status.currentRevision equals status.updateRevision and every pod is updated)",fieldPath=`.spec.podManagementPolicy`
@@ -58,6 +59,8 @@ type StatefulSetList struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.progressDeadlineSeconds) || !has(self.minReadySeconds) || self.progressDeadlineSeconds > self.minReadySeconds",message="spec.progressDeadlineSeconds must be greater than spec.minReadySeconds",fieldPath=`.progressDeadlineSeconds`
 // +kubebuilder:validation:XValidation:rule="!has(self.roles) || ((!has(self.selector.matchLabels) || !(self.roles.labelKey in self.selector.matchLabels)) && (!has(self.selector.matchExpressions) || self.selector.matchExpressions.all(e, e.key != self.roles.labelKey)))",message="spec.roles.labelKey must not be a key of spec.selector: a pod whose role changes would leave the set",fieldPath=`.roles.labelKey`
 // +kubebuilder:validation:XValidation:rule="!has(self.nodeFailurePolicy) || !has(self.nodeFailurePolicy.replaceAfterSeconds) || !has(self.roles) || !self.roles.values.exists(r, has(r.exclusive) && r.exclusive) || (has(self.nodeFailurePolicy.replaceExclusiveRoleHolders) && self.nodeFailurePolicy.replaceExclusiveRoleHolders)",message="spec.nodeFailurePolicy.replaceAfterSeconds may leave two pods holding an exclusive role of spec.roles: set replaceExclusiveRoleHolders true to accept it",fieldPath=`.nodeFailurePolicy.replaceAfterSeconds`
+// +kubebuilder:validation:XValidation:rule="!has(self.lifecycle) || !has(self.lifecycle.reload) || (has(self.configRevisions) && has(self.configRevisions.apply) && self.configRevisions.apply == 'Reload')",message="spec.lifecycle.reload runs only when spec.configRevisions.apply is Reload: set it, or remove the hook",fieldPath=`.lifecycle.reload`
+// +kubebuilder:validation:XValidation:rule="!has(self.disruptionBudget) || !has(self.updateStrategy) || !has(self.updateStrategy.rollingUpdate) || !has(self.updateStrategy.rollingUpdate.respectDisruptionBudgets) || self.updateStrategy.rollingUpdate.respectDisruptionBudgets",message="spec.disruptionBudget counts the set's own removals only when they are evicted: set spec.updateStrategy.rollingUpdate.respectDisruptionBudgets to true (the default) or remove spec.disruptionBudget",fieldPath=`.disruptionBudget`
 // +kubebuilder:validation:XValidation:rule="!has(self.lifecycle) || !has(self.lifecycle.switchover) || (has(self.roles) && self.roles.values.exists(r, has(r.exclusive) && r.exclusive))",message="spec.lifecycle.switchover moves an exclusive role: set spec.roles with at least one role of exclusive true",fieldPath=`.lifecycle.switchover`
 // +kubebuilder:validation:XValidation:rule="!has(self.overrides) || self.overrides.all(o, !has(o.volumeClaimTemplates) || o.volumeClaimTemplates.all(c, has(self.volumeClaimTemplates) && self.volumeClaimTemplates.exists(t, has(t.metadata) && has(t.metadata.name) && t.metadata.name == c.name)))",message="spec.overrides[].volumeClaimTemplates[].name must name one of spec.volumeClaimTemplates",fieldPath=`.overrides`
 // +kubebuilder:validation:XValidation:rule="!has(self.overrides) || !has(self.selector.matchLabels) || self.overrides.all(o, !has(o.template) || !has(o.template.metadata) || !has(o.template.metadata.labels) || o.template.metadata.labels.all(k, !(k in self.selector.matchLabels) || o.template.metadata.labels[k] == self.selector.matchLabels[k]))",message="spec.overrides[].template.metadata.labels must not change a label of spec.selector.matchLabels: the pod would leave its set",fieldPath=`.overrides`
@@ -210,6 +213,22 @@ type StatefulSetSpec struct {
 	//
 	// +optional
 	NodeFailurePolicy *NodeFailurePolicy `json:"nodeFailurePolicy,omitempty"`
+	// NodeDrainPolicy is what the set does when a node one of its pods
+	// runs on is cordoned or tainted for a drain: Move (the default)
+	// moves the pod off it gracefully, in the set's own turn and budget,
+	// so that a drain finds nothing of the set left to evict; Ignore
+	// leaves it to the drain, as apps/v1 does (docs/drains.md).
+	//
+	// +kubebuilder:default=Move
+	// +optional
+	NodeDrainPolicy NodeDrainPolicy `json:"nodeDrainPolicy,omitempty"`
+	// DisruptionBudget makes the set keep a PodDisruptionBudget of its
+	// own, sized from its quorum and shrunk while its own members are
+	// down, so that evictions by anyone never take more than the quorum
+	// allows (docs/disruption.md). Unset, the set keeps none.
+	//
+	// +optional
+	DisruptionBudget *DisruptionBudget `json:"disruptionBudget,omitempty"`
 	// Overrides give the pods at some ordinals a different template and
 	// storage: images, args, env and resources of containers, labels,
 	// annotations and scheduling, claim size and classes. They are part
@@ -226,6 +245,14 @@ type StatefulSetSpec struct {
 	//
 	// +optional
 	ScaleStrategy *ScaleStrategy `json:"scaleStrategy,omitempty"`
+	// ConfigRevisions makes the data of the ConfigMaps and Secrets the
+	// template reads part of the set's revisions, so that a change of it
+	// rolls out, and is undone, as a template change is
+	// (docs/config-revisions.md). Unset leaves them out, as upstream.
+	//
+	// +kubebuilder:validation:XValidation:rule="!has(self.configMapNames) || size(self.configMapNames) == 0 || self.configMaps == 'Listed'",message="spec.configRevisions.configMapNames: list names only with configMaps: Listed"
+	// +optional
+	ConfigRevisions *ConfigRevisions `json:"configRevisions,omitempty"`
 }
 
 // VolumeClaimUpdateStrategyType is how a change to volumeClaimTemplates
@@ -337,12 +364,15 @@ const (
 	// FailureReport records conditions, events and status.blockedBy, and
 	// changes nothing.
 	FailureReport FailurePolicy = "Report"
-	// FailurePause also sets rollingUpdate.paused, so no further pod is
-	// updated until someone resumes the rollout.
+	// FailurePause also holds the rollout where it is (status.hold, action
+	// Paused): no further pod is updated until the spec's template changes
+	// or someone releases the hold. The spec is not changed.
 	FailurePause FailurePolicy = "Pause"
-	// FailureRollback restores the template of status.lastCompletedRevision;
-	// self-healing then replaces the broken pods. A rollback that itself
-	// fails pauses the set; it never rolls back again on its own.
+	// FailureRollback runs the template of status.lastCompletedRevision
+	// again (status.hold, action RolledBack) until the spec's template
+	// changes or someone releases the hold; self-healing replaces the
+	// broken pods. The spec is not changed. A rollback that itself fails
+	// is held paused; it never rolls back again on its own.
 	FailureRollback FailurePolicy = "Rollback"
 )
 
@@ -515,7 +545,8 @@ type StatefulSetStatus struct {
 	LabelSelector string `json:"labelSelector,omitempty"`
 	// Conditions are Available, Progressing and ReplicaFailure, and
 	// RoleConflict with spec.roles, RolloutGroup for a set in a rollout
-	// group.
+	// group, Held for a set whose failure policy held a rollout, and
+	// DisruptionBudget for the budgets that select the set's pods.
 	//
 	// +optional
 	// +listType=map
@@ -537,6 +568,11 @@ type StatefulSetStatus struct {
 	//
 	// +optional
 	Rollback *RollbackRecord `json:"rollback,omitempty"`
+	// Hold is the failure policy's decision on the failed rollout of the
+	// spec's revision, while it holds (see RolloutHold).
+	//
+	// +optional
+	Hold *RolloutHold `json:"hold,omitempty"`
 	// VolumeClaims says, for each volumeClaimTemplate, how many pods' claims
 	// match it.
 	//
@@ -637,4 +673,9 @@ const (
 	// ConditionReplicaFailure is True when pods cannot be created or are
 	// failing permanently.
 	ConditionReplicaFailure = "ReplicaFailure"
+	// ConditionConfigResolved is True when the revision holds the data
+	// of every ConfigMap and Secret the template reads
+	// (spec.configRevisions), False while one missing, refused or too
+	// many stops new revisions; its reason says which.
+	ConditionConfigResolved = "ConfigResolved"
 )

@@ -14,7 +14,9 @@
 // (exit now), GET /prestop?sleep=D (an httpGet hook: record, then sleep),
 // GET /resolve?name=N (the addresses the pod's resolver finds), GET /role
 // (the role --role or POST /role?name=R set, for a role probe; 503 after
-// POST /role?down=true, until POST /role?down=false).
+// POST /role?down=true, until POST /role?down=false), GET /files/NAME (the
+// content of file NAME in --files, as the application would read it now:
+// what a ConfigMap reload made the kubelet write).
 package main
 
 import (

@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -26,6 +28,7 @@ type options struct {
 	stopDelay  time.Duration
 	ignoreTerm bool
 	role       string
+	files      string
 }
 
 func parseOptions(args []string) (options, error) {
@@ -39,6 +42,7 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.stopDelay, "stop-delay", 0, "time from SIGTERM to exit")
 	fs.BoolVar(&o.ignoreTerm, "ignore-sigterm", false, "never exit on SIGTERM (only SIGKILL stops it)")
 	fs.StringVar(&o.role, "role", "", "the role GET /role answers at start (empty: none)")
+	fs.StringVar(&o.files, "files", "", "directory GET /files/NAME reads (a mounted ConfigMap); empty: none")
 	return o, fs.Parse(args)
 }
 
@@ -141,6 +145,7 @@ func (a *app) routes() *http.ServeMux {
 	})
 	mux.HandleFunc("GET /prestop", a.preStop)
 	mux.HandleFunc("GET /resolve", resolve)
+	mux.HandleFunc("GET /files/{name}", a.file)
 	mux.HandleFunc("GET /{$}", a.status)
 	return mux
 }
@@ -209,4 +214,20 @@ func resolve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(addrs)
+}
+
+// file answers the content of one file of --files: its name alone, never
+// a path, so nothing outside the directory is read.
+func (a *app) file(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if a.opts.files == "" || name != filepath.Base(name) || strings.HasPrefix(name, ".") {
+		http.Error(w, "no such file", http.StatusNotFound)
+		return
+	}
+	data, err := os.ReadFile(filepath.Join(a.opts.files, name))
+	if err != nil {
+		http.Error(w, "no such file", http.StatusNotFound)
+		return
+	}
+	_, _ = w.Write(data)
 }

@@ -26,6 +26,12 @@ const (
 	// override groups (overrideGroups): it runs only when asked for,
 	// beside ordinal-osts, to compare the writes of their rollouts.
 	ContenderOrdinalOverrides = "ordinal-overrides"
+	// ContenderOrdinalConfig and ContenderOrdinalReload are ordinal-osts
+	// whose sets mount a ConfigMap their revisions hold
+	// (spec.configRevisions, apply Restart and Reload): the
+	// config-rollout scenario edits it. They run only when asked for.
+	ContenderOrdinalConfig = "ordinal-config"
+	ContenderOrdinalReload = "ordinal-reload"
 	// ContenderBuiltin is upstream's controller as 1.37 ships it, with the
 	// MaxUnavailableStatefulSet gate on; ContenderBuiltinGateOff has the
 	// gate off, as 1.35.4 to 1.36 shipped it.
@@ -35,7 +41,8 @@ const (
 )
 
 // ContenderNames lists every contender in report order.
-var ContenderNames = []string{ContenderOrdinal, ContenderOrdinalExtended, ContenderOrdinalInPlace, ContenderOrdinalOverrides, ContenderBuiltin, ContenderBuiltinGateOff, ContenderFloor}
+var ContenderNames = []string{ContenderOrdinal, ContenderOrdinalExtended, ContenderOrdinalInPlace, ContenderOrdinalOverrides,
+	ContenderOrdinalConfig, ContenderOrdinalReload, ContenderBuiltin, ContenderBuiltinGateOff, ContenderFloor}
 
 // Limit is a client QPS and burst; QPS 0 means unthrottled, as it does
 // for every contender (controller.Config).
@@ -75,7 +82,7 @@ func NewConfig() Config {
 	return Config{
 		Scenarios: slices.Clone(ScenarioNames),
 		Contenders: slices.DeleteFunc(slices.Clone(ContenderNames), func(c string) bool {
-			return c == ContenderOrdinalInPlace || c == ContenderOrdinalOverrides
+			return c == ContenderOrdinalInPlace || c == ContenderOrdinalOverrides || c == ContenderOrdinalConfig || c == ContenderOrdinalReload
 		}),
 		Limits:          []Limit{{d.QPS, d.Burst}, {0, 0}},
 		Workers:         d.Workers,
@@ -155,6 +162,8 @@ func LeanCommands(dir string) map[string]Command {
 		ContenderOrdinalExtended:  at(OrdinalBinary),
 		ContenderOrdinalInPlace:   at(OrdinalBinary),
 		ContenderOrdinalOverrides: at(OrdinalBinary),
+		ContenderOrdinalConfig:    at(OrdinalBinary),
+		ContenderOrdinalReload:    at(OrdinalBinary),
 		ContenderBuiltin:          at(BuiltinBinary, "--max-unavailable-gate=true"),
 		ContenderBuiltinGateOff:   at(BuiltinBinary, "--max-unavailable-gate=false"),
 		ContenderFloor:            at(FloorBinary),
@@ -171,6 +180,8 @@ func SelfCommands(binary string) map[string]Command {
 		ContenderOrdinalExtended:  at("controller"),
 		ContenderOrdinalInPlace:   at("controller"),
 		ContenderOrdinalOverrides: at("controller"),
+		ContenderOrdinalConfig:    at("controller"),
+		ContenderOrdinalReload:    at("controller"),
 		ContenderBuiltin:          at("bench-builtin-controller", "--max-unavailable-gate=true"),
 		ContenderBuiltinGateOff:   at("bench-builtin-controller", "--max-unavailable-gate=false"),
 		ContenderFloor:            at("bench-floor"),

@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 
@@ -36,8 +37,21 @@ func writerFor(contender string, apps kubernetes.Interface, extended *ostsclient
 		return extendedWriter{client: extended, policy: v1alpha1.PodUpdateInPlaceIfPossible}
 	case ContenderOrdinalOverrides:
 		return extendedWriter{client: extended, overrides: overrideGroups()}
+	case ContenderOrdinalConfig:
+		return extendedWriter{client: extended, kube: apps, config: v1alpha1.ConfigApplyRestart}
+	case ContenderOrdinalReload:
+		return extendedWriter{client: extended, kube: apps, config: v1alpha1.ConfigApplyReload}
 	}
 	return appsWriter{apps}
+}
+
+// setResource returns the resource of the sets the contender's scenarios
+// write.
+func setResource(contender string) schema.GroupVersionResource {
+	if _, ok := writerFor(contender, nil, nil).(extendedWriter); ok {
+		return v1alpha1.Resource
+	}
+	return appsv1.SchemeGroupVersion.WithResource("statefulsets")
 }
 
 type appsWriter struct{ client kubernetes.Interface }
@@ -71,6 +85,10 @@ type extendedWriter struct {
 	client    *ostsclient.Client
 	policy    v1alpha1.PodUpdatePolicy
 	overrides []v1alpha1.OrdinalOverride
+	// config, when set, gives each set a ConfigMap of its own that it
+	// mounts and its revisions hold, written through kube (configset.go).
+	config v1alpha1.ConfigApply
+	kube   kubernetes.Interface
 }
 
 func (w extendedWriter) create(ctx context.Context, namespace string, set *appsv1.StatefulSet) error {
@@ -86,6 +104,9 @@ func (w extendedWriter) create(ctx context.Context, namespace string, set *appsv
 		ext.Spec.UpdateStrategy.RollingUpdate.PodUpdatePolicy = w.policy
 	}
 	ext.Spec.Overrides = w.overrides
+	if err := w.readConfig(ctx, namespace, ext); err != nil {
+		return err
+	}
 	_, err := w.client.StatefulSets(namespace).Create(ctx, ext, metav1.CreateOptions{})
 	return err
 }

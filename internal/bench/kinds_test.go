@@ -16,7 +16,8 @@ func TestEachContenderWritesItsKind(t *testing.T) {
 	for _, c := range ContenderNames {
 		w := writerFor(c, apps, ext)
 		ew, extended := w.(extendedWriter)
-		if want := c == ContenderOrdinalExtended || c == ContenderOrdinalInPlace || c == ContenderOrdinalOverrides; extended != want {
+		if want := c == ContenderOrdinalExtended || c == ContenderOrdinalInPlace || c == ContenderOrdinalOverrides ||
+			c == ContenderOrdinalConfig || c == ContenderOrdinalReload; extended != want {
 			t.Errorf("%s writes the extended kind: %v, want %v", c, extended, want)
 		}
 		if inPlace := ew.policy == v1alpha1.PodUpdateInPlaceIfPossible; inPlace != (c == ContenderOrdinalInPlace) {
@@ -24,6 +25,10 @@ func TestEachContenderWritesItsKind(t *testing.T) {
 		}
 		if overridden := len(ew.overrides) == 3; overridden != (c == ContenderOrdinalOverrides) {
 			t.Errorf("%s has %d override groups", c, len(ew.overrides))
+		}
+		want := map[string]v1alpha1.ConfigApply{ContenderOrdinalConfig: v1alpha1.ConfigApplyRestart, ContenderOrdinalReload: v1alpha1.ConfigApplyReload}[c]
+		if ew.config != want {
+			t.Errorf("%s's sets read a ConfigMap under apply %q, want %q", c, ew.config, want)
 		}
 	}
 }

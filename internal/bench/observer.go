@@ -9,6 +9,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -31,25 +35,84 @@ type observer struct {
 	marks     int64       // pods marked for deletion while recording
 	gone      int64       // pods that finished terminating while recording
 	events    int64       // pod watch events (add, update, delete) while recording
+	lag       *statusLag  // the sets' status.readyReplicas against their Ready pods
 }
 
-// startObserver runs a pod informer on namespace and waits for its sync.
-func startObserver(ctx context.Context, c kubernetes.Interface, namespace string) (*observer, error) {
+// startObserver runs informers on namespace's pods and on its sets of
+// resource sets (apps/v1 or the extended kind), and waits for their sync.
+func startObserver(ctx context.Context, c kubernetes.Interface, dyn dynamic.Interface, sets schema.GroupVersionResource, namespace string) (*observer, error) {
 	f := informers.NewSharedInformerFactoryWithOptions(c, 0, informers.WithNamespace(namespace))
 	inf := f.Core().V1().Pods().Informer()
-	o := &observer{store: inf.GetStore()}
+	o := &observer{store: inf.GetStore(), lag: newStatusLag()}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { o.noteWrite(time.Now(), true) },
+		AddFunc:    func(obj any) { o.notePod(obj); o.noteWrite(time.Now(), true) },
 		UpdateFunc: o.onUpdate,
-		DeleteFunc: func(any) { o.note(func() { o.gone++; o.events++ }) },
+		DeleteFunc: func(obj any) { o.notePodGone(obj); o.note(func() { o.gone++; o.events++ }) },
 	}); err != nil {
 		return nil, fmt.Errorf("watching pods: %w", err)
 	}
+	df := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, namespace, nil)
+	setInf := df.ForResource(sets).Informer()
+	if _, err := setInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { o.noteSet(obj, false) },
+		UpdateFunc: func(_, obj any) { o.noteSet(obj, false) },
+		DeleteFunc: func(obj any) { o.noteSet(obj, true) },
+	}); err != nil {
+		return nil, fmt.Errorf("watching %s: %w", sets.Resource, err)
+	}
 	f.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
-		return nil, fmt.Errorf("pod informer did not sync")
+	df.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced, setInf.HasSynced) {
+		return nil, fmt.Errorf("pod and set informers did not sync")
 	}
 	return o, nil
+}
+
+// notePod counts a pod's readiness in the status lag.
+func (o *observer) notePod(obj any) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.lag.pod(pod.Namespace+"/"+pod.Name, pod.Labels[setLabel], pod, time.Now())
+}
+
+// notePodGone takes a deleted pod out of the status lag.
+func (o *observer) notePodGone(obj any) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.lag.pod(pod.Namespace+"/"+pod.Name, pod.Labels[setLabel], nil, time.Now())
+}
+
+// noteSet records a set's status.readyReplicas in the status lag.
+func (o *observer) noteSet(obj any, gone bool) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	ready, _, _ := unstructured.NestedInt64(u.Object, "status", "readyReplicas")
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.lag.setStatus(u.GetName(), int32(ready), gone, time.Now())
+}
+
+// statusLag returns the last window's mean and largest status lag.
+func (o *observer) statusLag() (mean float64, peak int64, ok bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.lag.result()
 }
 
 func (o *observer) onUpdate(oldObj, newObj any) {
@@ -59,6 +122,7 @@ func (o *observer) onUpdate(oldObj, newObj any) {
 		return
 	}
 	now := time.Now()
+	o.notePod(newPod)
 	o.note(func() { o.events++ })
 	if !podReady(oldPod) && podReady(newPod) && newPod.DeletionTimestamp == nil {
 		o.note(func() { o.readyAt = append(o.readyAt, now) })
@@ -110,6 +174,7 @@ func (o *observer) record(on bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.recording = on
+	o.lag.record(on, time.Now())
 }
 
 // counts returns pods created, marked for deletion and gone while recording.
@@ -169,6 +234,9 @@ func pairReactions(ready, writes []time.Time) []time.Duration {
 type desiredSet struct {
 	Replicas int32
 	Image    string
+	// Config, when set, is the copy of the set's ConfigMap every pod must
+	// read (configset.go).
+	Config string
 }
 
 // converged reports whether the pods are exactly the desired ones: for each
@@ -190,6 +258,8 @@ func (o *observer) converged(want map[string]desiredSet) (ok bool, why string) {
 			return false, "old pod " + pod.Name
 		case !podReady(pod):
 			return false, "unready pod " + pod.Name
+		case d.Config != "" && !readsConfig(pod, d.Config):
+			return false, "pod " + pod.Name + " does not read " + d.Config
 		}
 		seen[set]++
 	}

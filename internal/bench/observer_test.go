@@ -31,14 +31,14 @@ func TestConvergedNeedsExactlyTheDesiredReadyPods(t *testing.T) {
 		ok   bool
 	}{
 		{"all desired pods ready converge", []*corev1.Pod{benchPod("web-0", "web", imageV1, true), benchPod("web-1", "web", imageV1, true)},
-			map[string]desiredSet{"web": {2, imageV1}}, true},
-		{"a missing pod does not", []*corev1.Pod{benchPod("web-0", "web", imageV1, true)}, map[string]desiredSet{"web": {2, imageV1}}, false},
-		{"an unready pod does not", []*corev1.Pod{benchPod("web-0", "web", imageV1, false)}, map[string]desiredSet{"web": {1, imageV1}}, false},
-		{"an old image does not", []*corev1.Pod{benchPod("web-0", "web", imageV1, true)}, map[string]desiredSet{"web": {1, imageV2}}, false},
+			map[string]desiredSet{"web": {Replicas: 2, Image: imageV1}}, true},
+		{"a missing pod does not", []*corev1.Pod{benchPod("web-0", "web", imageV1, true)}, map[string]desiredSet{"web": {Replicas: 2, Image: imageV1}}, false},
+		{"an unready pod does not", []*corev1.Pod{benchPod("web-0", "web", imageV1, false)}, map[string]desiredSet{"web": {Replicas: 1, Image: imageV1}}, false},
+		{"an old image does not", []*corev1.Pod{benchPod("web-0", "web", imageV1, true)}, map[string]desiredSet{"web": {Replicas: 1, Image: imageV2}}, false},
 		{"a surplus ordinal does not", []*corev1.Pod{benchPod("web-0", "web", imageV1, true), benchPod("web-1", "web", imageV1, true)},
-			map[string]desiredSet{"web": {1, imageV1}}, false},
+			map[string]desiredSet{"web": {Replicas: 1, Image: imageV1}}, false},
 		{"a terminating pod does not", []*corev1.Pod{benchPod("web-0", "web", imageV1, true), terminating},
-			map[string]desiredSet{"web": {2, imageV1}}, false},
+			map[string]desiredSet{"web": {Replicas: 2, Image: imageV1}}, false},
 		{"a pod of a deleted set does not", []*corev1.Pod{benchPod("old-0", "old", imageV1, true)}, map[string]desiredSet{}, false},
 		{"no pods and no sets converge", nil, map[string]desiredSet{}, true},
 	}
@@ -50,7 +50,7 @@ func TestConvergedNeedsExactlyTheDesiredReadyPods(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			o := &observer{store: store}
+			o := &observer{store: store, lag: newStatusLag()}
 			if ok, why := o.converged(c.want); ok != c.ok {
 				t.Errorf("converged = %v (%s), want %v", ok, why, c.ok)
 			}
@@ -59,7 +59,7 @@ func TestConvergedNeedsExactlyTheDesiredReadyPods(t *testing.T) {
 }
 
 func TestTheObserverCountsEveryPodEventWhileRecordingAndFindsTheFirstWriteAfterATime(t *testing.T) {
-	o := &observer{}
+	o := &observer{lag: newStatusLag()}
 	old, marked := benchPod("web-0", "web", imageV1, true), benchPod("web-0", "web", imageV1, true)
 	marked.DeletionTimestamp = &metav1.Time{Time: time.Now()}
 	o.noteWrite(time.Now(), true) // not recording: not counted

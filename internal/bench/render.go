@@ -49,8 +49,8 @@ func WriteTable(w io.Writer, results []Result) error {
 	rows := append([]Result(nil), results...)
 	sortResults(rows)
 	var b strings.Builder
-	b.WriteString("| scenario | size | qps/burst | contender | seconds | × floor | last pod write s | × floor | API writes | writes/new pod | event writes | CPU s | CPU s/min | peak RSS MiB | peak anon MiB | reaction p50/p99 ms | note |\n")
-	b.WriteString("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	b.WriteString("| scenario | size | qps/burst | contender | seconds | × floor | last pod write s | × floor | API writes | writes/new pod | event writes | CPU s | CPU s/min | peak RSS MiB | peak anon MiB | reaction p50/p99 ms | status lag mean/max | note |\n")
+	b.WriteString("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
 	for _, r := range rows {
 		f, hasFloor := floors[group{r.Scenario, r.QPS}]
 		ratio, wratio := "–", "–"
@@ -58,10 +58,10 @@ func WriteTable(w io.Writer, results []Result) error {
 			ratio = fmtRatio(Ratio(r.Seconds, f.Seconds))
 			wratio = fmtRatio(Ratio(r.LastWriteSeconds, f.LastWriteSeconds))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %d | %.2f | %s | %.1f | %.1f | %s | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %d | %.2f | %s | %.1f | %.1f | %s | %s | %s |\n",
 			r.Scenario, r.Size, QPSLabel(r.QPS, r.Burst), r.Contender, fmtSeconds(r), ratio, fmtOpt(r.LastWriteSeconds, "%.1f"), wratio,
 			r.APIWrites, fmtOpt(r.WritesPerNewPod, "%.2f"), r.EventWrites, r.CPUSeconds,
-			fmtOpt(r.CPUPerMinute, "%.3f"), float64(r.PeakRSSBytes)/(1<<20), float64(r.PeakAnonBytes)/(1<<20), fmtReaction(r), note(r))
+			fmtOpt(r.CPUPerMinute, "%.3f"), float64(r.PeakRSSBytes)/(1<<20), float64(r.PeakAnonBytes)/(1<<20), fmtReaction(r), fmtLag(r), note(r))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -122,6 +122,15 @@ func fmtReaction(r Result) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f / %.1f", *r.ReactionP50Ms, *r.ReactionP99Ms)
+}
+
+// fmtLag renders the status lag: its time-weighted mean and its largest
+// value, in pods.
+func fmtLag(r Result) string {
+	if r.StatusLagMean == nil || r.StatusLagMax == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f / %d", *r.StatusLagMean, *r.StatusLagMax)
 }
 
 func note(r Result) string {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/ordinal-sh/ordinal/internal/child"
 	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 )
 
@@ -19,8 +20,8 @@ import (
 // with launch and times, from that start, its first pod write, the end
 // state and its rest. *proc becomes the restarted process, so the
 // harness's liveness check and the run's cleanup follow it.
-func measureRestart(ctx context.Context, cfg Config, h *harness, proc **process, launch func() (*process, error), poll time.Duration) (*Restart, error) {
-	(*proc).stop(syscall.SIGKILL, 10*time.Second)
+func measureRestart(ctx context.Context, cfg Config, h *harness, proc **child.Process, launch func() (*child.Process, error), poll time.Duration) (*Restart, error) {
+	_ = (*proc).Stop(syscall.SIGKILL, 10*time.Second)
 	if err := scaleEachByOne(ctx, h); err != nil {
 		return nil, err
 	}
@@ -48,7 +49,7 @@ func measureRestart(ctx context.Context, cfg Config, h *harness, proc **process,
 	if err != nil {
 		return nil, err
 	}
-	sample, err := readProc(np.cmd.Process.Pid)
+	sample, err := readProc(np.Pid())
 	if err != nil {
 		return nil, err
 	}

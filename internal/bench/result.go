@@ -53,6 +53,13 @@ type Result struct {
 	ReactionP50Ms   *float64 `json:"reaction_p50_ms,omitempty"`
 	ReactionP99Ms   *float64 `json:"reaction_p99_ms,omitempty"`
 	ReactionSamples int      `json:"reaction_samples,omitempty"`
+	// StatusLagMean and StatusLagMax are how far the sets' statuses
+	// trailed their pods over the measured window: summed over the sets,
+	// |pods Running and Ready − status.readyReplicas|, from the harness's
+	// watches of both; the mean weights each value by how long it held.
+	// Absent for idle windows.
+	StatusLagMean *float64 `json:"status_lag_mean,omitempty"`
+	StatusLagMax  *int64   `json:"status_lag_max,omitempty"`
 	// QuietWaitSeconds is how long the run waited, after its setup, for
 	// the contender to come to rest (no counted write or event for one
 	// poll) before the measured window began.

@@ -115,12 +115,13 @@ func TestParseStatCPUCountsFieldsAfterTheCommandName(t *testing.T) {
 // failed.
 func sampleResults() []Result {
 	f := func(x float64) *float64 { return &x }
-	n := int64(600)
+	n, lagMax := int64(600), int64(57)
 	return []Result{
 		{Scenario: ScenarioParallelScaleUp, Contender: ContenderFloor, QPS: 20, Burst: 30, Workers: 5, Size: "1×300",
 			Seconds: 30.1, LastWriteSeconds: 20, APIWrites: 600, NewPods: 300, WritesPerNewPod: 2, CPUSeconds: 1.5, PeakRSSBytes: 40 << 20, SelfCountedWrites: &n},
 		{Scenario: ScenarioParallelScaleUp, Contender: ContenderOrdinal, QPS: 20, Burst: 30, Workers: 5, Size: "1×300",
-			Seconds: 31, LastWriteSeconds: 24.5, APIWrites: 610, NewPods: 300, WritesPerNewPod: 610.0 / 300, CPUSeconds: 2.25, PeakRSSBytes: 50 << 20, PeakAnonBytes: 20 << 20, EventWrites: 300},
+			Seconds: 31, LastWriteSeconds: 24.5, APIWrites: 610, NewPods: 300, WritesPerNewPod: 610.0 / 300, CPUSeconds: 2.25, PeakRSSBytes: 50 << 20, PeakAnonBytes: 20 << 20, EventWrites: 300,
+			StatusLagMean: f(12.25), StatusLagMax: &lagMax},
 		{Scenario: ScenarioParallelScaleUp, Contender: ContenderBuiltin, QPS: 0, Workers: 5, Size: "1×300",
 			Error: "no end state after 1m: set web has 3 of 300 pods"},
 		{Scenario: ScenarioOrderedRollout, Contender: ContenderOrdinal, QPS: 20, Burst: 30, Workers: 5, Size: "1×50",

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/ordinal-sh/ordinal/internal/child"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 )
 
@@ -100,7 +101,7 @@ func runOnPlane(ctx context.Context, cfg Config, sc scenario, contender string, 
 	if err != nil {
 		return err
 	}
-	defer plane.stop(syscall.SIGINT, 30*time.Second)
+	defer func() { _ = plane.Stop(syscall.SIGINT, 30*time.Second) }()
 	client, extended, err := adminClients(kubeconfig)
 	if err != nil {
 		return err
@@ -110,7 +111,7 @@ func runOnPlane(ctx context.Context, cfg Config, sc scenario, contender string, 
 	}
 	statsFile := filepath.Join(dir, "floor-writes")
 	command := cfg.Commands[contender]
-	launch := func(logName string) (*process, error) {
+	launch := func(logName string) (*child.Process, error) {
 		return startProcess(contender, command.Binary,
 			append(slices.Clone(command.Args), contenderArgs(contender, kubeconfig, statsFile, l, cfg.Workers)...),
 			cfg.Env, filepath.Join(dir, logName), nil)
@@ -119,15 +120,15 @@ func runOnPlane(ctx context.Context, cfg Config, sc scenario, contender string, 
 	if err != nil {
 		return err
 	}
-	defer func() { proc.stop(syscall.SIGTERM, 15*time.Second) }() // the restarted one, if any
+	defer func() { _ = proc.Stop(syscall.SIGTERM, 15*time.Second) }() // the restarted one, if any
 	peak, stopSampling := &anonPeak{}, make(chan struct{})
 	defer close(stopSampling)
-	go peak.sample(proc.cmd.Process.Pid, 200*time.Millisecond, stopSampling)
-	alive := func() error { return errors.Join(proc.alive(), plane.alive()) }
+	go peak.sample(proc.Pid(), 200*time.Millisecond, stopSampling)
+	alive := func() error { return errors.Join(alive(proc), alive(plane)) }
 	if err := warmUp(ctx, client, alive); err != nil {
 		return err
 	}
-	obs, err := startObserver(ctx, client, benchNamespace)
+	obs, err := startObserver(ctx, client, extended.Dynamic(), setResource(contender), benchNamespace)
 	if err != nil {
 		return err
 	}
@@ -146,7 +147,7 @@ func runOnPlane(ctx context.Context, cfg Config, sc scenario, contender string, 
 		return nil
 	}
 	cfg.progress("%s %s %s: measuring restart", sc.name, QPSLabel(l.QPS, l.Burst), contender)
-	res, err := measureRestart(ctx, cfg, h, &proc, func() (*process, error) { return launch(contender + "-restart.log") },
+	res, err := measureRestart(ctx, cfg, h, &proc, func() (*child.Process, error) { return launch(contender + "-restart.log") },
 		restPoll(sc, l.QPS, l.Burst))
 	if err != nil {
 		return fmt.Errorf("restart: %w", err)
@@ -168,17 +169,17 @@ type window struct {
 	podEvents int64
 }
 
-func readWindow(ctx context.Context, h *harness, proc, plane *process, statsFile string) (window, error) {
+func readWindow(ctx context.Context, h *harness, proc, plane *child.Process, statsFile string) (window, error) {
 	time.Sleep(settle)
 	var w window
 	var err error
 	if w.writes, err = scrapeWrites(ctx, h.client); err != nil {
 		return w, err
 	}
-	if w.proc, err = readProc(proc.cmd.Process.Pid); err != nil {
+	if w.proc, err = readProc(proc.Pid()); err != nil {
 		return w, err
 	}
-	if w.plane, err = readProc(plane.cmd.Process.Pid); err != nil {
+	if w.plane, err = readProc(plane.Pid()); err != nil {
 		return w, err
 	}
 	if w.events, err = controllerEvents(ctx, h.client, h.namespace); err != nil {
@@ -191,7 +192,7 @@ func readWindow(ctx context.Context, h *harness, proc, plane *process, statsFile
 }
 
 // measure runs the measured steps (or the idle window) between two readings.
-func measure(ctx context.Context, cfg Config, sc scenario, h *harness, proc, plane *process, statsFile string, r *Result) error {
+func measure(ctx context.Context, cfg Config, sc scenario, h *harness, proc, plane *child.Process, statsFile string, r *Result) error {
 	if len(sc.setup) > 0 {
 		began := time.Now()
 		if err := waitForRest(ctx, h, restPoll(sc, r.QPS, r.Burst)); err != nil {
@@ -241,6 +242,9 @@ func measure(ctx context.Context, cfg Config, sc scenario, h *harness, proc, pla
 		writesEnd = end
 	}
 	fill(r, sc, start, writesEnd, end, h.obs.reactions())
+	if mean, peak, ok := h.obs.statusLag(); ok && sc.idle == 0 {
+		r.StatusLagMean, r.StatusLagMax = &mean, &peak
+	}
 	return nil
 }
 

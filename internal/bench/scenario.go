@@ -19,8 +19,12 @@ const (
 	ScenarioParallelScaleDown = "parallel-scaledown"
 	ScenarioOrderedRollout    = "ordered-rollout"
 	ScenarioMaxUnavailable    = "maxunavailable-rollout"
-	ScenarioManySets          = "many-sets"
-	ScenarioSteady            = "steady-10k"
+	// ScenarioConfigRollout is maxunavailable-rollout's set whose
+	// measured step edits the ConfigMap it reads (contenders
+	// ordinal-config and ordinal-reload; the others write nothing).
+	ScenarioConfigRollout = "config-rollout"
+	ScenarioManySets      = "many-sets"
+	ScenarioSteady        = "steady-10k"
 	// ScenarioScaling and ScenarioScalingSets make the scaling curve: sets
 	// created and rolled, then the contender killed and restarted.
 	ScenarioScaling     = "scaling"
@@ -29,7 +33,7 @@ const (
 
 // ScenarioNames lists every scenario in report order.
 var ScenarioNames = []string{ScenarioParallelScaleUp, ScenarioParallelScaleDown, ScenarioOrderedRollout,
-	ScenarioMaxUnavailable, ScenarioManySets, ScenarioSteady, ScenarioScaling, ScenarioScalingSets}
+	ScenarioMaxUnavailable, ScenarioConfigRollout, ScenarioManySets, ScenarioSteady, ScenarioScaling, ScenarioScalingSets}
 
 // Images the scenarios roll between; the simulated nodes never pull them.
 const (
@@ -111,6 +115,11 @@ func buildScenario(name string, s Sizes) (scenario, error) {
 		spec := setSpec{name: "web", replicas: n, maxUnavailable: "25%", claims: true}
 		return scenario{name: name, size: fmt.Sprintf("1×%d", n),
 			setup: []step{{"create", createSets(spec)}}, measured: []step{{"rollout", updateImageAll(imageV2)}}}, nil
+	case ScenarioConfigRollout:
+		n := orDefault(s.Replicas, 200)
+		spec := setSpec{name: "web", replicas: n, maxUnavailable: "25%", claims: true}
+		return scenario{name: name, size: fmt.Sprintf("1×%d", n),
+			setup: []step{{"create", createSets(spec)}}, measured: []step{{"config", editConfigAll("2")}}}, nil
 	case ScenarioManySets:
 		sets, r := orDefault(s.Sets, 500), orDefault(s.SetReplicas, 5)
 		specs := manySpecs(sets, setSpec{replicas: r, claims: true})

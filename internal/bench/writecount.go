@@ -29,7 +29,9 @@ var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELE
 // policy's owner references; none under the default Retain policy, which
 // every scenario uses) are not counted either. An eviction (an extended
 // set that respects disruption budgets) is the contender's delete of a
-// pod, and counts as one.
+// pod, and counts as one. ConfigMap creates and patches are the
+// controller's copies and live ConfigMaps (configRevisions); the
+// harness's edits of a ConfigMap are PUTs, not counted.
 func counted(verb, resource string) bool {
 	switch resource {
 	case "pods", "statefulsets/status", "controllerrevisions":
@@ -38,6 +40,10 @@ func counted(verb, resource string) bool {
 		return verb == "POST"
 	case "persistentvolumeclaims":
 		return verb == "POST" || verb == "DELETE"
+	case "configmaps":
+		// The controller's copies and live ConfigMaps (create, patch);
+		// the harness's own edit is a PUT.
+		return verb == "POST" || verb == "PATCH"
 	}
 	return false
 }

@@ -83,6 +83,9 @@ func hugeSet(t testing.TB, replicas int32, parallel, extended bool) (*Controller
 	client := likeAnAPIServer(fake.NewClientset(objs...))
 	failing(client, "create", "pods", "", quotaRefused)
 	c := startTestController(t, client, ext)
+	if extended {
+		waitForNodeCaches(t, c)
+	}
 	if _, err := c.sync(context.Background(), key); err == nil {
 		t.Fatal("the first sync did not report the refused create")
 	}
@@ -92,6 +95,13 @@ func hugeSet(t testing.TB, replicas int32, parallel, extended bool) (*Controller
 // startTestController is newTestController on client, managing the
 // extended set ext too when it is not nil.
 func startTestController(t testing.TB, client *fake.Clientset, ext *v1alpha1.StatefulSet) *Controller {
+	t.Helper()
+	return startTestControllerWith(t, client, ext, nil)
+}
+
+// startTestControllerWith is startTestController with setup run on the
+// controller before its informers start (a clock, say, that handlers read).
+func startTestControllerWith(t testing.TB, client *fake.Clientset, ext *v1alpha1.StatefulSet, setup func(*Controller)) *Controller {
 	t.Helper()
 	var opts Options
 	if ext != nil {
@@ -103,7 +113,7 @@ func startTestController(t testing.TB, client *fake.Clientset, ext *v1alpha1.Sta
 			map[schema.GroupVersionResource]string{v1alpha1.Resource: "StatefulSetList"}, u)
 		opts.Extended = ostsclient.New(dyn)
 	}
-	return startController(t, client, opts, nil)
+	return startController(t, client, opts, setup)
 }
 
 // perSync is what one sync of key allocates: the median over runs syncs

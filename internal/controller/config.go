@@ -15,6 +15,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/kubeclient"
+	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
@@ -33,14 +34,17 @@ type Config struct {
 	Burst int
 	// Workers is how many sets are synced concurrently.
 	Workers int
-	// StatusHold is how long a count-only status change may wait while
-	// requests queue for QPS tokens (Options.StatusHold).
+	// StatusHold is how long a count-only status change that no observer
+	// acts on (pods created; no count going down, no pod turning Ready)
+	// may wait while requests queue for QPS tokens (Options.StatusHold).
 	StatusHold time.Duration
 	// Namespace limits the controller to one namespace; "" means all.
 	Namespace string
 	// ReadNodes makes a controller of one namespace read nodes too
 	// (Options.Nodes); one of every namespace always does.
 	ReadNodes bool
+	// NodeLossQuarantine is Options.NodeLossQuarantine.
+	NodeLossQuarantine time.Duration
 	// AppsV1 makes the controller manage apps/v1 StatefulSets. Off, it
 	// leaves them to kube-controller-manager's controller (for clusters
 	// where that cannot be turned off) and manages only the extended kind.
@@ -85,7 +89,8 @@ const GateRecreate = "StatefulSetRecreateStrategy"
 // DefaultRoleProbeWriteBurst.
 func NewConfig() Config {
 	return Config{QPS: 20, Burst: 30, Workers: 5, StatusHold: DefaultStatusHold, AppsV1: true, FeatureGates: map[string]bool{},
-		RoleProbeCalls: DefaultRoleProbeCalls, RoleProbeWriteQPS: DefaultRoleProbeWriteQPS, RoleProbeWriteBurst: DefaultRoleProbeWriteBurst}
+		RoleProbeCalls: DefaultRoleProbeCalls, RoleProbeWriteQPS: DefaultRoleProbeWriteQPS, RoleProbeWriteBurst: DefaultRoleProbeWriteBurst,
+		NodeLossQuarantine: osts.DefaultNodeLossQuarantine}
 }
 
 // AddFlags binds every field to fs, using c's current values as defaults.
@@ -95,6 +100,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Namespace, "namespace", c.Namespace, "only manage StatefulSets in this namespace (default: all)")
 	fs.BoolVar(&c.ReadNodes, "read-nodes", c.ReadNodes,
 		"with --namespace, still list and watch nodes (the account needs that cluster-wide) for extended sets that roll by topology domain (rollingUpdate.topology); a controller of every namespace always does")
+	c.AddNodeLossFlag(fs)
 	fs.BoolVar(&c.AppsV1, "manage-apps-v1", c.AppsV1,
 		"manage apps/v1 StatefulSets; false leaves them to kube-controller-manager's controller (where it cannot be turned off) and manages only apps.ordinal.dev StatefulSets")
 	c.AddHookFlags(fs)
@@ -102,6 +108,15 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.SimulatedPodsSocket, "simulated-pods-socket", c.SimulatedPodsSocket,
 		"only beside `ordinal up`: the Unix socket (its data directory's "+SimulatedPodsSocketName+") where its simulated pods, whose addresses ("+SimulatedPodCIDR+") nothing routes, answer role probes")
 	c.AddGateFlag(fs)
+}
+
+// AddNodeLossFlag binds NodeLossQuarantine to --node-loss-quarantine.
+// `ordinal up` binds it too, so that a rehearsal need not wait the
+// default.
+func (c *Config) AddNodeLossFlag(fs *pflag.FlagSet) {
+	fs.DurationVar(&c.NodeLossQuarantine, "node-loss-quarantine", c.NodeLossQuarantine,
+		"how long a host must have been lost, seen so without a break (no node carries its kubernetes.io/hostname label, or every one that does is NotReady and fenced), before nodeFailurePolicy.volumes: Recreate gives up the claims on it; below "+
+			osts.MinNodeLossQuarantine.String()+" (upstream's pod garbage collector's quarantine) only for rehearsals and tests")
 }
 
 // AddHookFlags binds the fields that say what http lifecycle hooks may
@@ -136,7 +151,7 @@ func (c *Config) AddLimitFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.Burst, "burst", c.Burst, "API request burst (ignored with --qps 0)")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "StatefulSets synced concurrently")
 	fs.DurationVar(&c.StatusHold, "status-hold-under-load", c.StatusHold,
-		"while requests queue for --qps tokens, how long a set's replica counts may wait to be written (0: 1s, as without load); completion, observedGeneration and revisions are written at once")
+		"while requests queue for --qps tokens, how long a set's replica counts may wait to be written when only pods were created (0: 1s, as without load); a count going down, completion, observedGeneration and revisions are written at once, a pod turning Ready within 1s")
 }
 
 // AddGateFlag binds FeatureGates to --feature-gates. `ordinal up` binds
@@ -158,6 +173,9 @@ func (c *Config) Validate() error {
 	}
 	if c.StatusHold < 0 {
 		errs = append(errs, fmt.Errorf("--status-hold-under-load must not be negative, got %s", c.StatusHold))
+	}
+	if c.NodeLossQuarantine < time.Second {
+		errs = append(errs, fmt.Errorf("--node-loss-quarantine must be at least 1s, got %s (the default is %s)", c.NodeLossQuarantine, osts.DefaultNodeLossQuarantine))
 	}
 	if c.Workers < 1 {
 		errs = append(errs, fmt.Errorf("--workers must be at least 1, got %d", c.Workers))
@@ -224,9 +242,10 @@ func (c *Config) Options(busy func() bool, apiServer string) Options {
 	allow, _ := parseCIDRs(c.HookAllowCIDRs)
 	sa, _ := parseServiceAccount(c.HookTokenServiceAccount)
 	opts := Options{Workers: c.Workers, Namespace: c.Namespace, Nodes: c.ReadNodes, Busy: busy, StatusHold: c.StatusHold, SkipAppsV1: !c.AppsV1,
-		Hooks:     HookOptions{AllowCIDRs: allow, ProxyFromEnvironment: c.HookProxyFromEnvironment, TokenServiceAccount: sa, APIServer: apiServer},
-		Release:   planner.Release{RecreateGateOff: !RecreateGate(c.FeatureGates)},
-		RoleProbe: RoleProbeOptions{Calls: c.RoleProbeCalls, WriteQPS: c.RoleProbeWriteQPS, WriteBurst: c.RoleProbeWriteBurst}}
+		NodeLossQuarantine: c.NodeLossQuarantine,
+		Hooks:              HookOptions{AllowCIDRs: allow, ProxyFromEnvironment: c.HookProxyFromEnvironment, TokenServiceAccount: sa, APIServer: apiServer},
+		Release:            planner.Release{RecreateGateOff: !RecreateGate(c.FeatureGates)},
+		RoleProbe:          RoleProbeOptions{Calls: c.RoleProbeCalls, WriteQPS: c.RoleProbeWriteQPS, WriteBurst: c.RoleProbeWriteBurst}}
 	if c.SimulatedPodsSocket != "" {
 		opts.Hooks.SimulatedPods = SimulatedPodsAt(c.SimulatedPodsSocket)
 	}

@@ -25,8 +25,9 @@ func TestFlagsAndDefaultsAreOneDefinition(t *testing.T) {
 	}
 	want := Config{Kubeconfig: "kc", QPS: 7.5, Burst: 9, Workers: 2, StatusHold: 4 * time.Second, Namespace: "ns", ReadNodes: true, AppsV1: false,
 		HookAllowCIDRs: []string{"10.0.0.0/8", "fd00::/8"}, HookProxyFromEnvironment: true, HookTokenServiceAccount: "ordinal-system/ordinal-controller",
-		FeatureGates: map[string]bool{GateRecreate: false}, RoleProbeCalls: 8, RoleProbeWriteQPS: 2.5, RoleProbeWriteBurst: 4}
+		FeatureGates: map[string]bool{GateRecreate: false}, RoleProbeCalls: 8, RoleProbeWriteQPS: 2.5, RoleProbeWriteBurst: 4, NodeLossQuarantine: 90 * time.Second}
 	if err := fs.Parse([]string{"--kubeconfig=kc", "--qps=7.5", "--burst=9", "--workers=2", "--status-hold-under-load=4s", "--namespace=ns", "--read-nodes", "--manage-apps-v1=false",
+		"--node-loss-quarantine=90s",
 		"--hook-allow-cidrs=10.0.0.0/8,fd00::/8", "--hook-proxy-from-environment", "--hook-token-service-account=ordinal-system/ordinal-controller",
 		"--feature-gates=StatefulSetRecreateStrategy=false", "--role-probe-calls=8", "--role-probe-write-qps=2.5", "--role-probe-write-burst=4"}); err != nil {
 		t.Fatal(err)
@@ -35,8 +36,8 @@ func TestFlagsAndDefaultsAreOneDefinition(t *testing.T) {
 		t.Errorf("parsed flags (-want +got):\n%s", diff)
 	}
 	opts := cfg.Options(nil, "")
-	if !opts.Nodes || opts.Namespace != "ns" {
-		t.Errorf("--read-nodes with --namespace gave options reading nodes %v in namespace %q", opts.Nodes, opts.Namespace)
+	if !opts.Nodes || opts.Namespace != "ns" || opts.NodeLossQuarantine != 90*time.Second {
+		t.Errorf("--read-nodes with --namespace gave options reading nodes %v in namespace %q, quarantine %s", opts.Nodes, opts.Namespace, opts.NodeLossQuarantine)
 	}
 	if want := (RoleProbeOptions{Calls: 8, WriteQPS: 2.5, WriteBurst: 4}); opts.RoleProbe != want {
 		t.Errorf("role probe options %+v, want %+v", opts.RoleProbe, want)
@@ -55,6 +56,7 @@ func TestValidateNamesEveryBadField(t *testing.T) {
 	for _, want := range []string{"--qps and --burst must not be negative", "--workers must be at least 1", "--status-hold-under-load must not be negative",
 		"--role-probe-calls must be at least 1, got 0", "--role-probe-write-qps must be positive, got -1",
 		"--role-probe-write-burst must be at least 2 (a patch and its event), got 1",
+		"--node-loss-quarantine must be at least 1s, got 0s",
 		`--hook-allow-cidrs: "10.0.0.1" is not a CIDR such as 10.0.0.0/8 or fd00::/8`,
 		`--hook-token-service-account "ordinal-controller" is not namespace/name of a ServiceAccount, e.g. ordinal-system/ordinal-controller`} {
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -9,12 +9,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	appslisters "k8s.io/client-go/listers/apps/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	policylisters "k8s.io/client-go/listers/policy/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/workloop"
 )
 
 // ownerIndex indexes pods and revisions by their controller's UID, so a
@@ -86,11 +88,30 @@ type Controller struct {
 	classes storagelisters.StorageClassLister
 	// nodeFacts reads nodes and volumes for the node-failure pass and the
 	// topology of rollouts; nil unless the extended kind is managed
-	// (nodefailure.go, nodes.go).
+	// (nodefailure.go, nodes.go). nodeWatch starts their caches when an
+	// extended set first needs them (nodewatch.go).
 	nodeFacts *nodeFacts
+	nodeWatch *nodeWatch
+	// configMaps reads ConfigMaps' metadata for sets whose revisions hold
+	// their data, and configWatch starts its cache when such a set first
+	// needs it; configUsers wakes those sets when one changes
+	// (configwatch.go, configrev.go). Nil unless the extended kind is
+	// managed.
+	configMaps  corelisters.ConfigMapLister
+	configWatch *nodeWatch
+	configUsers configUsers
 	// roleProbes asks pods for their roles (roleprobe.go); nil unless the
 	// extended kind is managed.
 	roleProbes *roleProber
+	// budgets lists PodDisruptionBudgets, whose cache budgetWatch starts
+	// at the first extended set's sync (budgetwatch.go, budget.go); nil
+	// unless the extended kind is managed.
+	budgets     policylisters.PodDisruptionBudgetLister
+	budgetWatch *nodeWatch
+	// responder answers the Evictions of extended sets' pods
+	// (evictionresponder.go); nil unless the extended kind is managed and
+	// the API server serves the EvictionRequest API.
+	responder *evictionResponder
 }
 
 // NewInformerFactory returns the informer factory the controller expects:
@@ -145,7 +166,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	c.groups = rolloutGroups{held: map[string]string{}}
 	hooks := newHookCaller(context.Background(), client, c.states, opts.Hooks, interfaceAddrs())
 	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp, hooks: hooks,
-		inFlight: opts.BurstInFlight, evictions: c.evictions}
+		inFlight: opts.BurstInFlight, evictions: c.evictions, budget: burstBudget}
 	if opts.Metrics != nil {
 		if err := opts.Metrics.Register(newRolloutCollector(c.states)); err != nil {
 			return nil, fmt.Errorf("registering the rollout gauges: %w", err)
@@ -166,7 +187,30 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 			c.watchStorageClasses(factory)
 		}
 		if opts.Namespace == "" || opts.Nodes {
-			c.watchNodes(factory)
+			factory := newNodeFactory(client)
+			if err := c.watchNodes(factory, opts.NodeLossQuarantine); err != nil {
+				return nil, fmt.Errorf("node handlers: %w", err)
+			}
+			c.nodeWatch = newNodeWatch(factory)
+			if pc, ok := c.podControl.(*apiPodControl); ok {
+				pc.nodes = c.nodeFacts
+			}
+		}
+		watch, err := c.watchConfigMaps(newConfigFactory(client, opts.Namespace))
+		if err != nil {
+			return nil, fmt.Errorf("ConfigMap handlers: %w", err)
+		}
+		c.configWatch = watch
+		if pc, ok := c.podControl.(*apiPodControl); ok {
+			pc.configMaps = c.configMaps
+		}
+		if c.budgetWatch, err = c.watchBudgets(newBudgetFactory(client, opts.Namespace)); err != nil {
+			return nil, fmt.Errorf("PodDisruptionBudget handlers: %w", err)
+		}
+		if opts.EvictionRequests {
+			if err := c.watchEvictions(client, opts.Namespace); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return c, nil
@@ -210,9 +254,22 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	defer c.queue.ShutDown()
 	defer c.events.Shutdown()
 	logger := klog.FromContext(ctx)
-	logger.Info("Starting StatefulSet controller", "workers", workers, "extendedKind", c.ext != nil)
+	logger.Info("Starting StatefulSet controller", "workers", workers, "extendedKind", c.ext != nil, "evictionResponder", c.responder != nil)
 	if c.ext != nil {
 		go c.ext.informer.Run(ctx.Done())
+	}
+	if c.nodeWatch != nil {
+		go c.nodeWatch.run(ctx)
+	}
+	if c.configWatch != nil {
+		go c.configWatch.run(ctx)
+	}
+	if c.budgetWatch != nil {
+		go c.budgetWatch.run(ctx)
+	}
+	if c.responder != nil {
+		c.responder.factory.Start(ctx.Done())
+		defer c.responder.factory.Shutdown()
 	}
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
 		// It returns false only once ctx ends: a stop asked for during
@@ -220,42 +277,30 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 		logger.Info("Stopping StatefulSet controller before its caches synced")
 		return nil
 	}
-	for i := 0; i < workers; i++ {
-		go wait.UntilWithContext(ctx, c.worker, time.Second)
+	if c.responder != nil {
+		go c.responder.run(ctx)
 	}
 	go c.quiet.run(ctx, c.enqueue)
-	<-ctx.Done()
+	c.loop().Run(ctx, workers)
 	logger.Info("Stopping StatefulSet controller")
 	return nil
 }
 
-func (c *Controller) worker(ctx context.Context) {
-	for c.processNext(ctx) {
-	}
+// loop is the controller's work loop: a failed sync requeues its set with
+// backoff; a successful one forgets the set's failures and, if it asked,
+// looks at the set again later.
+func (c *Controller) loop() workloop.Loop[string] {
+	return workloop.Loop[string]{Queue: c.queue, Sync: c.timedSync, Failed: func(ctx context.Context, key string, err error) {
+		klog.FromContext(ctx).V(2).Info("Sync failed, requeuing", "statefulset", key, "err", err)
+	}}
 }
 
-// processNext handles one key. Errors requeue with backoff; a successful
-// sync forgets the key's failures.
-func (c *Controller) processNext(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
+// timedSync syncs one set and records how long it took.
+func (c *Controller) timedSync(ctx context.Context, key string) (time.Duration, error) {
 	began := time.Now()
 	requeue, err := c.sync(ctx, key)
 	observeSync(began, err)
-	switch {
-	case err != nil:
-		klog.FromContext(ctx).V(2).Info("Sync failed, requeuing", "statefulset", key, "err", err)
-		c.queue.AddRateLimited(key)
-	default:
-		c.queue.Forget(key)
-		if requeue > 0 {
-			c.queue.AddAfter(key, requeue)
-		}
-	}
-	return true
+	return requeue, err
 }
 
 // indexOrphanByParent keys a pod without a controller by namespace and the

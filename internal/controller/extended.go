@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,7 +19,6 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/planner"
-	"github.com/ordinal-sh/ordinal/internal/revision"
 	"github.com/ordinal-sh/ordinal/internal/setkind"
 )
 
@@ -58,11 +56,12 @@ func (c *Controller) extendedTarget(key, ns, name string) (*target, error) {
 		return nil, err
 	}
 	set = c.storedExtended(key, set)
-	inputs := osts.Extended(set)
-	inputs.Budgets.Refused = c.evictions.of(key)
-	c.storageClasses(inputs)
-	c.topologyNodes(inputs)
-	return &target{key: key, kind: setkind.Extended, view: osts.View(set), extended: set, inputs: inputs, revisions: osts.RevisionOptions(set)}, nil
+	inputs, observed := osts.Extended(set), osts.Observe(set)
+	observed.Refused = c.evictions.of(key)
+	c.storageClasses(inputs, &observed)
+	c.topologyNodes(inputs, &observed)
+	return &target{key: key, kind: setkind.Extended, view: osts.View(set), extended: set, inputs: inputs, observed: observed,
+		revisions: osts.RevisionOptions(set)}, nil
 }
 
 // newRoleProber builds the role prober of the extended kind: it reads sets
@@ -125,7 +124,24 @@ func (c *Controller) storedExtended(key string, set *v1alpha1.StatefulSet) *v1al
 // writeExtendedStatus stores the extended set's status from the plan
 // unless it is already there, re-reading the set on conflict.
 func (c *Controller) writeExtendedStatus(ctx context.Context, t *target, plan planner.Plan) error {
+	return c.storeExtendedStatus(ctx, t, c.extendedStatus(t, plan))
+}
+
+// extendedStatus is the extended set's status from the plan, with the
+// condition of the objects its revisions hold (osts.ConfigCondition).
+func (c *Controller) extendedStatus(t *target, plan planner.Plan) v1alpha1.StatefulSetStatus {
 	want := osts.Status(t.extended, plan.Status, plan.Extended)
+	var hold *osts.ConfigHold
+	if t.config != nil {
+		hold = t.config.hold
+	}
+	osts.ConfigCondition(t.extended, &want, hold, c.now())
+	return want
+}
+
+// storeExtendedStatus stores want as the extended set's status unless it
+// is already there, re-reading the set on conflict.
+func (c *Controller) storeExtendedStatus(ctx context.Context, t *target, want v1alpha1.StatefulSetStatus) error {
 	if extendedStatusEqual(t.extended.Status, want) {
 		return nil
 	}
@@ -139,7 +155,7 @@ func (c *Controller) writeExtendedStatus(ctx context.Context, t *target, plan pl
 			cur.Status.CollisionCount = collisions
 		}
 		var err error
-		if stored, err = sets.UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err == nil {
+		if stored, err = sets.UpdateStatus(ctx, cur, metav1.UpdateOptions{FieldManager: v1alpha1.ControllerFieldManager}); err == nil {
 			return nil
 		}
 		if fresh, getErr := sets.Get(ctx, cur.Name, metav1.GetOptions{}); getErr == nil {
@@ -165,67 +181,28 @@ func extendedStatusEqual(a, b v1alpha1.StatefulSetStatus) bool {
 	return errA == nil && errB == nil && string(ja) == string(jb)
 }
 
-// applyChange carries out what the failure policy asked of the set: a
-// pause sets rollingUpdate.paused; a rollback puts the template of an
-// earlier revision back in spec.template (with its overrides), with a JSON patch that also tests
-// the generation, so a spec someone changed meanwhile is left alone.
-func (c *Controller) applyChange(ctx context.Context, t *target, change *planner.SetChange, revs []*appsv1.ControllerRevision) error {
-	patch, err := changePatch(t, change, revs)
-	if err != nil {
-		return err
+// recordHold records the event of a hold the plan's status recorded or
+// ended, once that status is written. The failure policy's decisions
+// live in the status alone: the controller never writes an extended
+// set's spec.
+func (c *Controller) recordHold(t *target, plan planner.Plan) {
+	if t.kind != setkind.Extended || plan.Extended == nil || plan.Extended.HoldEvent == nil {
+		return
 	}
-	_, err = c.ext.client.StatefulSets(t.extended.Namespace).Patch(ctx, t.extended.Name, types.JSONPatchType, patch, metav1.PatchOptions{})
-	if err != nil {
-		return fmt.Errorf("applying the failure policy to %s: %w", t.extended.Name, err)
+	ev := plan.Extended.HoldEvent
+	typ := corev1.EventTypeNormal
+	if ev.Warning {
+		typ = corev1.EventTypeWarning
 	}
-	reason := "RolloutPaused"
-	if change.RollbackTo != "" {
-		reason = "RolledBack"
-	}
-	c.recorder.Event(t.view, corev1.EventTypeWarning, reason, change.Reason)
-	return nil
-}
-
-func changePatch(t *target, change *planner.SetChange, revs []*appsv1.ControllerRevision) ([]byte, error) {
-	ops := []map[string]any{{"op": "test", "path": "/metadata/generation", "value": t.extended.Generation}}
-	if change.RollbackTo == "" {
-		if t.extended.Spec.UpdateStrategy.RollingUpdate == nil {
-			ops = append(ops, map[string]any{"op": "add", "path": "/spec/updateStrategy/rollingUpdate", "value": map[string]any{"paused": true}})
-		} else {
-			ops = append(ops, map[string]any{"op": "add", "path": "/spec/updateStrategy/rollingUpdate/paused", "value": true})
-		}
-		return json.Marshal(ops)
-	}
-	var rev *appsv1.ControllerRevision
-	for _, r := range revs {
-		if r.Name == change.RollbackTo {
-			rev = r
-		}
-	}
-	if rev == nil {
-		return nil, fmt.Errorf("rolling back %s: revision %s is gone", t.extended.Name, change.RollbackTo)
-	}
-	restored, err := revision.Apply(t.view, rev)
-	if err != nil {
-		return nil, fmt.Errorf("rolling back %s: %w", t.extended.Name, err)
-	}
-	ops = append(ops, map[string]any{"op": "replace", "path": "/spec/template", "value": restored.Spec.Template})
-	if revision.HasClaims(rev) {
-		// A revision of an InPlace set holds its claim templates too; a
-		// smaller size restored here is refused, as any shrink is.
-		ops = append(ops, map[string]any{"op": "add", "path": "/spec/volumeClaimTemplates", "value": restored.Spec.VolumeClaimTemplates})
-	}
-	overrides, err := osts.RestoreOverrides(t.extended, rev)
-	if err != nil {
-		return nil, fmt.Errorf("rolling back %s: %w", t.extended.Name, err)
-	}
-	return json.Marshal(append(ops, overrides...))
+	c.recorder.Event(t.view, typ, ev.Reason, ev.Message)
 }
 
 // extendedHoldable reports whether the extended part of a status change
 // may wait like a count-only change: the same conditions (by type, status
-// and reason), blocked pods, last completed revision and rollback. Counts,
-// messages and the progress time may lag by the hold.
+// and reason), blocked pods, last completed revision, rollback and hold,
+// and no fewer pods at the update revision Ready or Available than old
+// counts (as statusBound writes apps/v1's counts going down at once).
+// Other counts, messages and the progress time may lag by the hold.
 func extendedHoldable(old, want v1alpha1.StatefulSetStatus) bool {
 	type cond struct{ t, s, r string }
 	key := func(cs []metav1.Condition) []cond {
@@ -248,5 +225,6 @@ func extendedHoldable(old, want v1alpha1.StatefulSetStatus) bool {
 	}
 	return reflect.DeepEqual(key(old.Conditions), key(want.Conditions)) && reflect.DeepEqual(pods(old.BlockedBy), pods(want.BlockedBy)) &&
 		old.LastCompletedRevision == want.LastCompletedRevision && reflect.DeepEqual(old.Rollback, want.Rollback) &&
-		old.LabelSelector == want.LabelSelector
+		reflect.DeepEqual(old.Hold, want.Hold) && old.LabelSelector == want.LabelSelector &&
+		want.UpdatedReadyReplicas >= old.UpdatedReadyReplicas && want.UpdatedAvailableReplicas >= old.UpdatedAvailableReplicas
 }

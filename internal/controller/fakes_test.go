@@ -137,6 +137,9 @@ func startController(t testing.TB, client *fake.Clientset, opts Options, setup f
 	if c.ext != nil {
 		go c.ext.informer.Run(ctx.Done())
 	}
+	if c.nodeWatch != nil {
+		go c.nodeWatch.run(ctx)
+	}
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
 		t.Fatal("informer caches did not sync")
 	}

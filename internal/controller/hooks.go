@@ -3,6 +3,7 @@ package controller
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"net"
@@ -50,8 +51,13 @@ type hookCall struct {
 const hookMemory = 10 * time.Minute
 
 // newHookCaller builds the caller of opts' policy, proxy and token; own
-// is the controller's own addresses.
+// is the controller's own addresses. It loads the system's certificate
+// roots, which an https hook without a caBundle is verified against:
+// the first verification would otherwise load them inside the first
+// call's timeout, where reading and parsing a few hundred certificates
+// on a busy node can take longer than a short timeout allows.
 func newHookCaller(ctx context.Context, client kubernetes.Interface, states *setStates, opts HookOptions, own []netip.Addr) *hookCaller {
+	_, _ = x509.SystemCertPool() // loaded once per process; an error is the call's to report
 	lookup := net.DefaultResolver.LookupNetIP
 	h := &hookCaller{client: client, states: states, now: time.Now,
 		net: &hookNet{policy: newHookPolicy(ctx, opts, own, lookup), lookup: lookup}}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -100,7 +101,7 @@ func TestAnHTTPHookThatAnswers2xxIsDone(t *testing.T) {
 	if calls.Load() != 1 {
 		t.Errorf("%d calls, want 1", calls.Load())
 	}
-	if got != a.Call.Request {
+	if !reflect.DeepEqual(got, a.Call.Request) {
 		t.Errorf("request %+v, want %+v", got, a.Call.Request)
 	}
 	state, rec := hookState(t, client)

@@ -13,7 +13,10 @@ import (
 // cluster has thousands of, are replaced by new objects holding only what
 // the planner, ownership and the event handlers read, so nothing else they
 // carried stays reachable: a pod becomes a podRecord (planner.TrimPod's
-// fields), a claim a claimRecord (planner.TrimClaim's).
+// fields), a claim a claimRecord (planner.TrimClaim's). Nodes and
+// volumes, as many as the cluster has, become new objects with the fields
+// the node-failure pass and topology read (newNodeRecord,
+// newVolumeRecord).
 //
 // Contract: no code path writes a cached pod or claim back with an update;
 // every pod and claim write is a create from the template or a merge patch
@@ -29,6 +32,9 @@ func stripForCache(obj any) (any, error) {
 		// condition and the taints say whether it is lost or fenced
 		// (nodefailure.go).
 		return newNodeRecord(o), nil
+	case *corev1.PersistentVolume:
+		// Its claim and the node it is pinned to (nodefailure.go).
+		return newVolumeRecord(o), nil
 	case *appsv1.StatefulSet, *appsv1.ControllerRevision:
 		if acc, err := meta.Accessor(obj); err == nil {
 			acc.SetManagedFields(nil)
@@ -50,4 +56,14 @@ func newNodeRecord(o *corev1.Node) *corev1.Node {
 		}
 	}
 	return n
+}
+
+// newVolumeRecord keeps of a volume what the controller reads: its name,
+// the claim it is bound to and its node affinity (osts.JudgeNodes,
+// osts.PinnedNode).
+func newVolumeRecord(o *corev1.PersistentVolume) *corev1.PersistentVolume {
+	return &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: o.Name, UID: o.UID, ResourceVersion: o.ResourceVersion, DeletionTimestamp: o.DeletionTimestamp},
+		Spec:       corev1.PersistentVolumeSpec{ClaimRef: o.Spec.ClaimRef, NodeAffinity: o.Spec.NodeAffinity},
+	}
 }

@@ -17,15 +17,21 @@ import (
 // its apps/v1 view, which the planner and the pod control read (for an
 // extended set, osts.View of it, whose type makes events and owner
 // references name the extended kind); and, for an extended set, the
-// object itself and what the planner is told beyond the view.
+// object itself, the spec the planner reads beyond the view (built once,
+// never changed) and what was observed around it before the sync.
 type target struct {
 	key      string
 	kind     setkind.Kind
 	view     *appsv1.StatefulSet
 	extended *v1alpha1.StatefulSet
 	inputs   *planner.Extended
+	observed planner.Observed
 	// revisions says what the set's revisions hold beyond the template.
 	revisions revision.Options
+	// config is what this sync read of the objects whose data the set's
+	// revisions hold (configrev.go); nil for a set without
+	// spec.configRevisions.
+	config *configResolution
 }
 
 // fresh reads the set from the API server, past the cache, for adoption's

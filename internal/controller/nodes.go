@@ -7,10 +7,10 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
-// topologyNodes fills in the nodes' labels a set with topology plans
-// from (osts.TopologyNodes); without a node cache they stay unknown and
-// the plan holds the rolling update.
-func (c *Controller) topologyNodes(ext *planner.Extended) {
+// topologyNodes observes the nodes' domains a set with topology plans
+// from (osts.Domains); without a node cache they stay unknown and the
+// plan holds the rolling update.
+func (c *Controller) topologyNodes(ext *planner.Extended, o *planner.Observed) {
 	if ext == nil || ext.Topology == nil || c.nodeFacts == nil {
 		return
 	}
@@ -18,5 +18,5 @@ func (c *Controller) topologyNodes(ext *planner.Extended) {
 	if err != nil {
 		return
 	}
-	osts.TopologyNodes(ext, list)
+	osts.Domains(ext, o, list)
 }

@@ -65,7 +65,7 @@ func apiRecheck(client kubernetes.Interface) recheck {
 // orphans are adopted, pods owned by anything else are ignored.
 func claimPods(ctx context.Context, client kubernetes.Interface, rc recheck, set *appsv1.StatefulSet, selector labels.Selector, candidates []*corev1.Pod) ([]*corev1.Pod, error) {
 	a := &adopter{recheck: rc, set: set}
-	var owned []*corev1.Pod
+	owned := make([]*corev1.Pod, 0, len(candidates))
 	var errs []error
 	for _, pod := range candidates {
 		match := selector.Matches(labels.Set(pod.Labels)) && isMemberOf(set, pod)

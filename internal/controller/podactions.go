@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/setkind"
 )
 
 // createClaim creates a claim and records upstream's claim event for the
@@ -55,7 +56,14 @@ func (c *apiPodControl) nameTaken(ctx context.Context, set *appsv1.StatefulSet, 
 }
 
 func (c *apiPodControl) createPod(ctx context.Context, set *appsv1.StatefulSet, setKey string, a planner.Action) error {
-	created, err := c.client.CoreV1().Pods(a.Pod.Namespace).Create(ctx, a.Pod, metav1.CreateOptions{})
+	if err := c.writeLive(ctx, set, a.Pod, a.Config); err != nil {
+		return err
+	}
+	pod := a.Pod
+	if c.responder && setkind.Of(set) == setkind.Extended {
+		pod = withResponder(pod)
+	}
+	created, err := c.client.CoreV1().Pods(a.Pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		return c.nameTaken(ctx, set, a.Pod.Name)
@@ -165,26 +173,45 @@ func (c *apiPodControl) podEvent(set *appsv1.StatefulSet, a planner.Action, reas
 	c.recorder.Eventf(set, corev1.EventTypeWarning, reason, "%s Pod %s in StatefulSet %s failed error: %s", verb, pod, set.Name, err)
 }
 
-// forceDeletePod deletes the pod with grace period 0 and its UID as a
-// precondition (nodeFailurePolicy.replaceAfterSeconds): the API server
-// removes it at once, without waiting for its lost node to confirm.
+// forceDeletePod deletes the pod with grace period 0
+// (nodeFailurePolicy.replaceAfterSeconds): the API server removes it at
+// once, without waiting for its lost node to confirm. It reads the node
+// live first (guard), and deletes only the pod the plan saw, unchanged:
+// its UID and resourceVersion are preconditions, so a pod its returning
+// kubelet rewrote is left alone (a conflict, which the pod's own update
+// event syncs the set again for).
 func (c *apiPodControl) forceDeletePod(ctx context.Context, setKey string, a planner.Action) error {
+	if err := c.guard(ctx, a); err != nil {
+		return err
+	}
 	err := c.client.CoreV1().Pods(a.Pod.Namespace).Delete(ctx, a.Pod.Name, metav1.DeleteOptions{
-		GracePeriodSeconds: new(int64), Preconditions: &metav1.Preconditions{UID: &a.Pod.UID}})
-	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		GracePeriodSeconds: new(int64), Preconditions: &metav1.Preconditions{UID: &a.Pod.UID, ResourceVersion: &a.Pod.ResourceVersion}})
+	switch {
+	case apierrors.IsConflict(err):
+		return nil
+	case err != nil && !apierrors.IsNotFound(err):
 		return err
 	}
 	c.exp.deleted(setKey, a.Pod.Name, a.Pod.UID)
 	return nil
 }
 
-// deleteClaim deletes the claim with its UID as a precondition
-// (nodeFailurePolicy.volumes: Recreate); a claim replaced meanwhile is
-// left alone.
+// deleteClaim deletes the claim (nodeFailurePolicy.volumes: Recreate)
+// once a live list of its host's nodes still shows the host lost (guard),
+// with its UID and resourceVersion as preconditions: a claim replaced or
+// changed meanwhile is left alone. A Forbidden answer is remembered: the
+// namespace has not opted in.
 func (c *apiPodControl) deleteClaim(ctx context.Context, a planner.Action) error {
+	if err := c.guard(ctx, a); err != nil {
+		return err
+	}
 	err := c.client.CoreV1().PersistentVolumeClaims(a.Claim.Namespace).Delete(ctx, a.Claim.Name, metav1.DeleteOptions{
-		Preconditions: &metav1.Preconditions{UID: &a.Claim.UID}})
-	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		Preconditions: &metav1.Preconditions{UID: &a.Claim.UID, ResourceVersion: &a.Claim.ResourceVersion}})
+	switch {
+	case apierrors.IsForbidden(err):
+		c.nodes.access.denied(a.Claim.Namespace)
+		return err
+	case err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err):
 		return err
 	}
 	return nil

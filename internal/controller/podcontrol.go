@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
@@ -32,18 +34,35 @@ type apiPodControl struct {
 	// inFlight, when positive, bounds the units of a batch that run at
 	// once (Options.BurstInFlight).
 	inFlight int
+	// nodes reads nodes live before a node-failure action (nodeguard.go);
+	// nil without node facts.
+	nodes *nodeFacts
+	// budget, when positive, is how long one Apply may spend before it
+	// stops at a batch boundary of a Burst step (burstBudget, synccut.go).
+	budget time.Duration
+	// configMaps reads the metadata of the copies a reload hook's request
+	// names (configlive.go); nil until the ConfigMap cache is set up.
+	configMaps corelisters.ConfigMapLister
+	// responder names the controller in the eviction responders of the
+	// extended kind's pods it creates (evictionresponder.go).
+	responder bool
 }
 
 var _ PodControl = (*apiPodControl)(nil)
 
 // Apply runs each step's per-pod units: one after another, or for a Burst
 // step in its slow-start batches, and stops after the first step, unit or
-// batch with a real error, as planner.Plan.Steps describes.
+// batch with a real error, as planner.Plan.Steps describes. A Burst step
+// also stops at a batch boundary once Apply has run for its budget, with
+// errCutShort.
 func (c *apiPodControl) Apply(ctx context.Context, set *appsv1.StatefulSet, setKey string, steps []planner.Step) error {
+	began := time.Now()
 	for _, step := range steps {
 		run := c.sequential
 		if step.Burst {
-			run = c.burst
+			run = func(ctx context.Context, set *appsv1.StatefulSet, setKey string, step planner.Step) error {
+				return c.burst(ctx, set, setKey, step, began)
+			}
 		}
 		if err := run(ctx, set, setKey, step); err != nil {
 			return fmt.Errorf("%s: %w", step.Name, err)
@@ -66,33 +85,51 @@ func (c *apiPodControl) sequential(ctx context.Context, set *appsv1.StatefulSet,
 // batch with an error ends the step after all its units have run, so one
 // failing pod never stops its siblings already in flight. Which units run
 // is upstream's either way: only how many wait for the client's tokens at
-// once differs.
-func (c *apiPodControl) burst(ctx context.Context, set *appsv1.StatefulSet, setKey string, step planner.Step) error {
+// once differs. Once the Apply that began at began has spent its budget,
+// no further unit starts (after at least one has) and the step ends with
+// errCutShort when its units in flight are done: the next sync plans the
+// rest.
+func (c *apiPodControl) burst(ctx context.Context, set *appsv1.StatefulSet, setKey string, step planner.Step, began time.Time) error {
 	start := 0
 	for _, n := range batchSizes(step) {
 		batch := units(step.Actions[start : start+n])
+		cut, err := c.runBatch(ctx, set, setKey, batch, start > 0, began)
 		start += n
-		errs := make([]error, len(batch))
-		width := len(batch)
-		if c.inFlight > 0 {
-			width = min(width, c.inFlight)
-		}
-		slots := make(chan struct{}, width)
-		var wg sync.WaitGroup
-		for i, unit := range batch {
-			wg.Add(1)
-			slots <- struct{}{}
-			go func() {
-				defer func() { <-slots; wg.Done() }()
-				errs[i] = c.unit(ctx, set, setKey, unit)
-			}()
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
+		switch {
+		case err != nil:
 			return err
+		case cut:
+			return errCutShort
 		}
 	}
 	return nil
+}
+
+// runBatch runs one batch's units side by side and returns their joined
+// errors; cut says it stopped starting them because the Apply spent its
+// budget (started says units of this Apply ran before the batch).
+func (c *apiPodControl) runBatch(ctx context.Context, set *appsv1.StatefulSet, setKey string, batch [][]planner.Action, started bool, began time.Time) (cut bool, err error) {
+	errs := make([]error, len(batch))
+	width := len(batch)
+	if c.inFlight > 0 {
+		width = min(width, c.inFlight)
+	}
+	slots := make(chan struct{}, width)
+	var wg sync.WaitGroup
+	for i, unit := range batch {
+		slots <- struct{}{}
+		if (started || i > 0) && overBudget(c.budget, began, time.Now()) {
+			cut = true
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			errs[i] = c.unit(ctx, set, setKey, unit)
+		}()
+	}
+	wg.Wait()
+	return cut, errors.Join(errs...)
 }
 
 // batchSizes is the step's batches, trusting them only when they add up
@@ -190,7 +227,12 @@ func (c *apiPodControl) do(ctx context.Context, set *appsv1.StatefulSet, setKey 
 		return c.patchClaimStorage(ctx, a)
 	case planner.PatchPod, planner.ResizePod, planner.PatchPodStatus, planner.StartHook, planner.EndHook:
 		return c.patchInPlace(ctx, a)
+	case planner.ReloadPod:
+		return c.reloadPod(ctx, set, a)
 	case planner.CallHook:
+		if len(a.Call.Request.Config) > 0 {
+			withKeyHashes(c.configMaps, set.Namespace, &a.Call.Request)
+		}
 		c.hooks.start(ctx, setKey, a)
 		return nil
 	default:

@@ -30,7 +30,7 @@ type cachedResolution struct {
 
 // resolutionKey names what revision.ResolveWith reads: the set object, its
 // collision count and current revision, the options, and each revision.
-func resolutionKey(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, opts revision.Options) string {
+func resolutionKey(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, opts revision.Options, config string) string {
 	var b strings.Builder
 	b.WriteString(string(set.UID))
 	b.WriteByte('/')
@@ -45,6 +45,8 @@ func resolutionKey(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, o
 	b.WriteString(set.Status.CurrentRevision)
 	b.WriteByte('/')
 	b.WriteString(strconv.FormatBool(opts.Claims))
+	b.WriteByte('/')
+	b.WriteString(config)
 	for _, r := range revs {
 		b.WriteByte('|')
 		b.WriteString(string(r.UID))
@@ -57,9 +59,10 @@ func resolutionKey(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, o
 // resolve is revision.ResolveWith, from the cache when nothing it reads
 // changed since the set's last sync. Only a resolution that asks for no
 // write is kept: one that does changes the revisions, and with them the
-// key.
-func (c *revCache) resolve(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, opts revision.Options) (revision.Resolution, error) {
-	key := resolutionKey(set, revs, opts)
+// key. config names the copies the set's template reads (its data is not
+// in the set's generation).
+func (c *revCache) resolve(set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, opts revision.Options, config string) (revision.Resolution, error) {
+	key := resolutionKey(set, revs, opts, config)
 	if r := c.resolution; r != nil && r.key == key && set.UID != "" {
 		return r.res, nil
 	}

@@ -31,7 +31,7 @@ func TestTheRevisionCacheGivesWhatTheWorkWould(t *testing.T) {
 		t.Fatalf("resolution %v, %v; want one without a write", want.Write, err)
 	}
 	for range 2 {
-		got, err := rc.resolve(set, revs, revision.Options{})
+		got, err := rc.resolve(set, revs, revision.Options{}, "")
 		if err != nil || got.Current != want.Current || got.Update != want.Update || got.Write != want.Write {
 			t.Fatalf("cached resolution %+v, %v; want %+v", got, err, want)
 		}
@@ -39,7 +39,7 @@ func TestTheRevisionCacheGivesWhatTheWorkWould(t *testing.T) {
 	// A revision changed (a bump): the cache is not used.
 	bumped := revs[0].DeepCopy()
 	bumped.ResourceVersion, bumped.Revision = "11", 3
-	got, err := rc.resolve(set, []*appsv1.ControllerRevision{bumped, revs[1]}, revision.Options{})
+	got, err := rc.resolve(set, []*appsv1.ControllerRevision{bumped, revs[1]}, revision.Options{}, "")
 	if err != nil || got.Current != bumped {
 		t.Errorf("after a bump the current revision is %v, want the bumped one", got.Current)
 	}
@@ -47,7 +47,7 @@ func TestTheRevisionCacheGivesWhatTheWorkWould(t *testing.T) {
 	// answers for the revisions as they were.
 	set3 := set.DeepCopy()
 	set3.Spec.Template.Spec.Containers[0].Image, set3.Generation = "app:3", 5
-	if got, _ := rc.resolve(set3, revs, revision.Options{}); got.Write != revision.WriteCreate || rc.resolution != nil {
+	if got, _ := rc.resolve(set3, revs, revision.Options{}, ""); got.Write != revision.WriteCreate || rc.resolution != nil {
 		t.Errorf("a new template: write %v, kept %v; want a create, nothing kept", got.Write, rc.resolution)
 	}
 

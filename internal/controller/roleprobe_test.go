@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/record"
 
@@ -29,8 +30,10 @@ import (
 type roleApps struct {
 	port int
 	mu   sync.Mutex
-	// answers by address: "200 leader", "503 ", "hang".
+	// answers by address: "200 leader", "503 ", "hang" (until the caller
+	// gives up), "hold" (503 once hold lets it go).
 	answers map[string]string
+	hold    chan struct{}
 	calls   map[string]int
 	// inFlight and maxInFlight count the calls being answered at once.
 	inFlight, maxInFlight int
@@ -38,7 +41,7 @@ type roleApps struct {
 
 func startRoleApps(t *testing.T) *roleApps {
 	t.Helper()
-	a := &roleApps{answers: map[string]string{}, calls: map[string]int{}}
+	a := &roleApps{answers: map[string]string{}, calls: map[string]int{}, hold: make(chan struct{})}
 	addrs := []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"}
 	for attempt := 0; ; attempt++ {
 		var ls []net.Listener
@@ -88,8 +91,16 @@ func (a *roleApps) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 		return
 	}
-	if answer == "hang" {
+	switch answer {
+	case "hang":
 		<-r.Context().Done()
+		return
+	case "hold":
+		select {
+		case <-a.hold:
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case <-r.Context().Done():
+		}
 		return
 	}
 	code, body, _ := strings.Cut(answer, " ")
@@ -431,15 +442,46 @@ func TestAFlappingRoleProbeWritesNoMoreThanItsBucket(t *testing.T) {
 }
 
 // Calls in flight stay within the bound shared by every set, however many
-// pods a set has.
+// pods a set has. The pods hold their answers until the test lets them
+// go, one at a time, and the probe's timeout is long: no call is given up
+// on while others are asked, so the pods count what the prober has in
+// flight. (A call the prober gives up on is still counted by its pod
+// until the pod notices the closed connection, which on a busy machine
+// comes after the next call.)
 func TestRoleProbeCallsStayWithinTheSharedBound(t *testing.T) {
 	apps := startRoleApps(t)
 	f := newProbeFixture(t, apps.port, loopback)
+	f.set.Spec.Roles.RoleProbe.TimeoutSeconds = 60
 	f.p.limits = newProbeLimits(RoleProbeOptions{Calls: 2})
 	for _, addr := range []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"} {
-		apps.answer(addr, "hang")
+		apps.answer(addr, "hold")
 	}
-	f.round(t)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.p.round(context.Background(), f.set, f.loop)
+	}()
+	calls := func() (inFlight, total int) {
+		apps.mu.Lock()
+		defer apps.mu.Unlock()
+		return apps.inFlight, apps.calls["127.0.0.2"] + apps.calls["127.0.0.3"] + apps.calls["127.0.0.4"]
+	}
+	waitFor(t, "two calls in flight", func() bool { n, _ := calls(); return n == 2 })
+	// Were the bound not kept, the third call would come now: give it a
+	// second before any answer frees a slot.
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, total := calls(); total > 2 {
+			break
+		}
+	}
+	for range 3 {
+		select {
+		case apps.hold <- struct{}{}:
+		case <-time.After(wait.ForeverTestTimeout):
+			t.Fatal("the prober asked fewer than three pods")
+		}
+	}
+	<-done
 	apps.mu.Lock()
 	defer apps.mu.Unlock()
 	if apps.maxInFlight != 2 {

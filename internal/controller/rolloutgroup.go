@@ -29,11 +29,11 @@ type rolloutGroups struct {
 }
 
 // groupTurn judges an extended set's turn in its rollout group before it
-// is planned, and holds its update (as if paused) without it. It returns
-// how soon to look again while the set waits.
-func (c *Controller) groupTurn(t *target, in planner.Input) time.Duration {
+// is planned (the plan holds its update without it), and how soon to look
+// again while the set waits; nil without a group.
+func (c *Controller) groupTurn(t *target, in planner.Input) (*planner.GroupTurn, time.Duration) {
 	if t.kind != setkind.Extended || t.inputs == nil || c.ext == nil {
-		return 0
+		return nil, 0
 	}
 	s := t.extended
 	g := osts.RolloutGroup(s)
@@ -42,7 +42,7 @@ func (c *Controller) groupTurn(t *target, in planner.Input) time.Duration {
 	if g == "" {
 		c.groups.mu.Unlock()
 		c.wakeGroups(s.Namespace, released)
-		return 0
+		return nil, 0
 	}
 	sets := c.groupSets(s)
 	gk := s.Namespace + "/" + g
@@ -50,7 +50,9 @@ func (c *Controller) groupTurn(t *target, in planner.Input) time.Duration {
 	if claimed != "" && !inGroup(sets, claimed, g) {
 		claimed = "" // the set that took it is gone or left the group
 	}
-	pending := in.Current != nil && in.Update != nil && in.Current.Name != in.Update.Name
+	// A hold in force rolls to its own revision: once there, the set has
+	// nothing pending.
+	pending := in.Current != nil && in.Update != nil && in.Current.Name != planner.RolloutTarget(t.inputs, in.Update.Name)
 	turn := osts.GroupTurn(s, sets, pending, claimed)
 	switch {
 	case pending && (turn.Claim || turn.Holding):
@@ -61,11 +63,10 @@ func (c *Controller) groupTurn(t *target, in planner.Input) time.Duration {
 	}
 	c.groups.mu.Unlock()
 	c.wakeGroups(s.Namespace, released)
-	osts.ApplyGroupTurn(t.inputs, turn)
 	if pending && !turn.Holding {
-		return groupRecheck
+		return turn, groupRecheck
 	}
-	return 0
+	return turn, 0
 }
 
 // releaseOthers gives back the turns set name holds in namespace in

@@ -52,9 +52,15 @@ type Options struct {
 	// PersistentVolumes too (cluster-wide list and watch), so that extended
 	// sets name pods on lost nodes and follow their node-failure policy,
 	// and follow rollingUpdate.topology. A controller of every namespace
-	// that manages the extended kind always reads them; without them a
-	// set with topology holds its rolling update.
+	// that manages the extended kind always reads them, from the first
+	// sync of an extended set on (nodewatch.go); without them a set with
+	// topology holds its rolling update.
 	Nodes bool
+	// NodeLossQuarantine is how long a host must have been lost (no node
+	// carries its hostname label, or every one that does is NotReady and
+	// fenced), seen so without a break, before volumes: Recreate gives up
+	// the claims pinned to it; 0 is osts.DefaultNodeLossQuarantine.
+	NodeLossQuarantine time.Duration
 	// Release is the upstream release apps/v1 sets follow where releases
 	// differ and a set does not show which (planner.Release). Run learns
 	// the API server's version by discovery unless Minor is already set;
@@ -71,6 +77,11 @@ type Options struct {
 	// RoleProbe bounds the role probe's calls and writes over every set;
 	// fields left at zero take the defaults (DefaultRoleProbeCalls, …).
 	RoleProbe RoleProbeOptions
+	// EvictionRequests makes the controller the eviction responder of
+	// the extended kind's pods (evictionresponder.go). Run sets it by
+	// discovery: on when the API server serves the EvictionRequest API
+	// (lifecycle.k8s.io/v1alpha1) and the extended kind is managed.
+	EvictionRequests bool
 }
 
 // Run builds the informers and the controller and runs it until ctx ends.
@@ -93,6 +104,14 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) error {
 			klog.FromContext(ctx).Info("The extended StatefulSet (apps.ordinal.dev/v1alpha1) is not installed in this cluster; managing apps/v1 StatefulSets only. Install its CustomResourceDefinition (config/crd) and restart to manage it too.")
 			opts.Extended = nil
 		}
+	}
+	if opts.Extended != nil {
+		served, err := kubeclient.EvictionRequestsServed(client.Discovery())
+		if err != nil {
+			return err
+		}
+		opts.EvictionRequests = served
+		klog.FromContext(ctx).V(1).Info("EvictionRequest API", "served", served)
 	}
 	if opts.Release.Minor == 0 {
 		opts.Release = discoverRelease(ctx, discovery.ToServerVersionInterfaceWithContext(client.Discovery()), opts.Release)

@@ -52,6 +52,10 @@ type setState struct {
 	// refusedFresh says one came since the last sync looked (eviction.go).
 	refusals     map[string]refusal
 	refusedFresh bool
+	// config is what the set's last sync read of the ConfigMaps and
+	// Secrets its revisions hold (configrev.go); nil for a set without
+	// spec.configRevisions.
+	config *configState
 }
 
 // setStates holds every set's state by key (namespace/name) under one
@@ -87,6 +91,15 @@ func (s *setStates) read(key string, f func(st *setState)) bool {
 	}
 	f(st)
 	return true
+}
+
+// each runs f on every set's state, by key, under the lock.
+func (s *setStates) each(f func(key string, st *setState)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key, st := range s.sets {
+		f(key, st)
+	}
 }
 
 // forget drops everything about a deleted set.

@@ -9,20 +9,26 @@ import (
 )
 
 // DefaultStatusHold is how long, by default, a count-only status change
-// of a set may wait while the client's requests queue for rate-limiter
-// tokens (Options.StatusHold). Under that load every status write delays
+// that no observer acts on (pods created, or counted at a revision; no
+// count going down and no pod turning Ready or Available) may wait while
+// the client's requests queue for rate-limiter tokens
+// (Options.StatusHold). Under that load every status write delays
 // a pod write by one token: in many-sets 100 × 5 at QPS 20 holding for
 // 30 s instead of 3 s took 1093 status writes down to 578 and the run
-// from 232.7 s to 206.4 s. Status that says a set is complete or at
-// rest, a new observedGeneration, revision or collision count is still
-// written at once, and so are all changes while the client has tokens to
-// spare; a held change goes out once the client has been quiet for
-// statusQuiet (statuswake.go), if that comes before the hold ends.
+// from 232.7 s to 206.4 s (figures from before pods turning Ready were
+// taken out of the hold). Status that says a set is complete or at rest,
+// that counts fewer pods than the last written, a new
+// observedGeneration, revision or collision count is written at once; a
+// pod turning Ready waits at most statusDebounce, and so does every
+// change while the client has tokens to spare. A held change goes out
+// once the client has been quiet for statusQuiet (statuswake.go), if that
+// comes before the hold ends.
 const DefaultStatusHold = 30 * time.Second
 
 // statusDebounce bounds how long a count-only status change of a set
 // that has not reached its target waits, so that a burst of pod changes
-// (pods turning Ready one after another) becomes one write.
+// (pods turning Ready one after another) becomes one write. It is also
+// the longest a pod turning Ready or Available waits to be counted.
 const statusDebounce = time.Second
 
 // statusDeferrals remembers, in each set's state, since when a status
@@ -72,21 +78,39 @@ func (d *statusDeferrals) hold(key string, stored, want appsv1.StatefulSetStatus
 	return left, true
 }
 
-// statusBound is how long a count-only status change may wait: not at
-// all when it says the set is complete, or at rest (idle: the plan has
-// nothing to do, and every wanted replica exists, is Ready and Available,
-// as in a roll-out held at its partition, where no later change would
-// carry this one); else up to hold (never less than statusDebounce) while
-// the client's requests queue for tokens, and up to statusDebounce
-// otherwise.
-func statusBound(busy bool, hold time.Duration, want appsv1.StatefulSetStatus, replicas int32, idle bool) time.Duration {
+// statusBound is how long the change from stored (the status observers
+// were last told) to want may wait. Not at all when it tells them less
+// than stored did (fewer, at once as upstream writes every change: a
+// short dip would otherwise pass unseen), says the set is complete, or
+// at rest (idle: the plan has nothing to do, and every wanted replica
+// exists, is Ready and Available, as in a roll-out held at its partition,
+// where no later change would carry this one). Up to hold (never less
+// than statusDebounce) while the client's requests queue for tokens, when
+// no pod turned Ready or Available (readier): pods created or counted at
+// a revision are no news an observer acts on. Else up to statusDebounce.
+func statusBound(busy bool, hold time.Duration, stored, want appsv1.StatefulSetStatus, replicas int32, idle bool) time.Duration {
 	switch {
-	case complete(want, replicas), idle && available(want, replicas):
+	case fewer(stored, want), complete(want, replicas), idle && available(want, replicas):
 		return 0
-	case busy:
+	case busy && !readier(stored, want):
 		return max(hold, statusDebounce)
 	}
 	return statusDebounce
+}
+
+// fewer reports whether want counts fewer pods than stored in any of the
+// replica counters: fewer exist, are Ready, Available, or at the current
+// or update revision than observers were told.
+func fewer(stored, want appsv1.StatefulSetStatus) bool {
+	return want.Replicas < stored.Replicas || want.ReadyReplicas < stored.ReadyReplicas ||
+		want.AvailableReplicas < stored.AvailableReplicas || want.CurrentReplicas < stored.CurrentReplicas ||
+		want.UpdatedReplicas < stored.UpdatedReplicas
+}
+
+// readier reports whether want counts more pods Ready or Available than
+// stored.
+func readier(stored, want appsv1.StatefulSetStatus) bool {
+	return want.ReadyReplicas > stored.ReadyReplicas || want.AvailableReplicas > stored.AvailableReplicas
 }
 
 // complete reports whether a status describes a finished set: every wanted

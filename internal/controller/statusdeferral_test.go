@@ -61,33 +61,49 @@ func TestStatusBounds(t *testing.T) {
 	starting.ReadyReplicas, starting.AvailableReplicas = 2, 2
 	waiting := rolling
 	waiting.AvailableReplicas = 2
+	// before is st as it was before one more pod was created: news no
+	// observer acts on.
+	before := func(st appsv1.StatefulSetStatus) appsv1.StatefulSetStatus {
+		st.Replicas--
+		return st
+	}
+	created := starting
+	created.Replicas, created.ReadyReplicas, created.AvailableReplicas, created.UpdatedReplicas, created.CurrentReplicas = 2, 1, 1, 2, 2
+	replaced := rolling
+	replaced.Replicas, replaced.ReadyReplicas, replaced.AvailableReplicas, replaced.CurrentReplicas = 2, 2, 2, 0
 	for _, tc := range []struct {
 		name       string
 		busy, idle bool
-		st         appsv1.StatefulSetStatus
+		from, st   appsv1.StatefulSetStatus
 		want       time.Duration
 	}{
-		{"finished, limiter idle: write at once", false, true, done, 0},
-		{"finished, limiter busy: write at once", true, true, done, 0},
-		{"rolling", false, false, rolling, statusDebounce},
-		{"a pod not ready yet", false, false, starting, statusDebounce},
-		{"rolling, limiter busy", true, false, rolling, DefaultStatusHold},
-		{"held at the partition, every pod available, nothing to do: write at once", false, true, rolling, 0},
-		{"held at the partition, limiter busy: write at once", true, true, rolling, 0},
-		{"held at the partition, a pod Ready but not yet Available", false, true, waiting, statusDebounce},
-		{"held at the partition, a pod not ready yet", true, true, starting, DefaultStatusHold},
+		{"finished, limiter idle: write at once", false, true, before(done), done, 0},
+		{"finished, limiter busy: write at once", true, true, before(done), done, 0},
+		{"rolling", false, false, before(rolling), rolling, statusDebounce},
+		{"a pod not ready yet", false, false, before(starting), starting, statusDebounce},
+		{"rolling, limiter busy", true, false, before(rolling), rolling, DefaultStatusHold},
+		{"held at the partition, every pod available, nothing to do: write at once", false, true, before(rolling), rolling, 0},
+		{"held at the partition, limiter busy: write at once", true, true, before(rolling), rolling, 0},
+		{"held at the partition, a pod Ready but not yet Available", false, true, before(waiting), waiting, statusDebounce},
+		{"held at the partition, a pod not ready yet", true, true, before(starting), starting, DefaultStatusHold},
+		{"a pod turned Ready, limiter busy: the debounce", true, false, created, starting, statusDebounce},
+		{"a pod turned Available, limiter busy: the debounce", true, true, waiting, rolling, 0},
+		{"a pod no longer Ready, limiter busy: write at once", true, false, done, starting, 0},
+		{"a pod no longer Ready, limiter idle: write at once", false, false, done, starting, 0},
+		{"a pod deleted to be replaced, limiter busy: write at once", true, false, rolling, replaced, 0},
+		{"scaled down by one, limiter busy: write at once", true, false, starting, created, 0},
 	} {
-		if got := statusBound(tc.busy, DefaultStatusHold, tc.st, 3, tc.idle); got != tc.want {
+		if got := statusBound(tc.busy, DefaultStatusHold, tc.from, tc.st, 3, tc.idle); got != tc.want {
 			t.Errorf("%s: bound %s, want %s", tc.name, got, tc.want)
 		}
 	}
-	if got := statusBound(false, DefaultStatusHold, done, 4, true); got != statusDebounce {
+	if got := statusBound(false, DefaultStatusHold, before(done), done, 4, true); got != statusDebounce {
 		t.Errorf("a status short of a scale-up to 4 is complete (bound %s)", got)
 	}
-	if got := statusBound(true, 0, rolling, 3, false); got != statusDebounce {
+	if got := statusBound(true, 0, before(rolling), rolling, 3, false); got != statusDebounce {
 		t.Errorf("a hold of 0 under load: bound %s, want the debounce %s", got, statusDebounce)
 	}
-	if got := statusBound(true, 5*time.Second, done, 3, false); got != 0 {
+	if got := statusBound(true, 5*time.Second, before(done), done, 3, false); got != 0 {
 		t.Errorf("a complete status under load with a hold of 5s: bound %s, want 0", got)
 	}
 }

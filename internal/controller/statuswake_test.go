@@ -48,7 +48,7 @@ func TestAStatusHeldForABusyClientIsWrittenOnceTheClientIsQuiet(t *testing.T) {
 	// its sync holds the change (web-1 counted) back.
 	waitCached(t, "the set queued", func() bool { return c.queue.Len() > 0 })
 	for c.queue.Len() > 0 {
-		c.processNext(ctx)
+		c.loop().Next(ctx)
 	}
 	stored := func() appsv1.StatefulSetStatus {
 		s, err := client.AppsV1().StatefulSets(set.Namespace).Get(ctx, set.Name, metav1.GetOptions{})

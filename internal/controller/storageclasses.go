@@ -18,9 +18,9 @@ func (c *Controller) watchStorageClasses(factory informers.SharedInformerFactory
 	c.synced = append(c.synced, inf.Informer().HasSynced)
 }
 
-// storageClasses fills in the StorageClasses an InPlace set's plan reads
+// storageClasses observes the StorageClasses an InPlace set's plan reads
 // (osts.StorageClasses), from the cache.
-func (c *Controller) storageClasses(ext *planner.Extended) {
+func (c *Controller) storageClasses(ext *planner.Extended, o *planner.Observed) {
 	if ext == nil || ext.ClaimUpdate != v1alpha1.InPlaceVolumeClaimUpdateStrategyType || c.classes == nil {
 		return
 	}
@@ -28,5 +28,5 @@ func (c *Controller) storageClasses(ext *planner.Extended) {
 	if err != nil {
 		return
 	}
-	osts.StorageClasses(ext, list)
+	osts.StorageClasses(ext, o, list)
 }

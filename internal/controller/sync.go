@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
-	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 	"github.com/ordinal-sh/ordinal/internal/setkind"
@@ -29,8 +28,10 @@ const cacheLagRequeue = 200 * time.Millisecond
 // status, truncate history. It returns when to look again without an event.
 // Status is written and history truncated even when applying failed, as
 // upstream does, so users see the state the failure left behind. Both kinds
-// of set take this path; an extended set's plan has extra inputs, may ask
-// for a change to the set itself, and its status has more fields.
+// of set take this path; an extended set's plan has extra inputs, its
+// status has more fields (among them the failure policy's hold, whose
+// event is recorded once the status is written), and it never asks for a
+// write of the set's spec.
 func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error) {
 	t, err := c.targetOf(key)
 	if apierrors.IsNotFound(err) {
@@ -39,6 +40,14 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	if err != nil {
 		return 0, err
+	}
+	if !c.cachesReady(t) {
+		return cacheLagRequeue, nil
+	}
+	if t.kind == setkind.Extended {
+		if planned, requeue, err := c.syncConfig(ctx, t); !planned {
+			return requeue, err
+		}
 	}
 	set := t.view
 	if t.kind == setkind.Extended {
@@ -73,34 +82,62 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, err
 	}
-	c.judgeNodes(ctx, &in)
+	c.observeAround(ctx, t, &in)
 	c.states.paced(key, began, len(in.Pods))
 	c.evictions.prune(key, in.Pods)
-	groupWait := c.groupTurn(t, in)
+	turn, groupWait := c.groupTurn(t, in)
+	in.Observed.Group = turn
+	if t.kind == setkind.Extended {
+		in.Observed.EvictionRequests = c.responder.requests(set.Namespace, set.Name)
+	}
 	in.Apply = rc.apply
 	plan := planner.Compute(in)
 	rc.synced()
 	c.states.keepBuilt(key, b, in, plan)
+	announce := announceFirst(t, set, stored, &plan)
+	budgetErr := c.reconcileBudget(ctx, t, in.Observed.Budgets, plan)
 	applyErr := c.podControl.Apply(ctx, set, key, plan.Steps)
+	cut := cutShort(applyErr)
+	if cut {
+		applyErr = nil
+	}
 	c.reportWarnings(key, set, plan.Warnings)
-	changeErr := c.changeSet(ctx, t, plan, revs)
 	requeue, set, statusErr := plan.RequeueAfter, t.view, error(nil)
 	if !plan.KeepStatus {
-		requeue, set, statusErr = c.writeStatus(ctx, t, stored, plan, applyErr != nil || changeErr != nil)
+		requeue, set, statusErr = c.writeStatus(ctx, t, stored, plan, applyErr != nil || cut)
 	}
-	truncErr := c.truncate(ctx, set, revs, in)
+	if statusErr == nil {
+		c.recordHold(t, plan)
+	}
+	truncErr := c.truncate(ctx, set, revs, in, plan.Status.UpdateRevision)
+	heartbeat, answerErr := c.answerEvictions(ctx, set, plan)
 	recordRollout(c.states, key, set, plan)
-	if plan.Truncated || c.evictions.takeFresh(key) {
+	if plan.Truncated || cut || c.evictions.takeFresh(key) {
 		// The plan left ordinals for the next sync (planner.MaxCreates),
-		// which waits for the cache to show this one's creates; or an
-		// eviction was refused, which the next plan waits on and lists in
-		// status.blockedBy.
+		// or its actions were cut short after their time budget (so that
+		// this status is written), and the next sync waits for the cache
+		// to show this one's creates; or an eviction was refused, which the
+		// next plan waits on and lists in status.blockedBy.
 		requeue = cacheLagRequeue
 	}
 	if groupWait > 0 && (requeue == 0 || requeue > groupWait) {
 		requeue = groupWait // waiting for its rollout group's turn
 	}
-	return requeue, errors.Join(applyErr, changeErr, statusErr, truncErr)
+	requeue = soonest(configRequeue(t, requeue), heartbeat)
+	if announce && (requeue == 0 || requeue > cacheLagRequeue) {
+		requeue = cacheLagRequeue
+	}
+	return requeue, errors.Join(budgetErr, applyErr, statusErr, truncErr, answerErr)
+}
+
+// answerEvictions writes an extended set's answers to the Evictions of
+// its pods (evictionresponder.go) and returns when the next heartbeat is
+// due.
+func (c *Controller) answerEvictions(ctx context.Context, set *appsv1.StatefulSet, plan planner.Plan) (time.Duration, error) {
+	if plan.Extended == nil {
+		return 0, nil
+	}
+	return c.responder.respond(ctx, set.Namespace, set.Name, plan.Extended.EvictionResponses)
 }
 
 // targetOf reads the set a key names from the cache; NotFound when it is
@@ -123,25 +160,18 @@ func (c *Controller) targetOf(key string) (*target, error) {
 	return nil, fmt.Errorf("key %q: the controller does not sync sets of kind %s", key, kind)
 }
 
-// changeSet applies the change an extended set's plan asks of the set
-// itself (its failure policy), before its status is written.
-func (c *Controller) changeSet(ctx context.Context, t *target, plan planner.Plan, revs []*appsv1.ControllerRevision) error {
-	if t.kind != setkind.Extended || plan.Extended == nil || plan.Extended.Change == nil {
-		return nil
-	}
-	return c.applyChange(ctx, t, plan.Extended.Change, revs)
-}
-
 // writeStatus writes the plan's status, or holds a count-only change back
 // (statusBound), and returns when to sync again for it and the set as
 // stored. A change held because the client is busy is also looked at
 // again once the client is quiet (quietWatch), if that comes first. A
 // failed sync is retried on the queue's backoff, which soon outlasts any
-// hold: its status, like upstream's, goes out at once.
+// hold: its status, like upstream's, goes out at once (failed); so does
+// that of a sync cut short after its time budget (synccut.go), which was
+// cut so that its status would be written.
 func (c *Controller) writeStatus(ctx context.Context, t *target, stored appsv1.StatefulSetStatus, plan planner.Plan, failed bool) (time.Duration, *appsv1.StatefulSet, error) {
 	set, requeue, busy := t.view, plan.RequeueAfter, c.busy()
-	bound := statusBound(busy, c.statusHold, plan.Status, planner.Replicas(set), idle(plan))
-	if failed || (t.kind == setkind.Extended && !extendedHoldable(t.extended.Status, osts.Status(t.extended, plan.Status, plan.Extended))) {
+	bound := statusBound(busy, c.statusHold, stored, plan.Status, planner.Replicas(set), idle(plan))
+	if failed || (t.kind == setkind.Extended && !extendedHoldable(t.extended.Status, c.extendedStatus(t, plan))) {
 		bound = 0
 	}
 	if left, held := c.deferred.hold(t.key, stored, plan.Status, c.now(), bound); held {
@@ -168,8 +198,9 @@ func (c *Controller) writeStatus(ctx context.Context, t *target, stored appsv1.S
 
 // observe gathers the planner's input: owned revisions (resolved and, if
 // needed, persisted), owned pods after adoption and release, and the claims
-// the set's pods use. t.inputs is an extended set's extra inputs, nil for
-// apps/v1, and t.revisions what its revisions hold. b makes the pods and
+// the set's pods use. t.inputs is an extended set's spec, nil for
+// apps/v1, t.observed what was observed around it, and t.revisions what
+// its revisions hold. b makes the pods and
 // claims from the cache's records.
 func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selector labels.Selector, t *target, b *builder, rc *revCache) (planner.Input, []*appsv1.ControllerRevision, error) {
 	ext := t.inputs
@@ -177,27 +208,35 @@ func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selec
 	if err != nil {
 		return planner.Input{}, nil, err
 	}
-	res, err := rc.resolve(set, revs, t.revisions)
+	res, err := rc.resolve(set, revs, t.revisions, t.config.key())
 	if err != nil {
 		return planner.Input{}, nil, err
 	}
 	if t.kind != setkind.AppsV1 && res.Write == revision.WriteCreate {
 		res.Update.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(set, t.kind.GroupVersionKind())}
+		if err := annotateConfig(t, res.Update); err != nil {
+			return planner.Input{}, nil, err
+		}
 	}
 	if res, err = c.history.Persist(ctx, set, res); err != nil {
+		return planner.Input{}, nil, err
+	}
+	// No pod of the update revision is made before the copies it reads.
+	if err := c.ensureCopies(ctx, t, res.Update); err != nil {
 		return planner.Input{}, nil, err
 	}
 	pods, err := c.ownedPods(ctx, set, selector, b)
 	if err != nil {
 		return planner.Input{}, nil, err
 	}
+	observed := t.observed
 	if ext != nil {
-		ext.Revisions = revs
+		observed.Revisions = revs
 	}
 	return planner.Input{
 		Set: set, Pods: pods, Claims: c.claimsFor(set, pods, ext, b),
 		Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: c.now(),
-		Extended: ext, Release: c.release,
+		Extended: ext, Observed: observed, Release: c.release,
 	}, revs, nil
 }
 
@@ -226,26 +265,30 @@ func (c *Controller) ownedPods(ctx context.Context, set *appsv1.StatefulSet, sel
 // by template, so the planner never needs to list a namespace, and what a
 // sync reads follows the claims that exist, not spec.replicas.
 func (c *Controller) claimsFor(set *appsv1.StatefulSet, pods []*corev1.Pod, ext *planner.Extended, b *builder) map[string]*corev1.PersistentVolumeClaim {
-	out := map[string]*corev1.PersistentVolumeClaim{}
-	if len(set.Spec.VolumeClaimTemplates) == 0 {
-		return out
+	templates := set.Spec.VolumeClaimTemplates
+	if len(templates) == 0 {
+		return map[string]*corev1.PersistentVolumeClaim{}
 	}
 	var reserved []planner.OrdinalRange
 	if ext != nil {
 		reserved = ext.Reserved
 	}
 	layout := planner.NewLayout(planner.StartOrdinal(set), planner.Replicas(set), reserved)
-	podAt := make(map[int32]bool, len(pods))
-	for _, p := range pods {
-		if o, ok := planner.ParseOrdinal(set.Name, p.Name); ok {
-			podAt[o] = true
-		}
+	found := make([][]*claimRecord, len(templates))
+	total := 0
+	for i := range templates {
+		found[i] = byIndex[*claimRecord](c.claimIdx, claimPrefixIndex, set.Namespace+"/"+templates[i].Name+"-"+set.Name)
+		total += len(found[i])
 	}
-	for i := range set.Spec.VolumeClaimTemplates {
-		template := set.Spec.VolumeClaimTemplates[i].Name
-		for _, r := range byIndex[*claimRecord](c.claimIdx, claimPrefixIndex, set.Namespace+"/"+template+"-"+set.Name) {
+	out := make(map[string]*corev1.PersistentVolumeClaim, total)
+	podAt := podOrdinals{set: set.Name, pods: pods}
+	for i, records := range found {
+		for _, r := range records {
+			// The index holds r under <template>-<set>: its name is
+			// the claim of ordinal o when o is written as ClaimName
+			// writes it.
 			_, o, ok := planner.SplitPodName(r.Name())
-			if _, in := layout.Index(o); ok && (in || podAt[o]) && r.Name() == planner.ClaimName(template, set.Name, o) {
+			if _, in := layout.Index(o); ok && (in || podAt.has(o)) && planner.IsClaimName(r.Name(), templates[i].Name, set.Name, o) {
 				out[r.Name()] = b.claim(r)
 			}
 		}
@@ -253,10 +296,39 @@ func (c *Controller) claimsFor(set *appsv1.StatefulSet, pods []*corev1.Pod, ext 
 	return out
 }
 
-// truncate deletes revisions beyond the history limit; never a live one.
-func (c *Controller) truncate(ctx context.Context, set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, in planner.Input) error {
+// podOrdinals answers which ordinals the pods of a set hold, from a set
+// of them made on the first question: claimsFor asks only about claims
+// past the set's ordinals, which most syncs have none of.
+type podOrdinals struct {
+	set  string
+	pods []*corev1.Pod
+	at   map[int32]bool
+}
+
+func (p *podOrdinals) has(ord int32) bool {
+	if p.at == nil {
+		p.at = make(map[int32]bool, len(p.pods))
+		for _, pod := range p.pods {
+			if o, ok := planner.ParseOrdinal(p.set, pod.Name); ok {
+				p.at[o] = true
+			}
+		}
+	}
+	return p.at[ord]
+}
+
+// truncate deletes revisions beyond the history limit; never a live one,
+// nor target, the revision the plan rolls to (a hold's, while one runs
+// another revision than the spec's).
+func (c *Controller) truncate(ctx context.Context, set *appsv1.StatefulSet, revs []*appsv1.ControllerRevision, in planner.Input, target string) error {
 	var errs []error
-	for _, rev := range revision.ToTruncate(set, revs, in.Pods, in.Current, in.Update) {
+	live := []*appsv1.ControllerRevision{in.Current, in.Update}
+	for _, rev := range revs {
+		if rev.Name == target {
+			live = append(live, rev)
+		}
+	}
+	for _, rev := range revision.ToTruncate(set, revs, in.Pods, live...) {
 		errs = append(errs, c.history.Delete(ctx, rev))
 	}
 	return errors.Join(errs...)
@@ -291,8 +363,18 @@ func byIndex[T any](idx cache.Indexer, index, key string) []T {
 	return out
 }
 
+// unionByUID is a and then those of b whose UID a does not have. Each list
+// comes from one index, which lists an object once, and one of them is
+// mostly empty (the orphans): then the other is the union, and a sync of
+// a large set builds no set of its UIDs.
 func unionByUID[T interface{ GetUID() types.UID }](a, b []T) []T {
-	seen := make(map[string]bool, len(a))
+	switch {
+	case len(b) == 0:
+		return a
+	case len(a) == 0:
+		return b
+	}
+	seen := make(map[string]bool, len(a)+len(b))
 	out := make([]T, 0, len(a)+len(b))
 	for _, list := range [][]T{a, b} {
 		for _, o := range list {

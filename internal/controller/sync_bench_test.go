@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -44,28 +43,12 @@ func restingSet(b testing.TB, n int32) (*Controller, string) {
 func BenchmarkASyncOfAThousandPodSetAtRest(b *testing.B) {
 	c, key := restingSet(b, 1000)
 	b.ReportAllocs()
-	defer reportCPU(b)()
+	defer testgen.ReportCPU(b)()
 	for b.Loop() {
 		if _, err := c.sync(context.Background(), key); err != nil {
 			b.Fatal(err)
 		}
 	}
-}
-
-// reportCPU reports the process's CPU time per operation (cpu-ns/op) from
-// the call to the call of the function it returns: on a machine shared
-// with other work, wall time per operation says little.
-func reportCPU(b *testing.B) func() {
-	began := cpuTime()
-	return func() { b.ReportMetric(float64(cpuTime()-began)/float64(b.N), "cpu-ns/op") }
-}
-
-func cpuTime() time.Duration {
-	var u syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
-		return 0
-	}
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // One pod event of a set that is changing: the pod changed, and the set
@@ -93,7 +76,7 @@ func podEventOfAChangingSet(b *testing.B, size int32) {
 		pods[i] = testgen.Pod(set, 7, testgen.At(rev[0]), opt)
 	}
 	b.ReportAllocs()
-	defer reportCPU(b)()
+	defer testgen.ReportCPU(b)()
 	n := 0
 	for b.Loop() {
 		n++
@@ -150,7 +133,7 @@ func BenchmarkASyncOfASmallSetAmongFiveThousand(b *testing.B) { syncAmong(b, 500
 func syncAmong(b *testing.B, n int) {
 	c, key := manySets(b, n)
 	b.ReportAllocs()
-	defer reportCPU(b)()
+	defer testgen.ReportCPU(b)()
 	for b.Loop() {
 		if _, err := c.sync(context.Background(), key); err != nil {
 			b.Fatal(err)

@@ -33,19 +33,24 @@ func extendedWeb(t *testing.T, pause bool) (*v1alpha1.StatefulSet, []*corev1.Pod
 	return set, []*corev1.Pod{testgen.Pod(apps, 0, testgen.At(rev)), testgen.Pod(apps, 1, testgen.At(rev))}
 }
 
-func TestAnExtendedSetsPauseDecidesItsHealthAndActions(t *testing.T) {
+func TestAnExtendedSetsPauseAndHoldDecideItsHealthAndActions(t *testing.T) {
 	tests := []struct {
 		name    string
 		paused  bool
+		hold    *v1alpha1.RolloutHold
 		health  string
 		actions ActionSet
 	}{
-		{"running", false, HealthComplete, ActionSet{Pause: true, Restart: true, DeletePod: true}},
-		{"paused by rollingUpdate.paused", true, HealthPaused, ActionSet{Resume: true, Restart: true, DeletePod: true}},
+		{"running", false, nil, HealthComplete, ActionSet{Pause: true, Restart: true, DeletePod: true}},
+		{"paused by rollingUpdate.paused", true, nil, HealthPaused, ActionSet{Resume: true, Restart: true, DeletePod: true}},
+		{"held by the failure policy: failing, and Resume releases the hold", false,
+			&v1alpha1.RolloutHold{ID: "web-b@1", Action: v1alpha1.HoldRolledBack, FailedRevision: "web-b", Revision: "web-a"},
+			HealthFailing, ActionSet{Pause: true, Resume: true, Restart: true, DeletePod: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			set, pods := extendedWeb(t, tt.paused)
+			set.Status.Hold = tt.hold
 			k := &ExtendedStatefulSets{}
 			view, ok := k.View(set)
 			if !ok {
@@ -53,7 +58,7 @@ func TestAnExtendedSetsPauseDecidesItsHealthAndActions(t *testing.T) {
 			}
 			o := observed{kind: k, obj: set, Observed: setops.Observed{Set: view, Extended: extendedOf(set), Pods: pods}}
 			s := snapshot(o)
-			if s.Extended == nil || s.Extended.Paused != tt.paused {
+			if s.Extended == nil || s.Extended.Paused != tt.paused || (s.Extended.Hold != nil) != (tt.hold != nil) {
 				t.Fatalf("snapshot's extended state %+v", s.Extended)
 			}
 			if got := summarize(k.Name(), s); got.Health != tt.health || got.Kind != "statefulsets.apps.ordinal.dev" {

@@ -182,7 +182,7 @@ func detail(o observed, readOnly bool, now time.Time) Detail {
 // revisions numbers colours by position in the history, oldest first, so
 // a rollout's two revisions keep their colours while it runs.
 func revisions(o observed, s rolloutview.Snapshot) []Revision {
-	entries := rolloutview.NewHistory(o.Set, o.Revisions, o.Pods)
+	entries := rolloutview.NewHistory(o.Set, o.Revisions, o.Pods, setops.HeldRevision(o.Extended))
 	out := make([]Revision, 0, len(entries))
 	for i, e := range entries {
 		e.Update = e.Name == s.UpdateRevision
@@ -194,12 +194,14 @@ func revisions(o observed, s rolloutview.Snapshot) []Revision {
 func actions(o observed) ActionSet {
 	rolling := o.Set.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType
 	_, paused := o.Set.Annotations[v1alpha1.PausedAnnotation]
+	held := false
 	if x := o.Extended; x != nil {
 		paused = x.Spec.UpdateStrategy.RollingUpdate != nil && x.Spec.UpdateStrategy.RollingUpdate.Paused
+		held = x.Status.Hold != nil // resume releases it
 	}
 	_, deletes := o.kind.(PodDeleter)
 	return ActionSet{
-		Pause: rolling && !paused, Resume: paused, Undo: len(o.Revisions) > 1,
+		Pause: rolling && !paused, Resume: paused || held, Undo: len(o.Revisions) > 1,
 		Restart: true, DeletePod: deletes,
 	}
 }

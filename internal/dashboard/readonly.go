@@ -1,11 +1,10 @@
 package dashboard
 
 import (
-	"bytes"
+	"github.com/ordinal-sh/ordinal/internal/kubeclient"
+
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -81,25 +80,7 @@ func (t readOnlyTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return t.next.RoundTrip(req)
 	}
-	if req.Body != nil {
-		_ = req.Body.Close()
-	}
-	msg := fmt.Sprintf("%s %s refused: this dashboard is read-only (--read-only), its client sends no writes", req.Method, req.URL.Path)
-	body, err := json.Marshal(metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   metav1.StatusFailure, Message: msg, Reason: metav1.StatusReasonForbidden, Code: http.StatusForbidden,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &http.Response{
-		Status: "403 Forbidden", StatusCode: http.StatusForbidden,
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": []string{"application/json"}},
-		Body:          io.NopCloser(bytes.NewReader(body)),
-		ContentLength: int64(len(body)),
-		Request:       req,
-	}, nil
+	return kubeclient.Refuse(req, "this dashboard is read-only (--read-only), its client sends no writes")
 }
 
 // clientConfig is the configuration the server's clients are built from:

@@ -43,7 +43,9 @@ func (s *Server) getSet(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, d)
 }
 
-// diffResult is a unified diff of two revisions' templates.
+// diffResult is a unified diff of two revisions' templates, followed by
+// what changed of the data their ConfigMaps and Secrets hold
+// (configdiff.go).
 type diffResult struct {
 	Same bool   `json:"same"`
 	Text string `json:"text"`
@@ -68,6 +70,7 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) {
 	}
 	var text strings.Builder
 	d.Render(&text)
+	s.configDiff(r.Context(), o, a, b, &text)
 	writeJSON(w, http.StatusOK, diffResult{Same: d.Same(), Text: text.String()})
 }
 

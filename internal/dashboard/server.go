@@ -20,8 +20,11 @@ import (
 type Server struct {
 	cfg Config
 	// rest is the client configuration the clients are built from.
-	rest   *rest.Config
-	store  *store
+	rest  *rest.Config
+	store *store
+	// client reads what the caches do not hold: the config copies a
+	// revision diff compares (configdiff.go).
+	client kubernetes.Interface
 	hub    *hub
 	guard  *guard
 	ln     net.Listener
@@ -129,7 +132,7 @@ func start(ctx context.Context, cfg Config, client kubernetes.Interface, ext *os
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: st, errc: make(chan error, 1), now: time.Now}
+	s := &Server{cfg: cfg, store: st, client: client, errc: make(chan error, 1), now: time.Now}
 	s.hub = newHub(cfg.Interval, s.renderTopic)
 	if err := s.watch(); err != nil {
 		return nil, err

@@ -37,7 +37,8 @@ func (h *history) add(sec float64, typ watch.EventType, obj runtime.Object) *his
 	kind := map[string]Kind{"*v1.Pod": KindPod, "*v1.StatefulSet": KindSet, "*v1.PersistentVolumeClaim": KindClaim,
 		"*v1.ControllerRevision": KindRevision, "*v1alpha1.StatefulSet": KindExtendedSet,
 		"*v1.Node": KindNode, "*v1.PersistentVolume": KindVolume,
-		"*v1.PodDisruptionBudget": KindBudget}[sprintf("%T", obj)]
+		"*v1.PodDisruptionBudget": KindBudget, "*v1.ConfigMap": KindConfigMap,
+		"*v1alpha1.Eviction": KindEviction}[sprintf("%T", obj)]
 	h.events = append(h.events, Event{Kind: kind, Type: typ, Object: obj, RV: h.rv, Time: t0.Add(time.Duration(sec * float64(time.Second)))})
 	return h
 }

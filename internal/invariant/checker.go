@@ -3,9 +3,11 @@ package invariant
 import (
 	"sort"
 	"sync"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	lifecyclev1alpha1 "k8s.io/api/lifecycle/v1alpha1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -67,9 +69,15 @@ func (c *Checker) Violations() []Violation {
 	r := newReplay(c.opts, external)
 	r.userWrites = users
 	for _, ev := range events {
+		if r.began.IsZero() || ev.Time.Before(r.began) {
+			r.began = ev.Time
+		}
+	}
+	for _, ev := range events {
 		r.apply(ev)
 	}
 	r.closeRecreate()
+	r.closeClaimOwner()
 	attribute(r.out, c.handOversByRV())
 	return r.out
 }
@@ -95,10 +103,21 @@ type replay struct {
 	// budgets are the PodDisruptionBudgets as last observed, by
 	// namespace/name.
 	budgets map[string]*policyv1.PodDisruptionBudget
+	// configMaps are the ConfigMaps' metadata as last observed, by
+	// namespace/name (configcopies.go).
+	configMaps map[string]*corev1.ConfigMap
+	// asked says, by pod UID, whether an Eviction made the controller its
+	// active responder, over time (evictionrequests.go).
+	asked map[types.UID]*timeline[bool]
 	// recreateClaims are scale-down deletions under Recreate that wait
 	// for a status to excuse them (recreate.go).
 	recreateClaims []recreateClaim
-	out            []Violation
+	// ownerClaims are claim-owner violations that wait for their set's
+	// next version (ownergap.go).
+	ownerClaims []ownerClaim
+	// began is the earliest event's time: nothing is known before it.
+	began time.Time
+	out   []Violation
 	userWrites
 }
 
@@ -107,7 +126,8 @@ func newReplay(opts Options, external map[types.UID]bool) *replay {
 		pods: map[string]*podTrack{}, claims: map[string]*claimTrack{}, revs: map[string]*appsv1.ControllerRevision{},
 		reserved: map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange{}, offline: map[*appsv1.StatefulSet][]v1alpha1.OrdinalRange{},
 		nodes: map[string]*nodeTrack{}, volumes: map[string]*corev1.PersistentVolume{}, nodeLabels: map[string]map[string]string{},
-		budgets:    map[string]*policyv1.PodDisruptionBudget{},
+		budgets: map[string]*policyv1.PodDisruptionBudget{}, configMaps: map[string]*corev1.ConfigMap{},
+		asked:      map[types.UID]*timeline[bool]{},
 		userWrites: userWrites{userRVs: map[uint64]bool{}, userSets: map[types.UID]bool{}}}
 }
 
@@ -129,6 +149,10 @@ func (r *replay) apply(ev Event) {
 		r.applyVolume(ev, obj)
 	case *policyv1.PodDisruptionBudget:
 		r.applyBudget(ev, obj)
+	case *corev1.ConfigMap:
+		r.applyConfigMap(ev, obj)
+	case *lifecyclev1alpha1.Eviction:
+		r.applyEviction(ev, obj)
 	}
 }
 

@@ -72,8 +72,8 @@ func (r *replay) judgeClaimOwner(ev Event, st *setTrack, ord int32, prev, claim 
 		}
 		specs := r.specsWithin(st, ev.Time)
 		if len(specs) > 0 && !anySpec(specs, func(s *appsv1.StatefulSet) bool { return !r.inRange(s, ord) }) {
-			r.violate(RuleClaimOwner, key(claim.Namespace, claim.Name), ev,
-				"claim got owner reference to pod %s while ordinal %d was in range", ref.Name, ord)
+			r.holdClaimOwner(st, ord, ev, key(claim.Namespace, claim.Name),
+				sprintf("claim got owner reference to pod %s while ordinal %d was in range", ref.Name, ord))
 		}
 	}
 }
@@ -94,7 +94,8 @@ func (r *replay) judgeClaimDeletion(ev Event, st *setTrack, prev, claim *corev1.
 			whenDeleted = whenDeleted || p.WhenDeleted == appsv1.DeletePersistentVolumeClaimRetentionPolicyType
 		}
 	}
-	if r.claimOfLostNode(ev, st, prev, claim) {
+	lost, why := r.claimOfLostNode(ev, st, prev, claim)
+	if lost {
 		return
 	}
 	for _, ref := range refs {
@@ -106,8 +107,8 @@ func (r *replay) judgeClaimDeletion(ev Event, st *setTrack, prev, claim *corev1.
 		}
 	}
 	r.violate(RuleClaimDeleted, key(claim.Namespace, claim.Name), ev,
-		"claim deleted although the retention policy (whenScaled Delete: %t, whenDeleted Delete: %t) does not delete it (owner references %s)",
-		whenScaled, whenDeleted, ownerWords(refs))
+		"claim deleted although the retention policy (whenScaled Delete: %t, whenDeleted Delete: %t) does not delete it (owner references %s)%s",
+		whenScaled, whenDeleted, ownerWords(refs), why)
 }
 
 func hasOwner(obj metav1.Object, uid types.UID) bool {

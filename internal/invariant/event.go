@@ -27,6 +27,12 @@ const (
 	// KindBudget is the PodDisruptionBudget, which RuleDisruptionBudget
 	// reads.
 	KindBudget Kind = "PodDisruptionBudget"
+	// KindConfigMap is the ConfigMap, whose live copies RuleConfigCopies
+	// reads.
+	KindConfigMap Kind = "ConfigMap"
+	// KindEviction is lifecycle.k8s.io's Eviction, followed with
+	// Options.Evictions.
+	KindEviction Kind = "Eviction"
 )
 
 // Event is one observed version of an object.
@@ -91,8 +97,19 @@ type Options struct {
 	ReadySlack time.Duration
 	// Nodes makes Watch follow Nodes and PersistentVolumes too, cluster
 	// wide, so that the node-failure rules judge which node a pod was
-	// force-deleted from and which node a deleted claim's volume was on.
+	// force-deleted from and which host a deleted claim's volume was on.
 	Nodes bool
+	// Quarantine is the controller's --node-loss-quarantine: with Nodes,
+	// a claim deleted for a lost host must have had its host lost
+	// throughout the quarantine (less the window) before. 0, or one no
+	// longer than the window, judges only the window.
+	Quarantine time.Duration
+	// Evictions makes Watch follow the namespace's Evictions
+	// (lifecycle.k8s.io/v1alpha1, served under the EvictionRequestAPI
+	// gate): a controller deletion of a pod whose Eviction made the
+	// controller its active responder is the set's answer to an eviction
+	// request, not the rolling update's (notTheUpdates).
+	Evictions bool
 }
 
 // DefaultWindow is Options.Window when unset.

@@ -31,13 +31,16 @@ func (r *replay) applyExtendedSet(ev Event, set *v1alpha1.StatefulSet) {
 	}
 	if ev.Type != "DELETED" {
 		r.judgeRollbacks(ev, st, before, set)
+		r.judgeSpecWrite(ev, before, set)
 	}
 }
 
 // ExtendedView is an extended set read as an apps/v1 set: the fields the
 // kinds share, as stored (no defaulting: the rules default what they read).
 // Recreate keeps its type, which no apps/v1 rule treats as a rolling
-// update. The view shares the original's pointers; neither is modified.
+// update. A held version's update revision is its hold's revision: the
+// one it runs while the spec's is held away. The view shares the
+// original's pointers; neither is modified.
 func ExtendedView(s *v1alpha1.StatefulSet) *appsv1.StatefulSet {
 	v := &appsv1.StatefulSet{
 		ObjectMeta: s.ObjectMeta,
@@ -54,6 +57,9 @@ func ExtendedView(s *v1alpha1.StatefulSet) *appsv1.StatefulSet {
 			AvailableReplicas: s.Status.AvailableReplicas, CurrentRevision: s.Status.CurrentRevision,
 			UpdateRevision: s.Status.UpdateRevision, CollisionCount: s.Status.CollisionCount,
 		},
+	}
+	if h := heldAway(s); h != nil {
+		v.Status.UpdateRevision = h.Revision
 	}
 	if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		v.Spec.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{Partition: ru.Partition, MaxUnavailable: ru.MaxUnavailable}
@@ -79,10 +85,11 @@ func (st *setTrack) extOf(v *appsv1.StatefulSet) *v1alpha1.StatefulSet {
 func (st *setTrack) extended() bool { return st != nil && st.kind == KindExtendedSet }
 
 // paused reports whether version v holds pod updates
-// (rollingUpdate.paused).
+// (rollingUpdate.paused, or a hold of the failure policy whose action is
+// Paused).
 func (st *setTrack) paused(v *appsv1.StatefulSet) bool {
 	x := st.extOf(v)
-	return x != nil && x.Spec.UpdateStrategy.RollingUpdate != nil && x.Spec.UpdateStrategy.RollingUpdate.Paused
+	return x != nil && (x.Spec.UpdateStrategy.RollingUpdate != nil && x.Spec.UpdateStrategy.RollingUpdate.Paused || st.heldPaused(v))
 }
 
 // selfHealing reports whether version v replaces broken old-revision pods:

@@ -5,8 +5,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // judgeExtendedDeletion checks the extended kind's deletion rules for a
@@ -17,7 +15,7 @@ func (r *replay) judgeExtendedDeletion(ev Event, st *setTrack, specs []*appsv1.S
 	k := key(pod.Namespace, pod.Name)
 	// A pod the user labelled for deletion may go even while paused and at
 	// the update revision, but only within maxUnavailable.
-	requested := pod.Labels[v1alpha1.DeleteRequestedLabel] == "true"
+	requested := r.notTheUpdates(ev, pod)
 	if allSpecs(specs, st.paused) && !requested {
 		r.violate(RulePausedDelete, k, ev, "the set is paused, yet the controller deleted an unfinished pod in its range")
 		return true

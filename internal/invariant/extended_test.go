@@ -254,7 +254,7 @@ var extendedCases = []struct {
 }}
 
 func TestExtendedRules(t *testing.T) {
-	for _, tc := range append(append(append(append(append(slices.Clone(extendedCases), priorityCases...), storageCases...), inPlaceCases...), append(slices.Clone(hookCases), memberCases...)...), append(slices.Clone(roleCases), probeCases...)...) {
+	for _, tc := range append(append(append(append(append(slices.Clone(extendedCases), priorityCases...), storageCases...), inPlaceCases...), append(slices.Clone(hookCases), memberCases...)...), append(append(append(slices.Clone(roleCases), probeCases...), holdCases...), append(slices.Clone(configCases), evictionCases...)...)...) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []Rule
 			for _, v := range tc.history().check() {
@@ -270,7 +270,7 @@ func TestExtendedRules(t *testing.T) {
 
 func TestExtendedVerdictsDoNotDependOnArrivalOrder(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
-	for _, tc := range append(append(append(append(append(slices.Clone(extendedCases), priorityCases...), storageCases...), inPlaceCases...), append(slices.Clone(hookCases), memberCases...)...), append(slices.Clone(roleCases), probeCases...)...) {
+	for _, tc := range append(append(append(append(append(slices.Clone(extendedCases), priorityCases...), storageCases...), inPlaceCases...), append(slices.Clone(hookCases), memberCases...)...), append(append(append(slices.Clone(roleCases), probeCases...), holdCases...), append(slices.Clone(configCases), evictionCases...)...)...) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := tc.history()
 			want := h.check()

@@ -62,7 +62,7 @@ func (r *replay) judgeHookDelete(ev Event, st *setTrack, specs []*appsv1.Statefu
 	}
 	condemned := anySpec(specs, func(s *appsv1.StatefulSet) bool { return !r.inRange(s, ord) })
 	rev, known := updateRevisionWithin(specs)
-	if condemned || !known || pod.Labels[RevisionLabel] == rev || pod.Labels[v1alpha1.DeleteRequestedLabel] == "true" {
+	if condemned || !known || pod.Labels[RevisionLabel] == rev || r.notTheUpdates(ev, pod) {
 		return
 	}
 	if st.haltsIn(specs, preUpdate) && !r.answered(pod.Namespace, st.name, ord, string(pod.UID), v1alpha1.PreUpdateHookLabel, ev.Time) {

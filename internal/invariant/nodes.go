@@ -1,6 +1,7 @@
 package invariant
 
 import (
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,8 +57,8 @@ func (r *replay) judgeForceDeletion(ev Event, st *setTrack, before, pod *corev1.
 		return // never observed: gone before the watch began
 	}
 	from := ev.Time.Add(-r.opts.Window)
-	if !nt.history.heldWithin(from, ev.Time, func(n *corev1.Node, _ time.Time) bool { return n == nil || !nodeReady(n) }) {
-		r.violate(RuleForceDeleteLive, k, ev, "pod %s was force-deleted while its node %s was Ready", before.Name, node)
+	if !nt.history.heldWithin(from, ev.Time, func(n *corev1.Node, _ time.Time) bool { return n == nil || readyStatus(n) == corev1.ConditionUnknown }) {
+		r.violate(RuleForceDeleteLive, k, ev, "pod %s was force-deleted while its node %s answered (Ready True or False) or had no Ready condition", before.Name, node)
 	}
 }
 
@@ -84,13 +85,16 @@ func grace(p *corev1.Pod) int64 {
 	return *p.Spec.TerminationGracePeriodSeconds
 }
 
-func nodeReady(n *corev1.Node) bool {
+func nodeReady(n *corev1.Node) bool { return readyStatus(n) == corev1.ConditionTrue }
+
+// readyStatus is the status of n's Ready condition, "" when it has none.
+func readyStatus(n *corev1.Node) corev1.ConditionStatus {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
+			return c.Status
 		}
 	}
-	return false
+	return ""
 }
 
 func outOfService(n *corev1.Node) bool {
@@ -124,31 +128,35 @@ func (r *replay) anyPolicy(st *setTrack, pred func(*v1alpha1.NodeFailurePolicy) 
 }
 
 // claimOfLostNode reports whether a claim's deletion is allowed by
-// RuleClaimDeleted's node-failure clause: some version of the extended set
-// has nodeFailurePolicy.volumes Recreate and, with Options.Nodes, the
-// claim's volume is pinned to a node that was deleted or out of service
-// within the window (a node never observed was deleted before the watch
-// began).
-func (r *replay) claimOfLostNode(ev Event, st *setTrack, prev, claim *corev1.PersistentVolumeClaim) bool {
+// RuleClaimDeleted's node-failure clause, and if not, why: some version of
+// the extended set has nodeFailurePolicy.volumes Recreate and, with
+// Options.Nodes, the claim's volume is pinned to a host (hosts.go) that
+// was lost at some instant of the window (the controller's live read) and,
+// with Options.Quarantine, throughout [t-Quarantine, t-Window].
+func (r *replay) claimOfLostNode(ev Event, st *setTrack, prev, claim *corev1.PersistentVolumeClaim) (bool, string) {
 	if st == nil || !r.anyPolicy(st, func(p *v1alpha1.NodeFailurePolicy) bool { return p.Volumes == v1alpha1.RecreateNodeFailureVolumes }) {
-		return false
+		return false, ""
 	}
 	if !r.opts.Nodes {
-		return true
+		return true, ""
 	}
 	name := claim.Spec.VolumeName
 	if name == "" && prev != nil {
 		name = prev.Spec.VolumeName
 	}
-	node := volumeHost(r.volumes[name])
-	if node == "" {
-		return false
+	host := volumeHost(r.volumes[name])
+	if host == "" {
+		return false, fmt.Sprintf("; its volume %q is pinned to no one host", name)
 	}
-	nt := r.nodes[node]
-	if nt == nil {
-		return true
+	if !r.hostLostWithin(host, ev.Time.Add(-r.opts.Window), ev.Time) {
+		return false, fmt.Sprintf("; under volumes: Recreate, but its volume's host %s had a live node (Ready, or not fenced) throughout the window", host)
 	}
-	return nt.history.heldWithin(ev.Time.Add(-r.opts.Window), ev.Time, func(n *corev1.Node, _ time.Time) bool { return n == nil || outOfService(n) })
+	if q := r.opts.Quarantine; q > r.opts.Window {
+		if why := r.hostLostThroughout(host, ev.Time.Add(-q), ev.Time.Add(-r.opts.Window)); why != "" {
+			return false, fmt.Sprintf("; under volumes: Recreate, but its volume's host %s was not lost for the quarantine (%s): %s", host, q, why)
+		}
+	}
+	return true, ""
 }
 
 // volumeHost is the one host a volume's required node affinity allows,

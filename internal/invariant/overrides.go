@@ -248,7 +248,7 @@ func (r *replay) judgeOverrideTemplate(ev Event, st *setTrack, ord int32, prev, 
 func (r *replay) judgeOverrideDelete(ev Event, specs []*appsv1.StatefulSet, ord int32, pod *corev1.Pod) bool {
 	upd, ok := updateRevisionWithin(specs)
 	rev := pod.Labels[RevisionLabel]
-	if !ok || rev == upd || pod.Labels[v1alpha1.DeleteRequestedLabel] == "true" {
+	if !ok || rev == upd || r.notTheUpdates(ev, pod) {
 		return false
 	}
 	from, okFrom := r.revisionTemplates(pod.Namespace, rev)

@@ -15,6 +15,8 @@ type podTrack struct {
 	live    *corev1.Pod // nil while no object exists
 	history timeline[*corev1.Pod]
 	judged  map[types.UID]bool // deletions already judged
+	// evictJudged are the evictions already judged (evictions.go).
+	evictJudged map[types.UID]bool
 }
 
 // RevisionLabel is the pod label naming its ControllerRevision.
@@ -24,7 +26,7 @@ func (r *replay) applyPod(ev Event, pod *corev1.Pod) {
 	k := key(pod.Namespace, pod.Name)
 	pt := r.pods[k]
 	if pt == nil {
-		pt = &podTrack{judged: map[types.UID]bool{}}
+		pt = &podTrack{judged: map[types.UID]bool{}, evictJudged: map[types.UID]bool{}}
 		if !ev.Relisted {
 			// Observed from its creation: absent before.
 			pt.history.add(time.Time{}, nil)
@@ -68,6 +70,10 @@ func (r *replay) applyPod(ev Event, pod *corev1.Pod) {
 	}
 	if prev != nil && !ev.Relisted {
 		r.judgeRoleProbeWrite(ev, st, prev, pod)
+	}
+	if !ev.Relisted {
+		r.judgeHoldRevision(ev, st, prev, pod)
+		r.judgeConfigCopies(ev, st, pod)
 	}
 	if pod.DeletionTimestamp != nil && (prev == nil || prev.DeletionTimestamp == nil) {
 		r.judgeForceDeletion(ev, st, prev, pod)
@@ -132,6 +138,7 @@ func (r *replay) judgePartitionCreate(ev Event, st *setTrack, specs []*appsv1.St
 // judgeDeletion checks the ordering rules for the first deletion of a pod
 // object; before is its previous version (nil if unknown).
 func (r *replay) judgeDeletion(ev Event, st *setTrack, ord int32, before, pod *corev1.Pod) {
+	r.judgeEviction(ev, st, ord, before, pod)
 	if st == nil || ev.Relisted || r.external[pod.UID] || finished(before) || finished(pod) {
 		return
 	}

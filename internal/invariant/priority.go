@@ -7,8 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-
-	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // weights gives pods their weight under one version's priority rules.
@@ -95,7 +93,7 @@ func (r *replay) rollingCandidate(ev Event, specs []*appsv1.StatefulSet, pod *co
 			return true
 		}
 		states = append(states, p)
-		return r.surelyAvailable(p, minReady, at) && p.Labels[v1alpha1.DeleteRequestedLabel] != "true"
+		return r.surelyAvailable(p, minReady, at) && !r.notTheUpdates(ev, p)
 	})
 	return append(states, pod), ok && len(states) > 0
 }

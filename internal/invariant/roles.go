@@ -118,6 +118,19 @@ func (r *replay) judgeQuorum(ev Event, st *setTrack, specs []*appsv1.StatefulSet
 	if !allSpecs(specs, func(s *appsv1.StatefulSet) bool { return rollingUpdate(s) && hasQuorum(st.extOf(s)) }) {
 		return
 	}
+	if size, available, broken := r.quorumBroken(ev, st, specs, ord, pod); broken {
+		r.violate(RuleQuorumDelete, key(pod.Namespace, pod.Name), ev,
+			"deleted %s, an Available quorum member, while at most %d of a quorum of at least %d members were Available: fewer than a majority are left",
+			pod.Name, available, size)
+	}
+}
+
+// quorumBroken reports whether taking pod away broke its set's quorum,
+// as RuleQuorumDelete counts it: the pod was an Available member all
+// along the window, and with it gone fewer than a majority of a quorum
+// of at least 3 stay Available (size and available as quorumBounds
+// bounds them).
+func (r *replay) quorumBroken(ev Event, st *setTrack, specs []*appsv1.StatefulSet, ord int32, pod *corev1.Pod) (size, available int, broken bool) {
 	from, minReady := ev.Time.Add(-r.opts.Window), maxMinReady(specs)
 	member := func(p *corev1.Pod, at time.Time) bool {
 		for _, s := range specs {
@@ -131,15 +144,10 @@ func (r *replay) judgeQuorum(ev Event, st *setTrack, specs []*appsv1.StatefulSet
 	if !hist.heldThroughout(from, ev.Time, func(p *corev1.Pod, at time.Time) bool {
 		return p != nil && p.UID == pod.UID && member(p, at)
 	}) {
-		return // the controller may have seen it as no Available member
+		return 0, 0, false // it may have been seen as no Available member
 	}
-	size, available := r.quorumBounds(st, specs, ord, from, ev.Time)
-	if size < 3 || available-1 >= size/2+1 {
-		return
-	}
-	r.violate(RuleQuorumDelete, key(pod.Namespace, pod.Name), ev,
-		"deleted %s, an Available quorum member, while at most %d of a quorum of at least %d members were Available: fewer than a majority are left",
-		pod.Name, available, size)
+	size, available = r.quorumBounds(st, specs, ord, from, ev.Time)
+	return size, available, size >= 3 && available-1 < size/2+1
 }
 
 // quorumBounds bounds what the controller can have seen within the

@@ -4,8 +4,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
 // groupOf is version v's rollingUpdate.rolloutGroup, "" without one.
@@ -29,7 +27,7 @@ func (r *replay) judgeGroup(ev Event, st *setTrack, specs []*appsv1.StatefulSet,
 	if g == "" || !allSpecs(specs, func(s *appsv1.StatefulSet) bool { return st.groupOf(s) == g }) {
 		return
 	}
-	if pod.Labels[v1alpha1.DeleteRequestedLabel] == "true" {
+	if r.notTheUpdates(ev, pod) {
 		return // the user's delete, not the update's
 	}
 	for _, other := range r.sets {

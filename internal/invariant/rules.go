@@ -2,9 +2,9 @@ package invariant
 
 // Rule names one promise. The exact definition of each is here; the
 // checks live in pods.go, extended_pods.go, priority.go, roles.go, topology.go,
-// partitioncount.go, rollback.go, roleprobe.go, claims.go, sets.go, storage.go,
-// inplace.go, budgets.go, scaleup.go, rolloutgroup.go, final.go and
-// final_extended.go.
+// partitioncount.go, rollback.go, holds.go, roleprobe.go, claims.go, sets.go, storage.go,
+// inplace.go, budgets.go, scaleup.go, rolloutgroup.go, configcopies.go,
+// final.go and final_extended.go.
 //
 // Vocabulary. A pod of set S is a pod named S-<n> (n a decimal ordinal)
 // whose controller reference, if any, is S's UID. "Range" is
@@ -27,8 +27,13 @@ package invariant
 // above through its apps/v1 fields, with two readings: the partition is
 // updateStrategy.rollingUpdate.partition (0 under partitionMode Count,
 // whose count RuleCountPartition judges), and a *paused* set
-// (rollingUpdate.paused) behaves as if every ordinal were below the
-// partition. Its own rules follow the shared ones. A pod is *Available
+// (rollingUpdate.paused, or *held* with action Paused) behaves as if every
+// ordinal were below the partition. A version is *held* when its
+// status.hold is set, its status.observedGeneration equals its
+// generation, its onFailure is Pause or Rollback, and its annotation
+// apps.ordinal.dev/release-hold does not name the hold's id; its update
+// revision is the hold's revision (the one it runs), not
+// status.updateRevision. Its own rules follow the shared ones. A pod is *Available
 // throughout* the window when it was healthy at every instant of it; an
 // ordinal is *unavailable throughout* the window when its pod was healthy
 // at no instant of it (a missing pod is unavailable). The *update revision*
@@ -103,10 +108,12 @@ const (
 	// Node-failure clause (extended kind): a claim may also be deleted
 	// when some version of S has nodeFailurePolicy.volumes Recreate and,
 	// with Options.Nodes, the claim's volume is pinned (required node
-	// affinity on one kubernetes.io/hostname) to a node that was deleted,
-	// or carried the node.kubernetes.io/out-of-service taint, at some
-	// instant of the window (a node never observed was deleted before the
-	// watch began).
+	// affinity on one kubernetes.io/hostname) to a host that was lost at
+	// some instant of the window and, with Options.Quarantine,
+	// throughout [t-Quarantine, t-Window] (which must lie after the
+	// watch began). A host is a label value, never a node name: it is
+	// lost when no node carries the label, or every node that does is
+	// NotReady and carries the node.kubernetes.io/out-of-service taint.
 	RuleClaimDeleted Rule = "claim-deleted"
 	// RuleClaimOwner: a claim gains a Pod owner reference only while its
 	// ordinal was outside the range of some spec within the window (that
@@ -129,9 +136,10 @@ const (
 	// nodeFailurePolicy.replaceAfterSeconds.
 	RuleForceDeletePolicy Rule = "force-delete-policy"
 	// RuleForceDeleteLive (Options.Nodes): a force deletion of a pod of S
-	// happens only if its node was absent, or its Ready condition not
-	// True, at some instant of the window: a pod on a live node is never
-	// force-deleted.
+	// happens only if its node was absent, or its Ready condition
+	// Unknown, at some instant of the window: a pod on a node whose
+	// kubelet answers (Ready True or False), or that has no Ready
+	// condition, is never force-deleted.
 	RuleForceDeleteLive Rule = "force-delete-live"
 	// RuleClaimVolume: a claim object, once bound (spec.volumeName set),
 	// never changes volume.
@@ -198,6 +206,26 @@ const (
 	// Quorums of one or two members, which the controller disrupts one
 	// member at a time, are not judged.
 	RuleQuorumDelete Rule = "quorum-delete"
+	// RuleQuorumFloor (extended kind, spec.disruptionBudget and a quorum
+	// role in every version of the window): an eviction of an in-range
+	// pod, whoever asked for it (the pod carries condition
+	// DisruptionTarget, reason EvictionByEvictionAPI, which the API
+	// server sets before it deletes an evicted pod), leaves a majority of
+	// the quorum Available, counted as RuleQuorumDelete counts it: a
+	// member down for any cause (missing, not Ready, terminating, on a
+	// lost node, deleted by the set or killed by someone) is down.
+	// Together with RuleQuorumDelete for the controller's own deletions:
+	// the members Available never drop below a majority by a disruption
+	// the set could have refused.
+	RuleQuorumFloor Rule = "quorum-floor"
+	// RuleSwitchoverEvict (extended kind, spec.disruptionBudget and
+	// lifecycle.switchover in every version of the window): no pod is
+	// evicted, by anyone, whose every state in the window held a role
+	// exclusive in every version and carried a switchover under way
+	// (label not Failed): until the role has moved the set's budget
+	// allows no eviction. (RuleSwitchover holds the controller's own
+	// disruptions of a holder.)
+	RuleSwitchoverEvict Rule = "switchover-evict"
 	// RuleCollisionCount: status.collisionCount of one set object never
 	// decreases.
 	RuleCollisionCount Rule = "collision-count"
@@ -313,6 +341,19 @@ const (
 	// left) and R.from != E.to (never away from a revision a rollback
 	// restored).
 	RuleRollbackLoop Rule = "rollback-loop"
+	// RuleNoSpecWrite (extended kind): the controller's field manager
+	// (ordinal-controller) never writes an extended set but through its
+	// status subresource: no version has a managedFields entry of that
+	// manager on the main resource that differs from the previous
+	// version's. The failure policy's decisions live in status.hold; the
+	// spec is its owner's (a person, or a GitOps tool that re-applies it).
+	RuleNoSpecWrite Rule = "no-spec-write"
+	// RuleHoldRevision (extended kind): while every version of the window
+	// is held with a failed revision F and a revision other than F, no pod
+	// of the set is created at F nor changed in place to F: a rolled-back
+	// set stays at the revision it runs until the spec changes or a person
+	// releases the hold.
+	RuleHoldRevision Rule = "hold-revision"
 	// RuleOfflineClaims (extended kind): a claim of an ordinal that every
 	// version of the set within the window lists in spec.offlineOrdinals is
 	// never deleted nor given an owner reference to a pod (which would
@@ -364,6 +405,20 @@ const (
 	// at that commit, a terminating pod or pods at two revisions: two
 	// sets of a group never update at once.
 	RuleRolloutGroup Rule = "rollout-group"
+	// RuleConfigCopies: a pod of an extended set labelled with revision
+	// R reads only R's data. At each observed version of the pod whose
+	// revision R is observed: (a) every ConfigMap and Secret its volumes,
+	// projected sources and environment name that some observed revision
+	// of the set records as a copy (annotation apps.ordinal.dev/config-refs:
+	// kind, object, copy) is the copy R records for that object; (b) when
+	// its annotation apps.ordinal.dev/config-reload says it is settled at R
+	// (revision R, not pending), every live ConfigMap its volumes mount
+	// (labelled apps.ordinal.dev/config-live-of), as last committed before
+	// that version, names in apps.ordinal.dev/config-copy the copy R
+	// records for its object. A live ConfigMap written for a reload before
+	// the pod's record says so is judged at the pod's next version, not at
+	// the write: the record follows the write by one API call.
+	RuleConfigCopies Rule = "config-copies"
 	// RuleVolumeData (final state): every claim that received a marker
 	// file and still exists as the same object is bound to the same volume
 	// and the marker is still in the volume's directory.

@@ -72,6 +72,7 @@ func (r *replay) trackSet(ev Event, kind Kind, set *appsv1.StatefulSet) *setTrac
 				prev.Status.ObservedGeneration, set.Status.ObservedGeneration)
 		}
 	}
+	r.settleClaimOwner(st, set, ev.Relisted)
 	st.cur = set
 	st.gone = st.gone || set.DeletionTimestamp != nil
 	st.history.add(ev.Time, set)

@@ -57,13 +57,14 @@ func Watch(ctx context.Context, clients Clients, ns string, opts Options) *Watch
 	w := &Watcher{Checker: New(opts), client: client, ns: ns, cancel: cancel}
 	pods, claims := client.CoreV1().Pods(ns), client.CoreV1().PersistentVolumeClaims(ns)
 	revs, sets := client.AppsV1().ControllerRevisions(ns), client.AppsV1().StatefulSets(ns)
-	budgets := client.PolicyV1().PodDisruptionBudgets(ns)
+	budgets, cms := client.PolicyV1().PodDisruptionBudgets(ns), client.CoreV1().ConfigMaps(ns)
 	sources := []source{
 		{KindBudget, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return budgets.List(c, o) }, budgets.Watch},
 		{KindSet, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return sets.List(c, o) }, sets.Watch},
 		{KindPod, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return pods.List(c, o) }, pods.Watch},
 		{KindClaim, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return claims.List(c, o) }, claims.Watch},
 		{KindRevision, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return revs.List(c, o) }, revs.Watch},
+		{KindConfigMap, func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return cms.List(c, o) }, cms.Watch},
 	}
 	if opts.Nodes {
 		nodes, volumes := client.CoreV1().Nodes(), client.CoreV1().PersistentVolumes()
@@ -77,6 +78,11 @@ func Watch(ctx context.Context, clients Clients, ns string, opts Options) *Watch
 	// Options.Nodes the whole nodes above carry the labels too.
 	if !opts.Nodes {
 		sources = append(sources, nodeSource(client))
+	}
+	if opts.Evictions {
+		evs := client.LifecycleV1alpha1().Evictions(ns)
+		sources = append(sources, source{KindEviction,
+			func(c context.Context, o metav1.ListOptions) (runtime.Object, error) { return evs.List(c, o) }, evs.Watch})
 	}
 	if clients.Extended != nil {
 		ext := clients.Extended.StatefulSets(ns)

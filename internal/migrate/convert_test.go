@@ -204,6 +204,38 @@ func TestRespectingBudgetsIsStatedAsLost(t *testing.T) {
 				t.Fatal(err)
 			}
 			set.Spec.UpdateStrategy.RollingUpdate.RespectDisruptionBudgets = tt.value
+			set.Spec.NodeDrainPolicy = v1alpha1.NodeDrainIgnore // its own loss, below
+			if got := extendedOnly(set); got != nil {
+				t.Errorf("refused by the spec alone: %q", got)
+			}
+			if diff := cmp.Diff(tt.want, losses(set)); diff != "" {
+				t.Errorf("losses (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Moving pods off drained nodes, the default, is a protection apps/v1
+// does not give: it is stated as lost, not refused; Ignore, which is
+// what apps/v1 does, is neither.
+func TestMovingOffDrainedNodesIsStatedAsLost(t *testing.T) {
+	lost := "spec.nodeDrainPolicy is Move (default Move; apps/v1 leaves the pods of a drained node, or of an eviction request, to the drain and the Eviction API: no switchover, preDelete hook or quorum before they are evicted)"
+	for _, tt := range []struct {
+		name   string
+		policy v1alpha1.NodeDrainPolicy
+		want   []string
+	}{
+		{"unset, the default", "", []string{lost}},
+		{"Move", v1alpha1.NodeDrainMove, []string{lost}},
+		{"Ignore", v1alpha1.NodeDrainIgnore, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			set, err := toExtended(appsSet())
+			if err != nil {
+				t.Fatal(err)
+			}
+			set.Spec.UpdateStrategy.RollingUpdate.RespectDisruptionBudgets = ptr.To(false)
+			set.Spec.NodeDrainPolicy = tt.policy
 			if got := extendedOnly(set); got != nil {
 				t.Errorf("refused by the spec alone: %q", got)
 			}

@@ -142,6 +142,32 @@ var specFields = []field{
 		value: func(s *v1alpha1.StatefulSetSpec) string { return jsonText(s.NodeFailurePolicy) },
 		why:   "apps/v1 neither recreates the claims of a lost node's pods nor force-deletes a pod on a node that is not Ready",
 	},
+	// Ignore is what apps/v1 does. Move, the default, is a protection
+	// apps/v1 does not give: the plan states its loss.
+	{
+		path: "spec.nodeDrainPolicy", decision: stated,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool { return s.NodeDrainPolicy == v1alpha1.NodeDrainIgnore },
+		value: func(s *v1alpha1.StatefulSetSpec) string {
+			if s.NodeDrainPolicy == "" {
+				return string(v1alpha1.NodeDrainMove)
+			}
+			return string(s.NodeDrainPolicy)
+		},
+		why: "default Move; apps/v1 leaves the pods of a drained node, or of an eviction request, to the drain and the Eviction API: no switchover, preDelete hook or quorum before they are evicted",
+	},
+	// Not kept as a plain budget: the budget's minAvailable is sized for
+	// the moment it was written (shrunk while a member was down) and
+	// would never be resized again, so keeping it would leave a drain
+	// blocked or a quorum unguarded with nothing saying so. The user
+	// removes the field first (the controller deletes the budget) and
+	// makes a plain budget if they want one.
+	{
+		path: "spec.disruptionBudget", decision: refusedUnlessDefault,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool { return s.DisruptionBudget == nil },
+		value:    func(s *v1alpha1.StatefulSetSpec) string { return jsonText(s.DisruptionBudget) },
+		why: "apps/v1 keeps no PodDisruptionBudget of its own: the set's budget, sized from its quorum and resized while members are down, " +
+			"would stay behind unowned at the size of the moment and never be resized; remove the field first (the controller deletes the budget), then create a plain budget if you want one",
+	},
 	{
 		path: "spec.scaleStrategy", decision: refusedUnlessDefault,
 		accepted: func(s *v1alpha1.StatefulSetSpec) bool {
@@ -149,6 +175,16 @@ var specFields = []field{
 		},
 		value: func(s *v1alpha1.StatefulSetSpec) string { return jsonText(s.ScaleStrategy) },
 		why:   "apps/v1 creates every missing pod of a Parallel set at once, however many fail",
+	},
+	{
+		// The pods of such a set read the copies its revisions own, not
+		// the objects the template names: apps/v1 would make a revision
+		// of the template as written, replace every pod with one reading
+		// the objects themselves, and roll no later edit of them.
+		path: "spec.configRevisions", decision: refusedUnlessDefault,
+		accepted: func(s *v1alpha1.StatefulSetSpec) bool { return s.ConfigRevisions == nil },
+		value:    func(s *v1alpha1.StatefulSetSpec) string { return jsonText(s.ConfigRevisions) },
+		why:      "apps/v1 keeps no ConfigMap or Secret data in its revisions: it would replace every pod to read the objects themselves, and roll out no later edit of them",
 	},
 	rolling("paused", func(r *v1alpha1.RollingUpdateStatefulSetStrategy) any { return r.Paused },
 		"resume the rollout first", false),
@@ -246,6 +282,9 @@ func lifecycleHooks(l *v1alpha1.Lifecycle) string {
 	}
 	if l.PostUpdate != nil {
 		out = append(out, "postUpdate")
+	}
+	if l.Reload != nil {
+		out = append(out, "reload")
 	}
 	if len(out) == 0 {
 		return "set"

@@ -35,22 +35,42 @@ func (u *Unsafe) Error() string {
 }
 
 // hazards are what apps/v1's controller would do at once to the pods and
-// claims of the extended set it adopts: create the pods of reserved
-// ordinals, start the pods of offline members, delete pods outside its
-// ordinal range (with their claims under whenScaled Delete) without their
-// hooks, disturb a pod whose hook has not finished or whose update in
-// place is under way, or leave a claim half resized. claims are the
+// claims of the extended set it adopts: roll out a template the failure
+// policy holds, create the pods of reserved ordinals, start the pods of
+// offline members, delete pods outside its ordinal range (with their
+// claims under whenScaled Delete) without their hooks, disturb a pod whose
+// hook has not finished or whose update in place is under way, or leave a
+// claim half resized. claims are the
 // namespace's claims by name.
 func hazards(set *v1alpha1.StatefulSet, pods []*corev1.Pod, claims map[string]*corev1.PersistentVolumeClaim) []string {
 	start := ptr.Deref(set.Spec.Ordinals, v1alpha1.StatefulSetOrdinals{}).Start
 	replicas := ptr.Deref(set.Spec.Replicas, 1)
 	last := int64(start) + int64(replicas) - 1
-	out := reservedInRange(set, start, last)
+	out := append(heldHazard(set), reservedInRange(set, start, last)...)
 	out = append(out, offlineInRange(set, start, last)...)
 	for _, pod := range pods {
 		out = append(out, podHazards(set, pod, start, last)...)
 	}
 	return append(out, claimHazards(set, pods, claims)...)
+}
+
+// heldHazard names a hold of the failure policy: the set runs another
+// revision than its spec's, or holds the spec's rollout paused, and
+// apps/v1, which knows no hold, would roll the spec's template out at
+// once. A hold whose release annotation names it is ending, and is no
+// hazard.
+func heldHazard(set *v1alpha1.StatefulSet) []string {
+	h := set.Status.Hold
+	if h == nil || set.Annotations[v1alpha1.ReleaseHoldAnnotation] == h.ID {
+		return nil
+	}
+	runs := fmt.Sprintf("runs revision %s instead", h.Revision)
+	if h.Action == v1alpha1.HoldPaused {
+		runs = "holds its rollout paused"
+	}
+	return []string{fmt.Sprintf("the rollout of the spec's revision %s failed (%s) and the failure policy %s (status.hold %s): "+
+		"apps/v1 would roll that template out at once; fix the template, or `ordinal rollout undo osts/%s`, and wait until the hold ends "+
+		"(or release it with `ordinal rollout resume osts/%s` and let the rollout finish) first", h.FailedRevision, h.Reason, runs, h.ID, set.Name, set.Name)}
 }
 
 // reservedInRange names the reserved ordinals from start to last, where
@@ -105,7 +125,8 @@ func podHazards(set *v1alpha1.StatefulSet, pod *corev1.Pod, start int32, last in
 			"wait until the extended controller has removed it (or scale the set so that it is inside)", pod.Name, start, last, what))
 	}
 	for _, h := range []struct{ name, label string }{{"preUpdate", v1alpha1.PreUpdateHookLabel}, {"preDelete", v1alpha1.PreDeleteHookLabel},
-		{"switchover", v1alpha1.SwitchoverHookLabel}, {"postCreate", v1alpha1.PostCreateHookLabel}, {"postUpdate", v1alpha1.PostUpdateHookLabel}} {
+		{"switchover", v1alpha1.SwitchoverHookLabel}, {"postCreate", v1alpha1.PostCreateHookLabel}, {"postUpdate", v1alpha1.PostUpdateHookLabel},
+		{"reload", v1alpha1.ReloadHookLabel}} {
 		switch v := pod.Labels[h.label]; v {
 		case v1alpha1.HookPending, v1alpha1.HookFailed:
 			out = append(out, fmt.Sprintf("pod %s's %s hook is %s (label %s): apps/v1 would not wait for it; "+

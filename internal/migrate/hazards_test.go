@@ -105,6 +105,15 @@ func TestAMigrationToAppsV1ThatWouldActOnPodsOrClaimsIsNamed(t *testing.T) {
 			"claim www-web-1 is being changed (condition FileSystemResizePending)",
 			"claim www-web-2 is changing its volume attributes class (to fast, InProgress)",
 		}},
+		{"a rollout the failure policy rolled back and holds", func(s *v1alpha1.StatefulSet, pods []*corev1.Pod, _ map[string]*corev1.PersistentVolumeClaim) []*corev1.Pod {
+			s.Status.Hold = &v1alpha1.RolloutHold{ID: "web-b@1", Action: v1alpha1.HoldRolledBack, FailedRevision: "web-b", Revision: "web-a", Reason: "no progress"}
+			return pods
+		}, []string{"the rollout of the spec's revision web-b failed (no progress) and the failure policy runs revision web-a instead (status.hold web-b@1): apps/v1 would roll that template out at once"}},
+		{"a hold the release annotation names is ending", func(s *v1alpha1.StatefulSet, pods []*corev1.Pod, _ map[string]*corev1.PersistentVolumeClaim) []*corev1.Pod {
+			s.Status.Hold = &v1alpha1.RolloutHold{ID: "web-b@1", Action: v1alpha1.HoldPaused, FailedRevision: "web-b", Revision: "web-b"}
+			s.Annotations = map[string]string{v1alpha1.ReleaseHoldAnnotation: "web-b@1"}
+			return pods
+		}, nil},
 		{"settled claims", func(_ *v1alpha1.StatefulSet, pods []*corev1.Pod, claims map[string]*corev1.PersistentVolumeClaim) []*corev1.Pod {
 			claims["www-web-0"] = boundClaim("www-web-0", "1Gi", "2Gi")
 			claims["www-web-1"] = boundClaim("www-web-1", "1Gi", "1Gi")

@@ -108,34 +108,35 @@ func statusView(s v1alpha1.StatefulSetStatus) appsv1.StatefulSetStatus {
 	}
 }
 
-// Extended is the planner's view of what the extended kind adds.
+// Extended is the planner's view of what the extended kind adds: the
+// set's spec, with every default applied and every value scaled here,
+// and its last status. Nothing is added to it afterwards: what the
+// controller observes around the set goes in a planner.Observed (Domains,
+// StorageClasses, JudgeNodes, GroupTurn). A value that cannot be read is
+// listed in Invalid, which every plan reports.
 func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 	e := &planner.Extended{
-		Owner:                 v1alpha1.Kind,
-		Recreate:              s.Spec.UpdateStrategy.Type == v1alpha1.RecreateStatefulSetStrategyType,
-		SelfHealing:           true,
-		OnFailure:             v1alpha1.FailureReport,
-		ProgressDeadline:      secondsOf(ptr.Deref(s.Spec.ProgressDeadlineSeconds, DefaultProgressDeadline)),
-		MaxUnavailable:        1,
-		Last:                  lastStatus(s.Status),
-		Reserved:              Reserved(s),
-		ClaimUpdate:           s.Spec.VolumeClaimUpdateStrategy.Type,
-		ResizeTimeout:         secondsOf(DefaultResizeTimeout),
-		Budgets:               budgets(s),
-		ScaleUpMaxUnavailable: scaleUpLimit(s),
+		Owner:            v1alpha1.Kind,
+		Recreate:         s.Spec.UpdateStrategy.Type == v1alpha1.RecreateStatefulSetStrategyType,
+		SelfHealing:      true,
+		OnFailure:        v1alpha1.FailureReport,
+		ProgressDeadline: secondsOf(ptr.Deref(s.Spec.ProgressDeadlineSeconds, DefaultProgressDeadline)),
+		MaxUnavailable:   1,
+		Last:             lastStatus(s.Status),
+		ReleaseHold:      s.Annotations[v1alpha1.ReleaseHoldAnnotation],
+		Reserved:         Reserved(s),
+		ClaimUpdate:      s.Spec.VolumeClaimUpdateStrategy.Type,
+		ResizeTimeout:    secondsOf(DefaultResizeTimeout),
+		Budgets:          budgets(s),
 	}
+	e.ScaleUpMaxUnavailable = scaleUpLimit(e, s)
 	if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 		e.Paused = ru.Paused
 		e.SelfHealing = ru.SelfHealing != v1alpha1.SelfHealingDisabled
 		if ru.OnFailure != "" {
 			e.OnFailure = ru.OnFailure
 		}
-		if ru.MaxUnavailable != nil {
-			n, err := intstr.GetScaledValueFromIntOrPercent(ru.MaxUnavailable, int(ptr.Deref(s.Spec.Replicas, 1)), false)
-			if err == nil {
-				e.MaxUnavailable = max(n, 1)
-			}
-		}
+		e.MaxUnavailable = rollingMaxUnavailable(e, s, ru)
 		e.Priority = priority(ru.Priority)
 		podsInPlace(e, ru)
 		e.Topology = Topology(ru.Topology)
@@ -150,7 +151,27 @@ func Extended(s *v1alpha1.StatefulSet) *planner.Extended {
 	e.Roles = roles(s.Spec.Roles)
 	e.Offline = Offline(s)
 	e.NodeFailure = NodeFailure(s.Spec.NodeFailurePolicy)
+	e.MoveOffDrainedNodes = s.Spec.NodeDrainPolicy != v1alpha1.NodeDrainIgnore
+	e.Reload = Reload(s)
+	e.DisruptionBudget = managedBudget(e, s)
 	return e
+}
+
+// rollingMaxUnavailable is rollingUpdate.maxUnavailable scaled to
+// replicas (planner.ScaleMaxUnavailable), for the Available condition;
+// 1 when unset. One that cannot be read counts 1 and is reported in
+// e.Invalid; the rolling update does not proceed.
+func rollingMaxUnavailable(e *planner.Extended, s *v1alpha1.StatefulSet, ru *v1alpha1.RollingUpdateStatefulSetStrategy) int {
+	if ru.MaxUnavailable == nil {
+		return 1
+	}
+	n, err := planner.ScaleMaxUnavailable(ru.MaxUnavailable, ptr.Deref(s.Spec.Replicas, 1))
+	if err != nil {
+		e.Invalid = append(e.Invalid, planner.SpecError{Field: planner.FieldRollingMaxUnavailable, Reason: planner.ReasonInvalidMaxUnavailable,
+			Message: err.Error() + "; the rolling update does not proceed, and the Available condition allows 1 unavailable pod"})
+		return 1
+	}
+	return n
 }
 
 // roles is spec.roles for the planner, each role's order resolved: an
@@ -293,6 +314,9 @@ func lastStatus(s v1alpha1.StatefulSetStatus) planner.ExtendedStatus {
 	if r := s.Rollback; r != nil {
 		x.Rollback = &planner.RollbackRecord{From: r.From, To: r.To, Reason: r.Reason, Time: r.Time.Time}
 	}
+	if h := s.Hold; h != nil {
+		x.Hold = &planner.Hold{ID: h.ID, Action: h.Action, FailedRevision: h.FailedRevision, Revision: h.Revision, Reason: h.Reason, Time: h.Time.Time}
+	}
 	return x
 }
 
@@ -321,6 +345,9 @@ func Status(s *v1alpha1.StatefulSet, st appsv1.StatefulSetStatus, x *planner.Ext
 	}
 	if r := e.Rollback; r != nil {
 		out.Rollback = &v1alpha1.RollbackRecord{From: r.From, To: r.To, Reason: r.Reason, Time: metav1.NewTime(r.Time)}
+	}
+	if h := e.Hold; h != nil {
+		out.Hold = &v1alpha1.RolloutHold{ID: h.ID, Action: h.Action, FailedRevision: h.FailedRevision, Revision: h.Revision, Reason: h.Reason, Time: metav1.NewTime(h.Time)}
 	}
 	for _, c := range e.VolumeClaims {
 		out.VolumeClaims = append(out.VolumeClaims, v1alpha1.VolumeClaimStatus{Name: c.Name, MatchingReplicas: c.MatchingReplicas, ReadyReplicas: c.ReadyReplicas})

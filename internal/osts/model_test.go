@@ -265,3 +265,66 @@ func TestARoleProbeResolvesItsDefaults(t *testing.T) {
 		t.Error("no probe resolves to one")
 	}
 }
+
+// A hold goes from status to the planner and back unchanged, and the
+// release annotation reaches the planner.
+func TestAHoldReachesThePlannerAndComesBack(t *testing.T) {
+	ext := asExtended(t, []byte(withServiceAccount))
+	at := metav1.NewTime(time.Date(2026, 11, 28, 11, 0, 0, 0, time.UTC))
+	ext.Status.Hold = &v1alpha1.RolloutHold{ID: "web-b@2026-11-28T11:00:00.5Z", Action: v1alpha1.HoldRolledBack,
+		FailedRevision: "web-b", Revision: "web-a", Reason: "no progress", Time: at}
+	ext.Annotations = map[string]string{v1alpha1.ReleaseHoldAnnotation: "web-b@2026-11-28T11:00:00.4Z"}
+	e := osts.Extended(ext)
+	want := &planner.Hold{ID: "web-b@2026-11-28T11:00:00.5Z", Action: v1alpha1.HoldRolledBack, FailedRevision: "web-b", Revision: "web-a",
+		Reason: "no progress", Time: at.Time}
+	if diff := cmp.Diff(want, e.Last.Hold); diff != "" {
+		t.Errorf("hold in (-want +got):\n%s", diff)
+	}
+	if e.ReleaseHold != "web-b@2026-11-28T11:00:00.4Z" {
+		t.Errorf("release %q", e.ReleaseHold)
+	}
+	out := osts.Status(ext, appsv1.StatefulSetStatus{}, &planner.ExtendedPlan{Status: planner.ExtendedStatus{Hold: want}})
+	if diff := cmp.Diff(ext.Status.Hold, out.Hold); diff != "" {
+		t.Errorf("hold out (-in +out):\n%s", diff)
+	}
+}
+
+// Every int-or-percent value is scaled once, when the spec is read; one
+// that cannot be read is reported by every plan with what the plan does
+// instead, never counted as 1 without a word.
+func TestAnUnreadableMaxUnavailableIsReportedByThePlan(t *testing.T) {
+	for _, tc := range []struct {
+		name, field string
+		set         func(*v1alpha1.StatefulSet)
+	}{{
+		name: "scaleStrategy.maxUnavailable", field: "spec.scaleStrategy.maxUnavailable",
+		set: func(s *v1alpha1.StatefulSet) {
+			s.Spec.ScaleStrategy = &v1alpha1.ScaleStrategy{MaxUnavailable: ptr.To(intOrString("lots"))}
+		},
+	}, {
+		name: "rollingUpdate.maxUnavailable", field: "spec.updateStrategy.rollingUpdate.maxUnavailable",
+		set: func(s *v1alpha1.StatefulSet) {
+			s.Spec.UpdateStrategy.RollingUpdate = &v1alpha1.RollingUpdateStatefulSetStrategy{MaxUnavailable: ptr.To(intOrString("lots"))}
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ext := asExtended(t, []byte(withServiceAccount))
+			tc.set(ext)
+			view := osts.View(ext)
+			rev, err := revision.NewWith(view, 1, nil, osts.RevisionOptions(ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan := planner.Compute(planner.Input{Set: view, Extended: osts.Extended(ext), Current: rev, Update: rev, Now: time.Unix(0, 0)})
+			var got []string
+			for _, w := range plan.Warnings {
+				if w.Reason == planner.ReasonInvalidMaxUnavailable {
+					got = append(got, w.Message)
+				}
+			}
+			if len(got) != 1 || !strings.Contains(got[0], tc.field) || !strings.Contains(got[0], `"lots"`) {
+				t.Errorf("warnings %q, want one naming %s and its value", got, tc.field)
+			}
+		})
+	}
+}

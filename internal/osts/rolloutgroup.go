@@ -91,12 +91,3 @@ func hasCondition(s *v1alpha1.StatefulSet, status metav1.ConditionStatus, reason
 	c := meta.FindStatusCondition(s.Status.Conditions, v1alpha1.ConditionRolloutGroup)
 	return c != nil && c.Status == status && c.Reason == reason
 }
-
-// ApplyGroupTurn gives the planner the set's turn: an update without the
-// turn is held as if paused.
-func ApplyGroupTurn(e *planner.Extended, t *planner.GroupTurn) {
-	e.Group = t
-	if t != nil && t.Pending && !t.Holding {
-		e.Paused = true
-	}
-}

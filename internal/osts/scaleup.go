@@ -1,23 +1,29 @@
 package osts
 
 import (
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
-// scaleUpLimit is scaleStrategy.maxUnavailable scaled to replicas,
-// rounding a percentage down and never below 1; 0 when unset, or when it
-// cannot be read (which the schema prevents): no limit, as apps/v1.
-func scaleUpLimit(s *v1alpha1.StatefulSet) int {
+// fieldScaleUpMaxUnavailable is the path of the scale-up's limit.
+const fieldScaleUpMaxUnavailable = "spec.scaleStrategy.maxUnavailable"
+
+// scaleUpLimit is scaleStrategy.maxUnavailable scaled to replicas
+// (planner.ScaleMaxUnavailable); 0 when unset: no limit, as apps/v1. A
+// value that cannot be read (which the schema prevents) sets no limit
+// either, and is reported in e.Invalid.
+func scaleUpLimit(e *planner.Extended, s *v1alpha1.StatefulSet) int {
 	ss := s.Spec.ScaleStrategy
 	if ss == nil || ss.MaxUnavailable == nil {
 		return 0
 	}
-	n, err := intstr.GetScaledValueFromIntOrPercent(ss.MaxUnavailable, int(ptr.Deref(s.Spec.Replicas, 1)), false)
+	n, err := planner.ScaleMaxUnavailable(ss.MaxUnavailable, ptr.Deref(s.Spec.Replicas, 1))
 	if err != nil {
+		e.Invalid = append(e.Invalid, planner.SpecError{Field: fieldScaleUpMaxUnavailable, Reason: planner.ReasonInvalidMaxUnavailable,
+			Message: err.Error() + "; a Parallel scale-up is not limited"})
 		return 0
 	}
-	return max(n, 1)
+	return n
 }

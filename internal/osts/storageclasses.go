@@ -13,24 +13,24 @@ import (
 // defaultClassAnnotation marks the cluster's default StorageClass.
 const defaultClassAnnotation = "storageclass.kubernetes.io/is-default-class"
 
-// StorageClasses fills in the StorageClasses an InPlace set's plan reads:
-// whether each allows expansion, and the default one. Several classes
-// marked default give the newest, as the API server's admission does.
-// Other sets need none and get none.
-func StorageClasses(ext *planner.Extended, list []*storagev1.StorageClass) {
+// StorageClasses records in o the StorageClasses an InPlace set's plan
+// reads: whether each allows expansion, and the default one. Several
+// classes marked default give the newest, as the API server's admission
+// does. Other sets need none and get none.
+func StorageClasses(ext *planner.Extended, o *planner.Observed, list []*storagev1.StorageClass) {
 	if ext == nil || ext.ClaimUpdate != v1alpha1.InPlaceVolumeClaimUpdateStrategyType {
 		return
 	}
-	ext.StorageClasses = make(map[string]bool, len(list))
+	o.StorageClasses = make(map[string]bool, len(list))
 	var defaults []*storagev1.StorageClass
 	for _, sc := range list {
-		ext.StorageClasses[sc.Name] = sc.AllowVolumeExpansion != nil && *sc.AllowVolumeExpansion
+		o.StorageClasses[sc.Name] = sc.AllowVolumeExpansion != nil && *sc.AllowVolumeExpansion
 		if sc.Annotations[defaultClassAnnotation] == "true" {
 			defaults = append(defaults, sc)
 		}
 	}
 	if len(defaults) > 0 {
-		ext.DefaultStorageClass = slices.MaxFunc(defaults, newer).Name
+		o.DefaultStorageClass = slices.MaxFunc(defaults, newer).Name
 	}
 }
 

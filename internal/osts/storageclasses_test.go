@@ -29,17 +29,17 @@ func TestStorageClassesSayWhichGrowAndWhichIsTheDefault(t *testing.T) {
 		class("fast", nil, true, 2),
 		class("slow", ptr.To(false), false, 3),
 	}
-	ext := &planner.Extended{ClaimUpdate: v1alpha1.InPlaceVolumeClaimUpdateStrategyType}
-	osts.StorageClasses(ext, list)
-	if diff := cmp.Diff(map[string]bool{"standard": true, "fast": false, "slow": false}, ext.StorageClasses); diff != "" {
+	ext, o := &planner.Extended{ClaimUpdate: v1alpha1.InPlaceVolumeClaimUpdateStrategyType}, &planner.Observed{}
+	osts.StorageClasses(ext, o, list)
+	if diff := cmp.Diff(map[string]bool{"standard": true, "fast": false, "slow": false}, o.StorageClasses); diff != "" {
 		t.Errorf("expandable classes (-want +got):\n%s", diff)
 	}
-	if ext.DefaultStorageClass != "fast" {
-		t.Errorf("default class %q, want the newest of the two marked default, fast", ext.DefaultStorageClass)
+	if o.DefaultStorageClass != "fast" {
+		t.Errorf("default class %q, want the newest of the two marked default, fast", o.DefaultStorageClass)
 	}
-	onDelete := &planner.Extended{ClaimUpdate: v1alpha1.OnClaimDeleteVolumeClaimUpdateStrategyType}
-	osts.StorageClasses(onDelete, list)
-	if onDelete.StorageClasses != nil {
-		t.Errorf("an OnClaimDelete set got classes %v; it reads none", onDelete.StorageClasses)
+	onDelete, none := &planner.Extended{ClaimUpdate: v1alpha1.OnClaimDeleteVolumeClaimUpdateStrategyType}, &planner.Observed{}
+	osts.StorageClasses(onDelete, none, list)
+	if none.StorageClasses != nil {
+		t.Errorf("an OnClaimDelete set got classes %v; it reads none", none.StorageClasses)
 	}
 }

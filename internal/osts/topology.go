@@ -8,8 +8,8 @@ import (
 )
 
 // Topology is rollingUpdate.topology for the planner, with its defaults
-// (the zone label, one pod per domain) and without the nodes' labels,
-// which TopologyNodes adds; nil when unset.
+// (the zone label, one pod per domain); nil when unset. Each node's
+// domain is observed apart (Domains).
 func Topology(t *v1alpha1.RolloutTopology) *planner.Topology {
 	if t == nil {
 		return nil
@@ -22,17 +22,18 @@ func Topology(t *v1alpha1.RolloutTopology) *planner.Topology {
 	return out
 }
 
-// TopologyNodes gives a set with topology the value of its key on each
-// node of nodes that has the label; a set without topology is left as
-// it is. Nodes that are not listed count as nodes without the label.
-func TopologyNodes(e *planner.Extended, nodes []*corev1.Node) {
+// Domains records in o, for a set with topology, the value of its key on
+// each node of nodes that has the label (Observed.Domains); a set without
+// topology observes none. Nodes that are not listed count as nodes
+// without the label.
+func Domains(e *planner.Extended, o *planner.Observed, nodes []*corev1.Node) {
 	if e == nil || e.Topology == nil {
 		return
 	}
-	e.Topology.Nodes = make(map[string]string, len(nodes))
+	o.Domains = make(map[string]string, len(nodes))
 	for _, n := range nodes {
 		if v, ok := n.Labels[e.Topology.Key]; ok {
-			e.Topology.Nodes[n.Name] = v
+			o.Domains[n.Name] = v
 		}
 	}
 }

@@ -18,22 +18,22 @@ func node(name string, labels map[string]string) *corev1.Node {
 
 func TestTopologyAndItsNodesReachThePlanner(t *testing.T) {
 	ext := asExtended(t, []byte(withServiceAccount))
-	e := osts.Extended(ext)
-	osts.TopologyNodes(e, []*corev1.Node{node("n0", map[string]string{v1alpha1.DefaultTopologyKey: "a"})})
-	if e.Topology != nil {
-		t.Errorf("a set without topology has %+v", e.Topology)
+	e, o := osts.Extended(ext), &planner.Observed{}
+	osts.Domains(e, o, []*corev1.Node{node("n0", map[string]string{v1alpha1.DefaultTopologyKey: "a"})})
+	if e.Topology != nil || o.Domains != nil {
+		t.Errorf("a set without topology has %+v and observes domains %v", e.Topology, o.Domains)
 	}
 	ext.Spec.UpdateStrategy.RollingUpdate = &v1alpha1.RollingUpdateStatefulSetStrategy{
 		Topology: &v1alpha1.RolloutTopology{Key: "rack", Order: []string{"r2"}},
 	}
 	e = osts.Extended(ext)
-	if e.Topology == nil || e.Topology.Nodes != nil {
-		t.Fatalf("topology %+v before the nodes are read, want one with unknown nodes", e.Topology)
-	}
-	osts.TopologyNodes(e, []*corev1.Node{node("n0", map[string]string{"rack": "r1"}), node("n1", map[string]string{"zone": "x"}), node("n2", map[string]string{"rack": "r2"})})
-	want := &planner.Topology{Key: "rack", MaxUnavailablePerDomain: 1, Order: []string{"r2"}, Nodes: map[string]string{"n0": "r1", "n2": "r2"}}
+	want := &planner.Topology{Key: "rack", MaxUnavailablePerDomain: 1, Order: []string{"r2"}}
 	if diff := cmp.Diff(want, e.Topology); diff != "" {
-		t.Errorf("topology (-want +got), the unset budget at least 1 and n1 without the label:\n%s", diff)
+		t.Errorf("topology (-want +got), the unset budget at least 1:\n%s", diff)
+	}
+	osts.Domains(e, o, []*corev1.Node{node("n0", map[string]string{"rack": "r1"}), node("n1", map[string]string{"zone": "x"}), node("n2", map[string]string{"rack": "r2"})})
+	if diff := cmp.Diff(map[string]string{"n0": "r1", "n2": "r2"}, o.Domains); diff != "" {
+		t.Errorf("domains (-want +got), n1 without the label:\n%s", diff)
 	}
 	ext.Spec.UpdateStrategy.RollingUpdate.Topology = &v1alpha1.RolloutTopology{MaxUnavailablePerDomain: 2}
 	if got := osts.Extended(ext).Topology; got.Key != v1alpha1.DefaultTopologyKey || got.MaxUnavailablePerDomain != 2 {

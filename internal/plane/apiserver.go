@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	lifecyclev1alpha1 "k8s.io/api/lifecycle/v1alpha1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/rest"
 	"k8s.io/kubernetes/cmd/kube-apiserver/app"
@@ -40,6 +41,10 @@ type apiserverFiles struct {
 	advertise net.IP
 	// kubeletClient is the API server's pair towards real kubelets.
 	kubeletClient *pki.Pair
+	// evictionRequests serves lifecycle.k8s.io/v1alpha1, which the
+	// EvictionRequestAPI gate alone does not: 1.37 disables the alpha
+	// group version by default.
+	evictionRequests bool
 }
 
 // apiserverFlags are the kube-apiserver flags of the plane. They pin the
@@ -81,6 +86,9 @@ func apiserverFlags(f apiserverFiles) []string {
 		// without a real node nothing reaches the plane through that
 		// Service (its pods run nowhere), so it has no endpoints.
 		flags = append(flags, "--endpoint-reconciler-type=none")
+	}
+	if f.evictionRequests {
+		flags = append(flags, "--runtime-config="+lifecyclev1alpha1.SchemeGroupVersion.String()+"=true")
 	}
 	if f.kubeletClient != nil {
 		// A real node's name is not in any resolver; its InternalIP is the

@@ -14,6 +14,7 @@ import (
 	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/ordinal-sh/ordinal/internal/controller"
+	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 	"github.com/ordinal-sh/ordinal/internal/plane/realnode"
 )
 
@@ -40,6 +41,12 @@ type Config struct {
 	Port int
 	// Nodes is how many simulated nodes to run.
 	Nodes int
+	// FQDNNodes is how many of them, the last ones, are named by a fully
+	// qualified name (ordinal-node-2.nodes.ordinal.internal) while their
+	// kubernetes.io/hostname label is the short name (ordinal-node-2), as
+	// on clusters whose nodes are named by their DNS name: what selects
+	// a node, and pins a local volume to it, is the label.
+	FQDNNodes int
 	// Zones is how many zones the simulated nodes are spread over, round
 	// robin (label topology.kubernetes.io/zone: zone-0, zone-1, …); 0
 	// gives them no zone label.
@@ -163,6 +170,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "directory for etcd data, certificates, the admin kubeconfig and volumes")
 	fs.IntVar(&c.Port, "port", c.Port, "kube-apiserver port on 127.0.0.1 (0 picks free ports for the API server and etcd)")
 	fs.IntVar(&c.Nodes, "nodes", c.Nodes, "number of simulated (kwok) nodes")
+	fs.IntVar(&c.FQDNNodes, "fqdn-nodes", c.FQDNNodes,
+		"how many of the simulated nodes, the last ones, are named ordinal-node-N."+nodes.FQDNDomain+" while their kubernetes.io/hostname label is ordinal-node-N, as on clusters whose node names are not their hostnames")
 	fs.IntVar(&c.Zones, "zones", c.Zones, "zones the simulated nodes are spread over, round robin (label topology.kubernetes.io/zone=zone-0, zone-1, …); 0 for no zone label")
 	fs.DurationVar(&c.ReadyDelay, "ready-delay", c.ReadyDelay, "default time a simulated pod takes to turn Ready (per pod: annotation sim.ordinal.dev/ready-delay)")
 	fs.StringVar(&c.StatefulSetController, "statefulset-controller", c.StatefulSetController, "who reconciles StatefulSets: ordinal, builtin (upstream, for comparison) or none")
@@ -179,6 +188,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 		"feature gates of every component (API server, controller-manager, scheduler, either StatefulSet controller), A=true,B=false; e.g. StatefulSetRecreateStrategy=true")
 	c.Controller.AddLimitFlags(fs)
 	c.Controller.AddHookFlags(fs)
+	c.Controller.AddNodeLossFlag(fs)
 }
 
 // Validate reports every invalid field at once.
@@ -196,6 +206,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Nodes < 0 || c.Nodes > 1000 {
 		errs = append(errs, fmt.Errorf("--nodes %d is out of range 0-1000", c.Nodes))
+	}
+	if c.FQDNNodes < 0 || c.FQDNNodes > c.Nodes {
+		errs = append(errs, fmt.Errorf("--fqdn-nodes %d is out of range 0-%d (--nodes)", c.FQDNNodes, c.Nodes))
 	}
 	if c.Zones < 0 || c.Zones > 1000 {
 		errs = append(errs, fmt.Errorf("--zones %d is out of range 0-1000", c.Zones))

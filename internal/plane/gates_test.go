@@ -23,3 +23,24 @@ func TestExplicitFeatureGatesOverrideThePlanesDefaults(t *testing.T) {
 		})
 	}
 }
+
+// The EvictionRequestAPI gate alone does not serve lifecycle.k8s.io:
+// 1.37 disables the alpha group version by default, so the plane enables
+// it with the gate, and only then.
+func TestTheEvictionRequestGateAlsoEnablesItsGroupVersion(t *testing.T) {
+	const want = "--runtime-config=lifecycle.k8s.io/v1alpha1=true"
+	has := func(flags []string) bool {
+		for _, f := range flags {
+			if f == want {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(apiserverFlags(apiserverFiles{evictionRequests: true})) {
+		t.Errorf("the API server's flags with the gate on lack %s", want)
+	}
+	if has(apiserverFlags(apiserverFiles{})) {
+		t.Errorf("the API server's flags without the gate have %s", want)
+	}
+}

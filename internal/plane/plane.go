@@ -210,6 +210,9 @@ func (p *Plane) startStages(ctx context.Context, creds *credentials, listener ne
 	if p.realNode != nil {
 		p.cfg.logf("real node %s ready, pods on %s, logs in %s (%s)", p.realNode.Name(), realnode.DefaultPodCIDR, p.realNode.LogDir(), since(began))
 	}
+	if err := p.startEvictionRequestStage(clientsCtx, client); err != nil {
+		return err
+	}
 	if err := p.startStatefulSetStage(clientsCtx); err != nil {
 		return err
 	}
@@ -234,6 +237,7 @@ func (p *Plane) startAPIStage(ctx context.Context, creds *credentials, listener 
 		serving: creds.apiServing, etcdCl: creds.etcdClient, caFile: creds.ca.CAFile(), etcdCAFile: creds.etcdCA.CAFile(),
 		saKey: creds.saKey, saPub: creds.saPub, etcdURL: creds.etcdURL, listener: listener,
 		advertise: p.realNodeGateway(), kubeletClient: p.realCreds.apiserverKubeletClient(),
+		evictionRequests: evictionRequestsOn(),
 	})
 	if err != nil {
 		_ = listener.Close()
@@ -288,13 +292,13 @@ func (p *Plane) startNodesStage(ctx context.Context, creds *credentials, client 
 		return fmt.Errorf("opening the simulated nodes' log: %w", err)
 	}
 	p.logFiles = append(p.logFiles, logFile)
-	err = nodes.Start(ctx, nodes.Config{Kubeconfig: creds.kubeconfig(p.dir, "nodes"), Count: p.cfg.Nodes, Zones: p.cfg.Zones, ReadyDelay: p.cfg.ReadyDelay,
+	err = nodes.Start(ctx, nodes.Config{Kubeconfig: creds.kubeconfig(p.dir, "nodes"), Count: p.cfg.Nodes, FQDN: p.cfg.FQDNNodes, Zones: p.cfg.Zones, ReadyDelay: p.cfg.ReadyDelay,
 		LeaseDuration: nodeLeaseDuration(p.cfg.NodeMonitorGracePeriod), Log: logFile, ProbeSocket: p.SimulatedPodsSocket()})
 	if err != nil {
 		return err
 	}
 	return p.waitFor(ctx, "simulated nodes", func(ctx context.Context) (bool, error) {
-		n, err := nodes.CountReady(ctx, client, p.cfg.Nodes)
+		n, err := nodes.CountReady(ctx, client, nodes.Names(p.cfg.Nodes, p.cfg.FQDNNodes))
 		return err == nil && n == p.cfg.Nodes, nil
 	})
 }

@@ -89,7 +89,7 @@ func TestAHugeReplicaCountCostsAPlanWhatASmallOneDoes(t *testing.T) {
 			var bytes [2]uint64
 			for i, replicas := range []int32{1000, large} {
 				in := c.input(replicas)
-				plan := planner.Compute(in)
+				plan := compute(in)
 				if n := createCount(plan); n == 0 || n > c.creates {
 					t.Errorf("replicas %d: %d pods created, want 1 to %d", replicas, n, c.creates)
 				}
@@ -97,7 +97,7 @@ func TestAHugeReplicaCountCostsAPlanWhatASmallOneDoes(t *testing.T) {
 					t.Errorf("replicas %d: status.replicas %d, want %d", replicas, got, want)
 				}
 				var objects uint64
-				bytes[i], objects = allocated(3, func() { planner.Compute(in) })
+				bytes[i], objects = allocated(3, func() { compute(in) })
 				t.Logf("replicas %d: %d creates, %d KiB and %d objects allocated per plan", replicas, createCount(plan), bytes[i]>>10, objects)
 			}
 			if bytes[1] > 2*bytes[0] {
@@ -113,7 +113,7 @@ func TestAHugeReplicaCountCostsAPlanWhatASmallOneDoes(t *testing.T) {
 // pod, and the set is synced again at once.
 func TestAParallelScaleUpBeyondMaxCreatesIsSpreadOverSyncs(t *testing.T) {
 	f := steady(testgen.Replicas(5000), testgen.Parallel())
-	plan := planner.Compute(f.input(nil))
+	plan := compute(f.input(nil))
 	var batches []int
 	for _, s := range plan.Steps {
 		if s.Name == planner.StepReplicas {
@@ -132,7 +132,7 @@ func TestAParallelScaleUpBeyondMaxCreatesIsSpreadOverSyncs(t *testing.T) {
 	}
 	t.Run("while a set that needs no more than MaxCreates gets them all in one plan, as upstream", func(t *testing.T) {
 		f := steady(testgen.Replicas(planner.MaxCreates), testgen.Parallel())
-		plan := planner.Compute(f.input(f.pods(0)))
+		plan := compute(f.input(f.pods(0)))
 		if n := createCount(plan); n != planner.MaxCreates-1 || plan.Truncated {
 			t.Errorf("%d creates (truncated %v), want %d", n, plan.Truncated, planner.MaxCreates-1)
 		}
@@ -145,7 +145,7 @@ func TestAParallelScaleUpBeyondMaxCreatesIsSpreadOverSyncs(t *testing.T) {
 		}
 		pods := f.pods(ords...)
 		pods[2999] = f.pod(2999, testgen.Failed())
-		plan := planner.Compute(f.input(pods))
+		plan := compute(f.input(pods))
 		if plan.Truncated || len(plan.Steps) != 1 || plan.Steps[0].Actions[0].Kind != planner.DeletePod {
 			t.Errorf("want the Failed web-2999 deleted, got %v (truncated %v)", f.summary(plan), plan.Truncated)
 		}
@@ -199,14 +199,14 @@ func TestAHugeRecreateCostsAPlanWhatASmallOneDoes(t *testing.T) {
 			for i, replicas := range []int32{1000, 1_000_000} {
 				f := rollout(append([]testgen.SetOption{testgen.Replicas(replicas), testgen.Recreate()}, policy.opts...)...)
 				in := f.input(f.pods(0, 1, 2, replicas+5))
-				plan := planner.Compute(in)
+				plan := compute(in)
 				want := []string{"recreate*1: DeletePod web-0", "recreate*2: DeletePod web-1", "recreate*2: DeletePod web-2",
 					fmt.Sprintf("recreate*%d: DeletePod web-%d", batchOf(int64(replicas)+1), replicas+5)}
 				if got := f.summary(plan); fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Errorf("replicas %d: steps %q, want %q", replicas, got, want)
 				}
 				var objects uint64
-				bytes[i], objects = allocated(3, func() { planner.Compute(in) })
+				bytes[i], objects = allocated(3, func() { compute(in) })
 				t.Logf("replicas %d: %d KiB and %d objects allocated per plan", replicas, bytes[i]>>10, objects)
 			}
 			if bytes[1] > 2*bytes[0] {

@@ -139,21 +139,28 @@ func (p *planner) claimsInPlaceRollingUpdate() {
 		return
 	}
 	round := p.storageRound()
+	r, open := p.newRound(maxUnavailable, unavailable, p.storageBusy(round))
+	if !open {
+		return
+	}
 	p.reportShrinks(round)
 	if p.expansionRefused(round) {
 		return
 	}
-	budget := maxUnavailable - unavailable - p.storageBusy(round)
-	p.budgetedRound(len(round), func(i int) ([]Action, bool) { return p.claimsInPlaceStep(round[i], &budget) }, maxUnavailable, unavailable)
+	pending := make([]slot, len(round))
+	for i, st := range round {
+		pending[i] = st.slot
+	}
+	p.budgetedRound(r, pending, func(i int) ([]Action, bool) { return p.claimsInPlaceStep(round[i], r) })
 }
 
-// budgetedRound is the rolling update's step: step decides for the round's
-// n pods in order until one stops the round; a round that does nothing and
-// says nothing is explained by the budget.
-func (p *planner) budgetedRound(n int, step func(i int) ([]Action, bool), maxUnavailable, unavailable int) {
+// budgetedRound is the rolling update's step: step decides for the
+// pending pods in order until one stops the round; a round that does
+// nothing and says nothing is explained by its gates.
+func (p *planner) budgetedRound(r *round, pending []slot, step func(i int) ([]Action, bool)) {
 	var actions []Action
 	waits := len(p.plan.Waits)
-	for i := range n {
+	for i := range pending {
 		next, stop := step(i)
 		actions = append(actions, next...)
 		if stop {
@@ -162,20 +169,20 @@ func (p *planner) budgetedRound(n int, step func(i int) ([]Action, bool), maxUna
 	}
 	p.addStep(StepRollingUpdate, actions)
 	if len(actions) == 0 && len(p.plan.Waits) == waits {
-		p.budgetWaits(maxUnavailable, unavailable)
+		r.explain(p, pending)
 	}
 }
 
 // claimsInPlaceStep decides for one pod of the round; stop ends the round
-// there (a failed claim halts the rollout at its pod).
-func (p *planner) claimsInPlaceStep(st podStorage, budget *int) (actions []Action, stop bool) {
+// there (a failed claim halts the rollout at its pod). A claim's resize
+// or modification of an available pod goes through the round's gates
+// (the pod stays in service, so the quorum lets it by); so does the
+// pod's own update.
+func (p *planner) claimsInPlaceStep(st podStorage, r *round) (actions []Action, stop bool) {
 	s := st.slot
 	free := !p.available(s.pod)
 	switch {
-	case len(st.patches()) > 0 && (free || !st.disruptive() || st.holdsSlot() || *budget > 0):
-		if !free && st.disruptive() && !st.holdsSlot() {
-			*budget--
-		}
+	case len(st.patches()) > 0 && (free || !st.disruptive() || st.holdsSlot() || p.admit(r, resize, s)):
 		return p.claimPatches(st), false
 	case len(st.patches()) > 0:
 		return nil, false // its turn comes when a slot frees
@@ -195,26 +202,24 @@ func (p *planner) claimsInPlaceStep(st podStorage, budget *int) (actions []Actio
 	case p.changed[s.ordinal]:
 		return nil, false // its update in place is under way (inPlacePass)
 	case p.podsInPlace():
-		return p.updateOne(s, free, budget)
-	case free || (*budget > 0 && p.quorumTake(s)):
-		if !free {
-			*budget--
-		}
+		return p.inTurnUpdateOne(r, s)
+	case free || p.admit(r, outOfService, s):
 		return p.rollingDelete(s, ""), false
 	}
 	return nil, false
 }
 
-// storageBusy counts the available pods whose claims are being resized or
-// modified, or failed to be: each holds a maxUnavailable slot.
-func (p *planner) storageBusy(round []podStorage) int {
-	n := 0
+// storageBusy are the available pods whose claims are being resized or
+// modified, or failed to be: each holds a maxUnavailable slot (and its
+// domain's).
+func (p *planner) storageBusy(round []podStorage) []slot {
+	var out []slot
 	for _, st := range round {
 		if IsAvailable(st.slot.pod, p.set.Spec.MinReadySeconds, p.in.Now) && st.holdsSlot() {
-			n++
+			out = append(out, st.slot)
 		}
 	}
-	return n
+	return out
 }
 
 // claimPatches patches the pod's claims, one action each.
@@ -319,14 +324,14 @@ func (p *planner) expansionRefused(round []podStorage) bool {
 // server alone judges: it refuses to grow a claim whose class does not
 // allow it, and the patch fails with its message.
 func (p *planner) expandable(claim *corev1.PersistentVolumeClaim) (string, bool) {
-	if p.ext.StorageClasses == nil {
+	if p.in.Observed.StorageClasses == nil {
 		return "", true
 	}
-	class := p.ext.DefaultStorageClass
+	class := p.in.Observed.DefaultStorageClass
 	if n := claim.Spec.StorageClassName; n != nil {
 		class = *n
 	}
-	return class, class != "" && p.ext.StorageClasses[class]
+	return class, class != "" && p.in.Observed.StorageClasses[class]
 }
 
 // reportShrinks warns once per claim whose template asks for less than it
@@ -357,7 +362,7 @@ func (p *planner) volumeClaims() []ClaimTemplateStatus {
 		out[i].Name = templates[i].Name
 		for _, s := range p.replicas {
 			tmpl := &p.setAt(p.update, s.ordinal).Spec.VolumeClaimTemplates[i]
-			if !claimMatches(p.in.Claims[ClaimName(tmpl.Name, p.set.Name, s.ordinal)], tmpl) {
+			if !claimMatches(claimAt(p.in.Claims, tmpl.Name, p.set.Name, s.ordinal), tmpl) {
 				continue
 			}
 			out[i].MatchingReplicas++

@@ -80,7 +80,8 @@ func both(changes ...func(*appsv1.StatefulSet)) func(*appsv1.StatefulSet) {
 func claimsInPlace(expandable bool, opts ...func(*planner.Extended)) *planner.Extended {
 	return extended(append([]func(*planner.Extended){func(e *planner.Extended) {
 		e.ClaimUpdate = v1alpha1.InPlaceVolumeClaimUpdateStrategyType
-		e.StorageClasses, e.DefaultStorageClass = map[string]bool{"standard": expandable}, "standard"
+		o := observedOf(e)
+		o.StorageClasses, o.DefaultStorageClass = map[string]bool{"standard": expandable}, "standard"
 	}}, opts...)...)
 }
 
@@ -127,7 +128,7 @@ func (f storageFixture) claims(opts map[int32][]testgen.ClaimOption) []*corev1.P
 func (f storageFixture) plan(e *planner.Extended, pods []*corev1.Pod, claims []*corev1.PersistentVolumeClaim) planner.Plan {
 	in := f.input(pods, claims...)
 	in.Extended = e
-	return planner.Compute(in)
+	return compute(in)
 }
 
 // storageLines renders the plan's actions, the claim patches with what

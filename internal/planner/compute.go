@@ -67,6 +67,9 @@ type planner struct {
 	// run (changeOf).
 	changed map[int32]bool
 	changes map[string]templateChange
+	// reloadShapes says, by groupKey and target revision, why a pod
+	// cannot reload to it, "" when it can (reload.go).
+	reloadShapes map[string]string
 	// overrides are the overrides of the revisions the plan reads, by
 	// revision name, with the effective sets built from them
 	// (overrides.go); nil for an apps/v1 set.
@@ -88,6 +91,11 @@ type planner struct {
 	// scaleUp counts a Parallel scale-up held to
 	// Extended.ScaleUpMaxUnavailable (scaleup.go).
 	scaleUp scaleUp
+	// hold is the failure policy's hold in force, whose revision the plan
+	// targets (hold.go); nil without one. holdPaused is true when it
+	// pauses the rollout.
+	hold       *Hold
+	holdPaused bool
 }
 
 // block is a pod a pass holds up. status.blockedBy lists it when it is
@@ -117,7 +125,9 @@ type block struct {
 //  5. claim retention for condemned pods, then the scale-down pass
 //     (OrderedReady deletes one pod, highest ordinal first); Parallel runs
 //     these two before the replica pass (scalePasses);
-//  6. an extended set's pods labelled for deletion, within maxUnavailable;
+//  6. an extended set's pods labelled for deletion, then those on drained
+//     nodes or asked to go by an eviction request (nodedrain.go,
+//     evictionrequest.go), within maxUnavailable;
 //  7. the rolling update, unless the strategy is OnDelete or Recreate (or a
 //     type this controller does not know, which is reported), in an
 //     extended set's priority order (priority.go);
@@ -130,6 +140,7 @@ func Compute(in Input) Plan {
 	p := &planner{in: in, set: in.Set, ext: in.Extended, deleted: map[int32]bool{}}
 	p.monotonic = in.Set.Spec.PodManagementPolicy != appsv1.ParallelPodManagement
 	p.sortPods()
+	p.reportInvalid()
 	if p.resolveRevisions() && p.recreateAllowed() {
 		p.checkNames()
 		p.checkStrategy()
@@ -145,8 +156,20 @@ func Compute(in Input) Plan {
 	if p.ext != nil {
 		p.groupWait()
 		p.plan.Extended = p.extend(p.plan.Status)
+		p.plan.Extended.EvictionResponses = p.evictionResponses()
 	}
 	return p.plan
+}
+
+// reportInvalid warns about each value of an extended set's spec that
+// could not be read (Extended.Invalid).
+func (p *planner) reportInvalid() {
+	if p.ext == nil {
+		return
+	}
+	for _, e := range p.ext.Invalid {
+		p.warn(e.Reason, "StatefulSet/"+p.set.Name, e.Field+": "+e.Message)
+	}
 }
 
 // requeueBy makes the plan's RequeueAfter no later than d (zero: no
@@ -165,11 +188,13 @@ func (p *planner) run() {
 		return
 	}
 	p.inPlacePass()
+	p.reloadPass()
 	p.movePass()
 	if p.recreatePass() || !p.scalePasses() {
 		return
 	}
 	p.deleteRequestedPass()
+	p.nodeDrainPass()
 	switch p.set.Spec.UpdateStrategy.Type {
 	case appsv1.OnDeleteStatefulSetStrategyType:
 		p.onDeleteWaits()
@@ -231,11 +256,12 @@ func (p *planner) checkStrategy() {
 	}
 }
 
-// resolveRevisions applies the current and update revisions to the set. A
+// resolveRevisions applies the current and update revisions to the set;
+// the update revision is a hold's while one is in force (hold.go). A
 // missing or corrupt revision leaves the plan without steps: pods cannot be
 // built without their template.
 func (p *planner) resolveRevisions() bool {
-	cur, upd := p.in.Current, p.in.Update
+	cur, upd := p.in.Current, p.holdTarget(p.in.Update)
 	if upd == nil {
 		upd = cur
 	}
@@ -284,18 +310,26 @@ func (p *planner) sortPods() {
 		p.warn(ReasonOrdinalOverflow, "StatefulSet/"+p.set.Name, fmt.Sprintf("ordinals above %d cannot be named; only %d replicas are managed", math.MaxInt32, n))
 	}
 	p.layout = p.withoutOffline(p.layout)
-	seen := make(map[string]bool, len(p.in.Pods))
-	placed := make(map[int32]int, len(p.in.Pods))
+	names := podNames{placed: make(map[int32]int, len(p.in.Pods))}
+	p.replicas = make([]slot, 0, len(p.in.Pods))
 	for _, pod := range p.in.Pods {
-		ord, ok := p.admit(pod, seen)
-		switch i, held := placed[ord]; {
+		if pod == nil {
+			continue
+		}
+		ord, ok := ParseOrdinal(p.set.Name, pod.Name)
+		switch i, held := names.placed[ord]; {
+		case names.seen(p.replicas, pod.Name, ord, ok):
+			p.warn(ReasonDuplicatePod, "Pod/"+pod.Name, "the pod was listed twice; the second copy is ignored")
 		case !ok:
+			names.add(pod.Name)
+			p.warn(ReasonUnparsableName, "Pod/"+pod.Name, fmt.Sprintf("the name is not %s-<ordinal>; the pod is ignored", p.set.Name))
 		case held:
-			p.place(&p.replicas[i], slot{ordinal: ord, pod: pod})
+			names.add(p.place(&p.replicas[i], slot{ordinal: ord, pod: pod}))
 		case p.inRange(ord):
-			placed[ord] = len(p.replicas)
+			names.placed[ord] = len(p.replicas)
 			p.replicas = append(p.replicas, slot{ordinal: ord, pod: pod})
 		default:
+			names.add(pod.Name)
 			p.condemned = append(p.condemned, slot{ordinal: ord, pod: pod})
 		}
 	}
@@ -303,38 +337,48 @@ func (p *planner) sortPods() {
 	slices.SortFunc(p.condemned, func(a, b slot) int { return cmp.Compare(b.ordinal, a.ordinal) })
 }
 
-// place puts s in the ordinal's place. Two pods can claim one ordinal
-// only when one name has leading zeros ("web-01" and "web-1"); upstream
-// keeps whichever its cache lists last, so which one it keeps is a matter
-// of chance, and here the pod with the canonical name keeps the place.
-// The other is ignored, as upstream ignores it.
-func (p *planner) place(at *slot, s slot) {
-	if at.pod != nil && at.pod.Name == PodName(p.set.Name, at.ordinal) {
-		p.warn(ReasonDuplicatePod, "Pod/"+s.pod.Name, fmt.Sprintf("the name also reads as ordinal %d, which %s holds; the pod is ignored", s.ordinal, at.pod.Name))
-		return
-	}
-	if at.pod != nil {
-		p.warn(ReasonDuplicatePod, "Pod/"+at.pod.Name, fmt.Sprintf("the name also reads as ordinal %d, which %s holds; the pod is ignored", s.ordinal, s.pod.Name))
-	}
-	*at = s
+// podNames are the pod names sortPods has seen, so that a pod listed twice
+// is ignored the second time. The name of a pod holding an ordinal's place
+// is found through placed, and only the others (condemned, ignored,
+// unparsable) are kept by name: a set's thousand pods cost no map of
+// their names.
+type podNames struct {
+	// placed is the index in replicas of the pod holding each ordinal.
+	placed map[int32]int
+	others map[string]bool
 }
 
-// admit returns the ordinal of a pod the plan reasons about, and warns
-// about pods it must ignore.
-func (p *planner) admit(pod *corev1.Pod, seen map[string]bool) (int32, bool) {
-	if pod == nil {
-		return 0, false
+// seen reports whether name was seen; ord and ok are what ParseOrdinal
+// read from it.
+func (n *podNames) seen(replicas []slot, name string, ord int32, ok bool) bool {
+	if i, held := n.placed[ord]; ok && held && replicas[i].pod.Name == name {
+		return true
 	}
-	if seen[pod.Name] {
-		p.warn(ReasonDuplicatePod, "Pod/"+pod.Name, "the pod was listed twice; the second copy is ignored")
-		return 0, false
+	return n.others[name]
+}
+
+func (n *podNames) add(name string) {
+	if n.others == nil {
+		n.others = map[string]bool{}
 	}
-	seen[pod.Name] = true
-	ord, ok := ParseOrdinal(p.set.Name, pod.Name)
-	if !ok {
-		p.warn(ReasonUnparsableName, "Pod/"+pod.Name, fmt.Sprintf("the name is not %s-<ordinal>; the pod is ignored", p.set.Name))
+	n.others[name] = true
+}
+
+// place puts s in the ordinal's place and returns the name of the pod
+// ignored. Two pods can claim one ordinal only when one name has leading
+// zeros ("web-01" and "web-1"); upstream keeps whichever its cache lists
+// last, so which one it keeps is a matter of chance, and here the pod with
+// the canonical name keeps the place. The other is ignored, as upstream
+// ignores it.
+func (p *planner) place(at *slot, s slot) string {
+	if IsPodName(at.pod.Name, p.set.Name, at.ordinal) {
+		p.warn(ReasonDuplicatePod, "Pod/"+s.pod.Name, fmt.Sprintf("the name also reads as ordinal %d, which %s holds; the pod is ignored", s.ordinal, at.pod.Name))
+		return s.pod.Name
 	}
-	return ord, ok
+	p.warn(ReasonDuplicatePod, "Pod/"+at.pod.Name, fmt.Sprintf("the name also reads as ordinal %d, which %s holds; the pod is ignored", s.ordinal, s.pod.Name))
+	ignored := at.pod.Name
+	*at = s
+	return ignored
 }
 
 // placeholder builds the pod a missing ordinal should get. Upstream's
@@ -349,6 +393,7 @@ func (p *planner) placeholder(ord int32) slot {
 		pod = newPod(p.setAt(p.current, ord), p.ownerKind(), p.current, ord)
 	}
 	p.addGate(pod)
+	p.reloadVolumes(pod)
 	return slot{ordinal: ord, pod: pod, placeholder: true}
 }
 
@@ -424,7 +469,13 @@ func (p *planner) partition() int32 {
 	return Partition(p.set)
 }
 
-func (p *planner) paused() bool { return p.ext != nil && p.ext.Paused }
+// paused reports whether an extended set's pod updates are held where
+// they are: by the user (rollingUpdate.paused), by a hold of the failure
+// policy (hold.go), or while the set waits for its rollout group's turn
+// (rolloutgroup.go). pausedWords tells them apart.
+func (p *planner) paused() bool {
+	return p.ext != nil && (p.ext.Paused || p.holdPaused || p.groupWaiting())
+}
 
 func podRevision(pod *corev1.Pod) string {
 	return pod.Labels[appsv1.StatefulSetRevisionLabel]

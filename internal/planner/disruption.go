@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -13,11 +14,10 @@ import (
 // Respect, every pod the plan removes by choice (an update, a requested
 // delete, a reserved ordinal) is evicted, so that the API server checks
 // and debits the PodDisruptionBudgets that match it in the same step, and
-// an eviction the API server refused is a wait until its retry time.
+// an eviction the API server refused (Observed.Refused) is a wait until
+// its retry time.
 type DisruptionBudgets struct {
 	Respect bool
-	// Refused are the evictions refused so far, by pod name.
-	Refused map[string]EvictionRefusal
 }
 
 // EvictionRefusal is an eviction the API server refused.
@@ -54,7 +54,7 @@ func (p *planner) disrupting(s slot, need hookNeed, act func() []Action) []Actio
 	if !b.Respect || need&needDelete == 0 || (!p.inRange(s.ordinal) && !Reserved(p.reservations(), s.ordinal)) {
 		return act()
 	}
-	if r, ok := b.Refused[s.pod.Name]; ok && (r.UID == "" || r.UID == s.pod.UID) && (r.RetryAt.IsZero() || p.in.Now.Before(r.RetryAt)) {
+	if r, ok := p.in.Observed.Refused[s.pod.Name]; ok && (r.UID == "" || r.UID == s.pod.UID) && (r.RetryAt.IsZero() || p.in.Now.Before(r.RetryAt)) {
 		p.refusedWait(s, r)
 		return nil
 	}
@@ -85,13 +85,20 @@ func (p *planner) refusedWait(s slot, r EvictionRefusal) {
 		retry = fmt.Sprintf("the controller asks again in %s", left.Round(100*time.Millisecond))
 	}
 	msg := fmt.Sprintf("respectDisruptionBudgets: the eviction of %s was refused: %s", s.pod.Name, r.Message)
-	p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, msg+"; "+retry, fmt.Sprintf(
+	reason, message, hint := ReasonDisruptionBudget, r.Message, fmt.Sprintf(
 		"A PodDisruptionBudget matching %s allows no disruption now: kubectl -n %s get pdb. It allows one once enough of its pods are healthy; to remove pods without asking budgets, set spec.updateStrategy.rollingUpdate.respectDisruptionBudgets to false.",
-		s.pod.Name, p.set.Namespace)))
+		s.pod.Name, p.set.Namespace)
+	if names := p.budgetsOf(s.pod.Name); len(names) > 1 {
+		reason = ReasonMultipleBudgetsBlocked
+		message = fmt.Sprintf("PodDisruptionBudgets %s all select %s: the API server refuses every eviction of a pod that more than one budget selects", strings.Join(names, ", "), s.pod.Name)
+		hint = "Keep one PodDisruptionBudget per pod: " + p.multipleHint(p.ext.DisruptionBudget != nil) + "."
+		msg += "; " + message
+	}
+	p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, msg+"; "+retry, hint))
 	since := r.Since
 	if since.IsZero() {
 		since = p.in.Now
 	}
 	p.blocks = append(p.blocks, block{listed: true, PodFailure: PodFailure{Pod: s.pod.Name, Ordinal: s.ordinal, Revision: podRevision(s.pod),
-		Reason: ReasonDisruptionBudget, Message: r.Message, Since: since}})
+		Reason: reason, Message: message, Since: since}})
 }

@@ -15,7 +15,8 @@ import (
 // respecting is an extended set that evicts, with the given refusals.
 func respecting(refused map[string]planner.EvictionRefusal, opts ...func(*planner.Extended)) *planner.Extended {
 	return extended(append([]func(*planner.Extended){func(e *planner.Extended) {
-		e.Budgets = planner.DisruptionBudgets{Respect: true, Refused: refused}
+		e.Budgets = planner.DisruptionBudgets{Respect: true}
+		observedOf(e).Refused = refused
 	}}, opts...)...)
 }
 
@@ -169,7 +170,7 @@ func TestDisruptionBudgets(t *testing.T) {
 // Extended, and the field is the extended kind's.
 func TestDisruptionBudgetsLeaveAppsV1Alone(t *testing.T) {
 	upd := rollout(testgen.Replicas(3))
-	plan := planner.Compute(upd.input(upd.pods(0, 1, 2)))
+	plan := compute(upd.input(upd.pods(0, 1, 2)))
 	if diff := cmp.Diff([]string{"DeletePod web-2"}, removals(plan)); diff != "" {
 		t.Errorf("removals (-want +got):\n%s", diff)
 	}

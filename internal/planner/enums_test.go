@@ -77,13 +77,13 @@ func TestEveryEnumValueTheSchemaAdmitsHasAPlannerBehaviour(t *testing.T) {
 			v1alpha1.FailureRollback: "roll back to current",
 		}, func(v v1alpha1.FailurePolicy) string {
 			plan := f.ext(extended(func(e *planner.Extended) { e.OnFailure, e.Last = v, last }), f.pod(0), f.pod(1), broken)
-			switch c := plan.Extended.Change; {
-			case c == nil:
+			switch h := plan.Extended.Status.Hold; {
+			case h == nil:
 				return "no change"
-			case c.Pause:
+			case h.Action == v1alpha1.HoldPaused:
 				return "pause"
 			default:
-				return "roll back to " + f.alias(c.RollbackTo)
+				return "roll back to " + f.alias(h.Revision)
 			}
 		})
 	})

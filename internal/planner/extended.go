@@ -1,9 +1,9 @@
 package planner
 
 import (
+	"slices"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -20,8 +20,10 @@ type Extended struct {
 	// Recreate is the Recreate update strategy: every old-revision pod is
 	// deleted, and pods are created again only once all are gone.
 	Recreate bool
-	// Paused holds pod updates where they are: no pod is replaced for an
-	// update, and a missing pod is recreated at the current revision.
+	// Paused is rollingUpdate.paused: pod updates are held where they
+	// are: no pod is replaced for an update, and a missing pod is
+	// recreated at the current revision. A hold of the failure policy
+	// and a rollout group's turn hold them the same way (paused).
 	Paused bool
 	// SelfHealing replaces a pod at or above the partition that runs an
 	// old revision and is not Ready, even while the rollout waits on it.
@@ -30,8 +32,9 @@ type Extended struct {
 	OnFailure v1alpha1.FailurePolicy
 	// ProgressDeadline is how long a rollout may go without progress.
 	ProgressDeadline time.Duration
-	// MaxUnavailable is rollingUpdate.maxUnavailable scaled to replicas,
-	// for the Available condition.
+	// MaxUnavailable is rollingUpdate.maxUnavailable scaled to replicas
+	// (ScaleMaxUnavailable), for the Available condition; 1 when it
+	// cannot be read, which Invalid reports.
 	MaxUnavailable int
 	// Priority are the rolling update's priority rules: pods of higher
 	// weight (the sum of the matching rules' weights) are replaced first,
@@ -41,28 +44,22 @@ type Extended struct {
 	// set's pods take the first replicas ordinals from the start that are
 	// not reserved, and a pod at a reserved ordinal is removed.
 	Reserved []OrdinalRange
-	// Last is what the set's status said at the previous sync.
+	// Last is what the set's status said at the previous sync; its Hold
+	// is the failure policy's decision in force (hold.go).
 	Last ExtendedStatus
+	// ReleaseHold is the value of v1alpha1.ReleaseHoldAnnotation: the ID
+	// of a hold a person released.
+	ReleaseHold string
 	// ClaimUpdate is volumeClaimUpdateStrategy.type; empty means
 	// OnClaimDelete. InPlace patches each pod's claims before the pod is
 	// updated (claimsInPlaceRollingUpdate).
 	ClaimUpdate v1alpha1.VolumeClaimUpdateStrategyType
-	// StorageClasses says, for each StorageClass by name, whether it
-	// allows volume expansion; DefaultStorageClass is the class a claim
-	// without a class name gets. Only InPlace claim updates read them.
-	StorageClasses      map[string]bool
-	DefaultStorageClass string
 	// PodUpdate is rollingUpdate.podUpdatePolicy; empty means Recreate.
 	PodUpdate v1alpha1.PodUpdatePolicy
 	// InPlaceGrace is how long a pod stays out of its Services' endpoints
 	// before it is changed in place; ResizeTimeout is how long a resize
 	// may stay Deferred.
 	InPlaceGrace, ResizeTimeout time.Duration
-	// Revisions are the set's revisions, so that a pod at a revision
-	// other than the current one can be updated in place; read only under
-	// an in-place pod update policy. The controller passes the list it
-	// already holds.
-	Revisions []*appsv1.ControllerRevision
 	// PreUpdate and PreDelete are spec.lifecycle's hooks, nil when unset.
 	PreUpdate, PreDelete *Hook
 	// Roles is spec.roles, nil when unset; Switchover is
@@ -73,26 +70,53 @@ type Extended struct {
 	// PostCreate and PostUpdate are spec.lifecycle's member hooks
 	// (memberhooks.go), nil when unset.
 	PostCreate, PostUpdate *Hook
+	// Reload is spec.configRevisions.apply Reload with lifecycle.reload
+	// (reload.go); nil under Restart.
+	Reload *Reload
 	// Offline are spec.offlineOrdinals (offline.go).
 	Offline []OrdinalRange
-	// NodeFailure is the node-failure policy and the nodes it judges
-	// (nodefailure.go); nil when the controller cannot read nodes.
+	// NodeFailure is the node-failure policy (nodefailure.go); nil
+	// without one.
 	NodeFailure *NodeFailure
-	// Topology is rollingUpdate.topology with the nodes' labels
-	// (topology.go); nil when unset.
+	// MoveOffDrainedNodes is nodeDrainPolicy Move: the pods on a node
+	// the observed nodes show drained are moved off it (nodedrain.go).
+	MoveOffDrainedNodes bool
+	// Topology is rollingUpdate.topology (topology.go); nil when unset.
 	Topology *Topology
 	// PartitionCount counts the partition in pods kept at the current
 	// revision after the update order (partitioncount.go).
 	PartitionCount bool
-	// Budgets is respectDisruptionBudgets, with the evictions refused so
-	// far (disruption.go).
+	// Budgets is respectDisruptionBudgets (disruption.go).
 	Budgets DisruptionBudgets
+	// DisruptionBudget is spec.disruptionBudget, nil when unset: the
+	// PodDisruptionBudget the set keeps (budgetmanaged.go).
+	DisruptionBudget *ManagedBudget
 	// ScaleUpMaxUnavailable is scaleStrategy.maxUnavailable scaled to
 	// replicas; 0 means no limit (scaleup.go).
 	ScaleUpMaxUnavailable int
-	// Group is the set's turn in its rollout group; nil without one
-	// (rolloutgroup.go).
-	Group *GroupTurn
+	// Invalid are the spec's values that could not be read, each
+	// reported as a warning by every plan (Compute).
+	Invalid []SpecError
+}
+
+// SpecError is a value of the spec that could not be read.
+type SpecError struct {
+	// Field is the value's path, e.g. spec.scaleStrategy.maxUnavailable.
+	Field string
+	// Reason is the warning's reason, e.g. ReasonInvalidMaxUnavailable.
+	Reason string
+	// Message says what is wrong and what the plan does instead.
+	Message string
+}
+
+// FieldRollingMaxUnavailable is the path of the rolling update's
+// maxUnavailable, which the rolling update reports itself when it is not
+// listed in Extended.Invalid.
+const FieldRollingMaxUnavailable = "spec.updateStrategy.rollingUpdate.maxUnavailable"
+
+// invalid reports whether the spec's value at field could not be read.
+func (e *Extended) invalid(field string) bool {
+	return e != nil && slices.ContainsFunc(e.Invalid, func(s SpecError) bool { return s.Field == field })
 }
 
 // ClaimTemplateStatus is how many of the set's pods have a claim that
@@ -116,6 +140,8 @@ type ExtendedStatus struct {
 	Conditions   []metav1.Condition
 	BlockedBy    []PodFailure
 	Rollback     *RollbackRecord
+	// Hold is the failure policy's decision in force (hold.go).
+	Hold *Hold
 	// UpdateRevision and UpdatedReplicas repeat apps/v1's fields, so the
 	// next plan can tell progress from the last status alone.
 	UpdateRevision  string
@@ -152,22 +178,13 @@ type RollbackRecord struct {
 	Time             time.Time
 }
 
-// SetChange is a write to the set's own spec that the plan asks for.
-type SetChange struct {
-	// Pause sets updateStrategy.rollingUpdate.paused.
-	Pause bool
-	// RollbackTo is the revision whose template replaces spec.template.
-	RollbackTo string
-	// Reason says why, in words, for the event the change records.
-	Reason string
-}
-
 // ExtendedPlan is what the planner adds to a plan of an extended set.
 type ExtendedPlan struct {
 	Status ExtendedStatus
-	// Change, when set, is applied to the set before its status is
-	// written.
-	Change *SetChange
+	// HoldEvent, when set, reports a hold the status records or ends; the
+	// controller records it once that status is written. No plan asks for
+	// a write of the set's spec.
+	HoldEvent *HoldEvent
 	// Order is the old-revision pods the rolling update has yet to
 	// replace, in the order it replaces them; only for a set with
 	// priority rules.
@@ -178,6 +195,13 @@ type ExtendedPlan struct {
 	// Kept are the pods a Count partition keeps at the current revision,
 	// lowest ordinal first; only for such a set.
 	Kept []string
+	// Budget is the PodDisruptionBudget the set keeps, as sized now; nil
+	// without spec.disruptionBudget, when the controller deletes the one
+	// it kept (budgetmanaged.go).
+	Budget *BudgetPlan
+	// EvictionResponses answer Observed.EvictionRequests, one each
+	// (evictionrequest.go).
+	EvictionResponses []EvictionResponse
 }
 
 // Condition types and reasons of the extended kind.

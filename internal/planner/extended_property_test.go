@@ -21,7 +21,9 @@ import (
 // extended fields, the promises the extended kind makes on top of apps/v1:
 // self-healing never replaces a Ready pod or one at the update revision, a
 // paused set replaces nothing for an update, Recreate never runs two
-// revisions at once, a rollback never loops, a reserved or offline
+// revisions at once, a rollback never loops, a hold keeps pods off the
+// revision it holds and is decided only by a rollout that can fail, a
+// reserved or offline
 // ordinal never gets a pod, an offline ordinal's claim never gets a pod
 // owner, requested deletes stay within maxUnavailable, and the
 // rolling update follows the priority rules.
@@ -36,7 +38,7 @@ func TestExtendedPlanInvariants(t *testing.T) {
 		requestDeletes(r, g.in.Pods)
 		generatePriority(r, g.in.Extended, g.in.Pods)
 		generateHooks(r, g.in.Extended, g.in.Pods, g.f.upd.Name)
-		plan := planner.Compute(g.in)
+		plan := compute(g.in)
 		for _, v := range extendedViolations(g.in, plan) {
 			t.Errorf("seed %d: %s\nsteps: %v", seed, v, g.f.summary(plan))
 		}
@@ -61,8 +63,27 @@ func generateExtended(r *rand.Rand, g generated) *planner.Extended {
 		if r.IntN(4) == 0 {
 			e.Offline = generateReserved(r, g)
 		}
+		if r.IntN(3) == 0 {
+			e.Last.Hold = &planner.Hold{ID: "hold-1", Action: []v1alpha1.HoldAction{v1alpha1.HoldRolledBack, v1alpha1.HoldPaused}[r.IntN(2)],
+				FailedRevision: []string{g.f.upd.Name, "web-other"}[r.IntN(2)], Revision: []string{g.f.cur.Name, g.f.upd.Name}[r.IntN(2)]}
+			e.ReleaseHold = []string{"", "hold-0", "hold-1"}[r.IntN(3)]
+		}
 	})
 	return e
+}
+
+// heldTarget is the revision a set whose template maps to in.Update rolls
+// to, and whether its rollout is paused, by the rule of
+// v1alpha1.RolloutHold: a hold of the spec's revision that no release
+// names, under a policy that holds, runs the hold's revision, and a
+// Paused one pauses.
+func heldTarget(in planner.Input) (target string, paused, held bool) {
+	e, update := in.Extended, in.Update.Name
+	h := e.Last.Hold
+	if h == nil || h.FailedRevision != update || e.ReleaseHold == h.ID || e.OnFailure == v1alpha1.FailureReport {
+		return update, e.Paused, false
+	}
+	return h.Revision, e.Paused || h.Action == v1alpha1.HoldPaused, true
 }
 
 // generateReserved reserves up to three ordinals or ranges among those the
@@ -91,7 +112,7 @@ func extendedViolations(in planner.Input, plan planner.Plan) []string {
 			}
 		}
 	}
-	if v := changeViolation(in, plan.Extended); v != "" {
+	if v := holdViolation(in, plan.Extended); v != "" {
 		out = append(out, v)
 	}
 	if v := requestedViolation(in, plan); v != "" {
@@ -139,7 +160,7 @@ func hookViolations(in planner.Input, plan planner.Plan) []string {
 			}
 			var rec v1alpha1.HookRecord
 			_ = json.Unmarshal([]byte(a.Pod.Annotations[h.Label]), &rec)
-			if a.Pod.Labels[h.Label] != v1alpha1.HookDone || rec.Revision != in.Update.Name {
+			if target, _, _ := heldTarget(in); a.Pod.Labels[h.Label] != v1alpha1.HookDone || rec.Revision != target {
 				out = append(out, fmt.Sprintf("%s: %s deleted with %s=%q for revision %q", step.Name, a.Pod.Name, h.Label, a.Pod.Labels[h.Label], rec.Revision))
 			}
 		}
@@ -160,9 +181,11 @@ func requestDeletes(r *rand.Rand, pods []*corev1.Pod) {
 
 // requestedViolation checks the requested deletes: only labelled pods,
 // and available ones no more than maxUnavailable allows beside the pods
-// already unavailable (pods not created yet count as unavailable).
+// already unavailable (pods not created yet count as unavailable, and so
+// do pods whose readiness gate is False: out of service for an update in
+// place, whether or not their Ready condition has caught up).
 func requestedViolation(in planner.Input, plan planner.Plan) string {
-	set, now := in.Set, in.Now
+	set := in.Set
 	byName := map[string]*corev1.Pod{}
 	for _, p := range in.Pods {
 		byName[p.Name] = p
@@ -171,7 +194,7 @@ func requestedViolation(in planner.Input, plan planner.Plan) string {
 	unavailable := 0
 	for _, ord := range ordinals {
 		p := byName[planner.PodName(set.Name, ord)]
-		if p == nil || !planner.IsAvailable(p, set.Spec.MinReadySeconds, now) || p.DeletionTimestamp != nil {
+		if p == nil || !availableNow(in, p) {
 			unavailable++
 		}
 	}
@@ -189,7 +212,7 @@ func requestedViolation(in planner.Input, plan planner.Plan) string {
 			if a.Pod.Labels[v1alpha1.DeleteRequestedLabel] != "true" {
 				return "a requested delete of unlabelled pod " + a.Pod.Name
 			}
-			if planner.IsAvailable(a.Pod, set.Spec.MinReadySeconds, now) {
+			if availableNow(in, a.Pod) {
 				spent++
 			}
 		}
@@ -201,10 +224,11 @@ func requestedViolation(in planner.Input, plan planner.Plan) string {
 }
 
 // oldRevisionExists says whether a started pod of the set runs another
-// revision than the update revision.
+// revision than the one it rolls to.
 func oldRevisionExists(in planner.Input) bool {
+	target, _, _ := heldTarget(in)
 	for _, p := range in.Pods {
-		if _, ok := planner.ParseOrdinal(in.Set.Name, p.Name); ok && p.Status.Phase != "" && p.Labels[appsv1.StatefulSetRevisionLabel] != in.Update.Name {
+		if _, ok := planner.ParseOrdinal(in.Set.Name, p.Name); ok && p.Status.Phase != "" && p.Labels[appsv1.StatefulSetRevisionLabel] != target {
 			return true
 		}
 	}
@@ -214,7 +238,8 @@ func oldRevisionExists(in planner.Input) bool {
 // actionViolation returns the promise one action of a step breaks, if
 // any; p is the observed pod the action acts on.
 func actionViolation(in planner.Input, step string, a planner.Action, p *corev1.Pod, oldExists bool) string {
-	e, update := in.Extended, in.Update.Name
+	e := in.Extended
+	update, paused, held := heldTarget(in)
 	finished := p != nil && (p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded)
 	replicaDelete := a.Kind == planner.DeletePod && step == planner.StepReplicas && !finished
 	switch {
@@ -222,35 +247,60 @@ func actionViolation(in planner.Input, step string, a planner.Action, p *corev1.
 		return "the replica pass deletes a Ready pod " + p.Name
 	case replicaDelete && p != nil && p.Labels[appsv1.StatefulSetRevisionLabel] == update:
 		return "self-healing deletes a pod at the update revision " + p.Name
-	case e.Paused && (replicaDelete || a.Kind == planner.DeletePod && step == planner.StepRollingUpdate):
+	case held && update != in.Update.Name && a.Kind == planner.CreatePod && a.Pod.Labels[appsv1.StatefulSetRevisionLabel] == in.Update.Name:
+		return fmt.Sprintf("%s is created at %s, a revision held for %s", a.Pod.Name, in.Update.Name, update)
+	case paused && (replicaDelete || a.Kind == planner.DeletePod && step == planner.StepRollingUpdate):
 		return fmt.Sprintf("a paused set deletes %s for an update (%s)", a.Pod.Name, step)
+	case a.Kind == planner.CreatePod && e.Recreate && !paused && oldExists && a.Pod.Labels[appsv1.StatefulSetRevisionLabel] == update:
+		return "Recreate creates " + a.Pod.Name + " at the update revision while an old-revision pod exists"
+	}
+	return ordinalViolation(e, a)
+}
+
+// ordinalViolation returns the promise an action breaks at a reserved or
+// offline ordinal, if any.
+func ordinalViolation(e *planner.Extended, a planner.Action) string {
+	switch {
 	case a.Kind == planner.CreatePod && planner.Reserved(e.Reserved, a.Ordinal):
 		return fmt.Sprintf("%s is created at reserved ordinal %d", a.Pod.Name, a.Ordinal)
 	case a.Kind == planner.CreatePod && planner.Reserved(e.Offline, a.Ordinal):
 		return fmt.Sprintf("%s is created at offline ordinal %d", a.Pod.Name, a.Ordinal)
 	case a.Kind == planner.UpdateClaim && planner.Reserved(e.Offline, a.Ordinal) && podOwned(a.Claim):
 		return fmt.Sprintf("claim %s of offline ordinal %d is given a pod owner", a.Claim.Name, a.Ordinal)
-	case a.Kind == planner.CreatePod && e.Recreate && !e.Paused && oldExists && a.Pod.Labels[appsv1.StatefulSetRevisionLabel] == update:
-		return "Recreate creates " + a.Pod.Name + " at the update revision while an old-revision pod exists"
 	}
 	return ""
 }
 
-// changeViolation returns the promise a change of the set's spec breaks,
-// if any.
-func changeViolation(in planner.Input, x *planner.ExtendedPlan) string {
-	if x == nil || x.Change == nil {
+// holdViolation returns the promise a hold the plan records breaks, if
+// any: the status keeps the hold in force, or drops one no longer in
+// force, or records a new one only as the failure policy may.
+func holdViolation(in planner.Input, x *planner.ExtendedPlan) string {
+	if x == nil {
 		return ""
 	}
-	e, c, update := in.Extended, x.Change, in.Update.Name
+	e, spec, got := in.Extended, in.Update.Name, x.Status.Hold
+	target, paused, held := heldTarget(in)
 	switch {
-	case e.Paused:
-		return "a paused set is changed again"
-	case c.RollbackTo != "" && c.RollbackTo == update:
-		return "a rollback to the update revision itself"
-	case c.RollbackTo != "" && e.Last.Rollback != nil && e.Last.Rollback.To == update:
+	case got == nil && held:
+		return "the hold in force is dropped"
+	case got == nil, held && got.ID == e.Last.Hold.ID:
+		return ""
+	case got.ID == "hold-1":
+		return "a hold no longer in force is kept"
+	case paused:
+		return "a paused set is held again"
+	case got.FailedRevision != spec:
+		return fmt.Sprintf("a hold of %s, which the spec does not name (%s)", got.FailedRevision, spec)
+	case e.OnFailure == v1alpha1.FailureReport:
+		return "a hold under onFailure Report"
+	case got.Action != v1alpha1.HoldRolledBack:
+	case got.Revision == target:
+		return "a rollback to the revision the set already rolls to"
+	case held:
+		return "a rollback while a rollback holds: a loop"
+	case e.Last.Rollback != nil && e.Last.Rollback.To == target:
 		return "a rollback of a revision a rollback restored: a loop"
-	case c.RollbackTo != "" && e.OnFailure != v1alpha1.FailureRollback:
+	case e.OnFailure != v1alpha1.FailureRollback:
 		return "a rollback without onFailure Rollback"
 	}
 	return ""

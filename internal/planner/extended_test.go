@@ -1,6 +1,8 @@
 package planner_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,7 +31,7 @@ func extended(opts ...func(*planner.Extended)) *planner.Extended {
 func (f fixture) ext(e *planner.Extended, pods ...*corev1.Pod) planner.Plan {
 	in := f.input(pods)
 	in.Extended = e
-	return planner.Compute(in)
+	return compute(in)
 }
 
 func TestSelfHealing(t *testing.T) {
@@ -130,7 +132,7 @@ func TestPodsOfAnExtendedSetAreOwnedByIt(t *testing.T) {
 	claim := testgen.Claim(f.set, "data", 0)
 	in := f.input(f.pods(0), claim)
 	in.Extended = extended()
-	plan = planner.Compute(in)
+	plan = compute(in)
 	var refs []metav1.OwnerReference
 	for _, step := range plan.Steps {
 		for _, a := range step.Actions {
@@ -199,8 +201,8 @@ func TestRolloutFailureAndItsPolicy(t *testing.T) {
 	t.Run("a permanent failure at the update revision fails the rollout at once and is reported", func(t *testing.T) {
 		plan := f.ext(policy(v1alpha1.FailureReport, last), f.pod(0), f.pod(1), broken)
 		x := plan.Extended
-		if x.Change != nil {
-			t.Errorf("Report changed the set: %+v", x.Change)
+		if x.Status.Hold != nil || x.HoldEvent != nil {
+			t.Errorf("Report held the rollout: %+v, %+v", x.Status.Hold, x.HoldEvent)
 		}
 		if c := condition(x.Status.Conditions, planner.ConditionProgressing); c.Status != metav1.ConditionFalse || c.Reason != planner.ReasonRolloutFailed {
 			t.Errorf("Progressing %s/%s, want False/RolloutFailed", c.Status, c.Reason)
@@ -212,35 +214,51 @@ func TestRolloutFailureAndItsPolicy(t *testing.T) {
 			t.Errorf("warnings (-want +got):\n%s", diff)
 		}
 	})
-	t.Run("Pause pauses", func(t *testing.T) {
+	t.Run("Pause holds the rollout paused at the update revision", func(t *testing.T) {
 		plan := f.ext(policy(v1alpha1.FailurePause, last), f.pod(0), f.pod(1), broken)
-		if c := plan.Extended.Change; c == nil || !c.Pause || c.RollbackTo != "" {
-			t.Errorf("change %+v, want a pause", c)
+		if h := plan.Extended.Status.Hold; !isHold(h, v1alpha1.HoldPaused, f.upd.Name, f.upd.Name) {
+			t.Errorf("hold %+v, want Paused of %s at %s", h, f.upd.Name, f.upd.Name)
+		}
+		if ev := plan.Extended.HoldEvent; ev == nil || ev.Reason != planner.EventRolloutPaused || !ev.Warning {
+			t.Errorf("event %+v, want a RolloutPaused warning", ev)
 		}
 	})
-	t.Run("Rollback restores the last completed revision and records it", func(t *testing.T) {
+	t.Run("Rollback holds the failed revision, runs the last completed one and records it", func(t *testing.T) {
 		plan := f.ext(policy(v1alpha1.FailureRollback, last), f.pod(0), f.pod(1), broken)
-		c, r := plan.Extended.Change, plan.Extended.Status.Rollback
-		if c == nil || c.RollbackTo != f.cur.Name || r == nil || r.From != f.upd.Name || r.To != f.cur.Name {
-			t.Errorf("change %+v, record %+v; want a rollback from %s to %s", c, r, f.upd.Name, f.cur.Name)
+		h, r := plan.Extended.Status.Hold, plan.Extended.Status.Rollback
+		if !isHold(h, v1alpha1.HoldRolledBack, f.upd.Name, f.cur.Name) || r == nil || r.From != f.upd.Name || r.To != f.cur.Name {
+			t.Errorf("hold %+v, record %+v; want a rollback from %s to %s", h, r, f.upd.Name, f.cur.Name)
+		}
+		if ev := plan.Extended.HoldEvent; ev == nil || ev.Reason != planner.EventRolledBack || !strings.Contains(ev.Message, "rolling back to "+f.cur.Name) ||
+			!strings.Contains(ev.Message, "the spec is not changed") {
+			t.Errorf("event %+v, want RolledBack, rolling back to %s, the spec not changed", ev, f.cur.Name)
 		}
 	})
 	t.Run("a rollback whose restored revision fails too pauses instead of looping", func(t *testing.T) {
 		again := last
 		again.Rollback = &planner.RollbackRecord{From: "web-other", To: f.upd.Name}
 		plan := f.ext(policy(v1alpha1.FailureRollback, again), f.pod(0), f.pod(1), broken)
-		if c := plan.Extended.Change; c == nil || !c.Pause || c.RollbackTo != "" {
-			t.Errorf("change %+v, want a pause", c)
+		if h := plan.Extended.Status.Hold; !isHold(h, v1alpha1.HoldPaused, f.upd.Name, f.upd.Name) {
+			t.Errorf("hold %+v, want a pause", h)
 		}
 	})
 	t.Run("with no completed revision to return to, Rollback pauses", func(t *testing.T) {
 		first := last
 		first.LastCompletedRevision = ""
 		plan := f.ext(policy(v1alpha1.FailureRollback, first), f.pod(0), f.pod(1), broken)
-		if c := plan.Extended.Change; c == nil || !c.Pause {
-			t.Errorf("change %+v, want a pause", c)
+		if h := plan.Extended.Status.Hold; !isHold(h, v1alpha1.HoldPaused, f.upd.Name, f.upd.Name) {
+			t.Errorf("hold %+v, want a pause", h)
 		}
 	})
+}
+
+// The progress deadline and a finished rollout, under each failure policy.
+func TestRolloutDeadlineAndCompletion(t *testing.T) {
+	f := rollout(testgen.Replicas(3))
+	last := planner.ExtendedStatus{UpdateRevision: f.upd.Name, UpdatedReplicas: 1, LastProgress: now.Add(-time.Minute), LastCompletedRevision: f.cur.Name}
+	policy := func(p v1alpha1.FailurePolicy, l planner.ExtendedStatus) *planner.Extended {
+		return extended(func(e *planner.Extended) { e.OnFailure, e.Last = p, l })
+	}
 	t.Run("no progress for the deadline fails the rollout; before it, a sync is asked for at the deadline", func(t *testing.T) {
 		slow := f.updated(2, testgen.NotReady(now.Add(-time.Minute)))
 		stale := last
@@ -260,8 +278,8 @@ func TestRolloutFailureAndItsPolicy(t *testing.T) {
 		wasPaused.LastProgress = now.Add(-11 * time.Minute)
 		wasPaused.Conditions = []metav1.Condition{{Type: planner.ConditionProgressing, Status: metav1.ConditionUnknown, Reason: planner.ReasonRolloutPaused}}
 		plan := f.ext(policy(v1alpha1.FailurePause, wasPaused), f.pod(0), f.pod(1), slow)
-		if c := plan.Extended.Change; c != nil {
-			t.Errorf("change %+v right after a resume, want none", c)
+		if h := plan.Extended.Status.Hold; h != nil {
+			t.Errorf("hold %+v right after a resume, want none", h)
 		}
 		if got := plan.Extended.Status.LastProgress; !got.Equal(now) {
 			t.Errorf("last progress %s, want the resume (%s)", got, now)
@@ -276,8 +294,8 @@ func TestRolloutFailureAndItsPolicy(t *testing.T) {
 		done.UpdatedReplicas = 3
 		plan := f.ext(policy(v1alpha1.FailureRollback, done), f.updated(0), f.updated(1), f.updated(2))
 		x := plan.Extended.Status
-		if x.LastCompletedRevision != f.upd.Name || plan.Extended.Change != nil {
-			t.Errorf("last completed %s, change %+v", x.LastCompletedRevision, plan.Extended.Change)
+		if x.LastCompletedRevision != f.upd.Name || x.Hold != nil {
+			t.Errorf("last completed %s, hold %+v", x.LastCompletedRevision, x.Hold)
 		}
 		for typ, want := range map[string]metav1.ConditionStatus{planner.ConditionAvailable: metav1.ConditionTrue, planner.ConditionProgressing: metav1.ConditionTrue, planner.ConditionReplicaFailure: metav1.ConditionFalse} {
 			if c := condition(x.Conditions, typ); c.Status != want {
@@ -304,8 +322,8 @@ func TestARolloutHeldAtItsPartitionDoesNotFail(t *testing.T) {
 	stale := planner.ExtendedStatus{UpdateRevision: f.upd.Name, UpdatedReplicas: 1, LastProgress: now.Add(-11 * time.Minute), LastCompletedRevision: f.cur.Name}
 	held := extended(func(e *planner.Extended) { e.OnFailure, e.Last = v1alpha1.FailurePause, stale })
 	plan := f.ext(held, f.pod(0), f.pod(1), f.updated(2))
-	if c := plan.Extended.Change; c != nil {
-		t.Errorf("change %+v at the partition, want none", c)
+	if h := plan.Extended.Status.Hold; h != nil {
+		t.Errorf("hold %+v at the partition, want none", h)
 	}
 	c := condition(plan.Extended.Status.Conditions, planner.ConditionProgressing)
 	if c.Status != metav1.ConditionTrue || c.Reason != planner.ReasonPartitionRolledOut {
@@ -316,8 +334,8 @@ func TestARolloutHeldAtItsPartitionDoesNotFail(t *testing.T) {
 	}
 
 	slow := f.updated(2, testgen.NotReady(now.Add(-time.Minute)))
-	if c := f.ext(held, f.pod(0), f.pod(1), slow).Extended.Change; c == nil || !c.Pause {
-		t.Errorf("change %+v while the pod above the partition is not Ready past the deadline, want a pause", c)
+	if h := f.ext(held, f.pod(0), f.pod(1), slow).Extended.Status.Hold; h == nil || h.Action != v1alpha1.HoldPaused {
+		t.Errorf("hold %+v while the pod above the partition is not Ready past the deadline, want a pause", h)
 	}
 
 	lowered := rollout(testgen.Replicas(3), testgen.Partition(0))
@@ -325,10 +343,26 @@ func TestARolloutHeldAtItsPartitionDoesNotFail(t *testing.T) {
 	wasHeld.Conditions = []metav1.Condition{{Type: planner.ConditionProgressing, Status: metav1.ConditionTrue, Reason: planner.ReasonPartitionRolledOut}}
 	e := extended(func(e *planner.Extended) { e.OnFailure, e.Last = v1alpha1.FailurePause, wasHeld })
 	plan = lowered.ext(e, lowered.pod(0), lowered.pod(1), lowered.updated(2))
-	if c := plan.Extended.Change; c != nil {
-		t.Errorf("change %+v right after the partition was lowered, want none", c)
+	if h := plan.Extended.Status.Hold; h != nil {
+		t.Errorf("hold %+v right after the partition was lowered, want none", h)
 	}
 	if got := plan.Extended.Status.LastProgress; !got.Equal(now) {
 		t.Errorf("last progress %s after the partition was lowered, want %s", got, now)
+	}
+}
+
+// isHold reports whether h is a hold of action on failed that runs
+// revision.
+func isHold(h *planner.Hold, action v1alpha1.HoldAction, failed, revision string) bool {
+	return h != nil && h.Action == action && h.FailedRevision == failed && h.Revision == revision && h.ID != ""
+}
+
+// An extended set whose revisions cannot be resolved is planned as an
+// apps/v1 one is: nothing to do, and a warning that says why.
+func TestAnExtendedSetWithoutRevisionsPlansNothingAndSaysWhy(t *testing.T) {
+	f := rollout(testgen.Replicas(2), testgen.ClaimTemplates("data"))
+	plan := compute(planner.Input{Set: f.set, Pods: f.pods(0, 1), Now: now, Extended: extended()})
+	if len(plan.Steps) != 0 || !slices.Contains(warningReasons(plan), planner.ReasonMissingRevision+" StatefulSet/web") {
+		t.Errorf("steps %v, warnings %v; want none and %s", f.summary(plan), warningReasons(plan), planner.ReasonMissingRevision)
 	}
 }

@@ -150,7 +150,7 @@ func runScenarios(t *testing.T, scenarios []scenario) {
 	t.Helper()
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
-			plan := planner.Compute(sc.f.input(sc.pods, sc.claims...))
+			plan := compute(sc.f.input(sc.pods, sc.claims...))
 			if diff := cmp.Diff(sc.steps, sc.f.summary(plan)); diff != "" {
 				t.Errorf("steps mismatch (-want +got):\n%s", diff)
 			}

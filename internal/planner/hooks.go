@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/configrev"
 )
 
 // Hook is one lifecycle hook of an extended set (spec.lifecycle).
@@ -20,6 +21,9 @@ type Hook struct {
 	// Member marks a member hook (postCreate, postUpdate): it is about the
 	// revision the pod runs, not the one the set updates to.
 	Member bool
+	// Reload marks the reload hook: it is about the revision whose data
+	// the pod's live ConfigMaps hold (reload.go).
+	Reload bool
 	// HTTP is where an http or service hook calls; nil for a handshake.
 	HTTP    *HookEndpoint
 	Timeout time.Duration
@@ -238,6 +242,10 @@ func (p *planner) hookRevision(s slot, h *Hook) string {
 	if h.Member {
 		return podRevision(s.pod)
 	}
+	if h.Reload {
+		rec, _ := configrev.ReloadOf(s.pod.Annotations)
+		return rec.Revision
+	}
 	return p.update
 }
 
@@ -300,6 +308,9 @@ func (p *planner) callHook(s slot, h *Hook, rec v1alpha1.HookRecord, left time.D
 	call := &HookCall{Hook: *h, Record: rec, Timeout: max(min(MaxHookCall, left), time.Second),
 		Request: v1alpha1.HookRequest{Hook: h.Name, Namespace: p.set.Namespace, StatefulSet: p.set.Name, Pod: s.pod.Name, PodUID: string(s.pod.UID),
 			Ordinal: s.ordinal, Revision: podRevision(s.pod), UpdateRevision: p.update, Attempt: rec.Attempts + 1}}
+	if h.Reload {
+		reloadHookRequest(s.pod, &call.Request)
+	}
 	p.requeueBy(call.Timeout + time.Second)
 	return Action{Kind: CallHook, Ordinal: s.ordinal, Pod: s.pod, Call: call,
 		Reason: fmt.Sprintf("%s hook of %s: call %d of %s", h.Name, s.pod.Name, call.Request.Attempt, h.HTTP)}
@@ -320,14 +331,15 @@ func (p *planner) hookCleanupPass() {
 		if s.placeholder || isTerminating(s.pod) || p.deleted[s.ordinal] || p.changed[s.ordinal] || p.hooking[s.ordinal] {
 			continue
 		}
-		settled := podRevision(s.pod) == p.update && s.pod.Labels[v1alpha1.DeleteRequestedLabel] != "true"
+		settled := podRevision(s.pod) == p.update && s.pod.Labels[v1alpha1.DeleteRequestedLabel] != "true" && p.drainedNode(s) == ""
 		var stale []string
 		for _, h := range []struct {
 			label  string
 			hook   *Hook
 			record bool // a member hook's label stays as the record of the join
 		}{{v1alpha1.PreUpdateHookLabel, p.ext.PreUpdate, false}, {v1alpha1.PreDeleteHookLabel, p.ext.PreDelete, false},
-			{v1alpha1.PostCreateHookLabel, p.ext.PostCreate, true}, {v1alpha1.PostUpdateHookLabel, p.ext.PostUpdate, true}} {
+			{v1alpha1.PostCreateHookLabel, p.ext.PostCreate, true}, {v1alpha1.PostUpdateHookLabel, p.ext.PostUpdate, true},
+			{v1alpha1.ReloadHookLabel, p.reloadHook(), false}} {
 			_, l := s.pod.Labels[h.label]
 			_, a := s.pod.Annotations[h.label]
 			if (l || a) && ((settled && !h.record) || h.hook == nil) {

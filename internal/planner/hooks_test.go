@@ -138,7 +138,7 @@ func TestAHookSaysWhatItWaitsFor(t *testing.T) {
 	// while nothing happens.
 	later := f.input(with(f.pods(0, 1), f.pod(2, hookAt(halt, v1alpha1.HookPending, now.Add(-time.Minute), upd, 0, time.Time{}))))
 	later.Extended, later.Now = extended(hooks(halt, nil)), now.Add(10*time.Second)
-	if again := planner.Compute(later).Extended.Status.BlockedBy; len(again) != 1 || again[0].Message != blocked[0].Message {
+	if again := compute(later).Extended.Status.BlockedBy; len(again) != 1 || again[0].Message != blocked[0].Message {
 		t.Errorf("blockedBy 10s later = %+v, want the same message %q", again, blocked[0].Message)
 	}
 

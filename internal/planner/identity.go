@@ -19,13 +19,49 @@ var (
 
 // PodName is the name of the set's pod at ordinal: <set>-<ordinal>.
 func PodName(setName string, ordinal int32) string {
-	return setName + "-" + strconv.FormatInt(int64(ordinal), 10)
+	var buf [64]byte
+	return string(appendPodName(buf[:0], setName, ordinal))
 }
 
 // ClaimName is the name of the claim made from the volumeClaimTemplate named
 // template for the set's pod at ordinal: <template>-<set>-<ordinal>.
 func ClaimName(template, setName string, ordinal int32) string {
-	return template + "-" + PodName(setName, ordinal)
+	var buf [96]byte
+	return string(appendClaimName(buf[:0], template, setName, ordinal))
+}
+
+// appendPodName appends PodName(setName, ordinal) to b. A sync compares
+// and looks up names per pod and template; built in the caller's buffer,
+// such a name costs no allocation (IsPodName, IsClaimName, claimAt).
+func appendPodName(b []byte, setName string, ordinal int32) []byte {
+	b = append(append(b, setName...), '-')
+	return strconv.AppendInt(b, int64(ordinal), 10)
+}
+
+// appendClaimName appends ClaimName(template, setName, ordinal) to b.
+func appendClaimName(b []byte, template, setName string, ordinal int32) []byte {
+	return appendPodName(append(append(b, template...), '-'), setName, ordinal)
+}
+
+// IsPodName reports whether name is PodName(setName, ordinal), without
+// building that name.
+func IsPodName(name, setName string, ordinal int32) bool {
+	var buf [64]byte
+	return name == string(appendPodName(buf[:0], setName, ordinal))
+}
+
+// IsClaimName reports whether name is ClaimName(template, setName,
+// ordinal), without building that name.
+func IsClaimName(name, template, setName string, ordinal int32) bool {
+	var buf [96]byte
+	return name == string(appendClaimName(buf[:0], template, setName, ordinal))
+}
+
+// claimAt is claims[ClaimName(template, setName, ordinal)], looked up
+// without building the name.
+func claimAt(claims map[string]*corev1.PersistentVolumeClaim, template, setName string, ordinal int32) *corev1.PersistentVolumeClaim {
+	var buf [96]byte
+	return claims[string(appendClaimName(buf[:0], template, setName, ordinal))]
 }
 
 // ParseOrdinal returns the ordinal of a pod of the named set, read as
@@ -34,8 +70,9 @@ func ClaimName(template, setName string, ordinal int32) string {
 // ordinal 1 of set web, and takes that ordinal's place although its name is
 // not web-1 (its identity can then never be repaired; see repairIdentity).
 func ParseOrdinal(setName, podName string) (int32, bool) {
-	digits, ok := strings.CutPrefix(podName, setName+"-")
-	if !ok || digits == "" || strings.TrimLeft(digits, "0123456789") != "" {
+	rest, ok := strings.CutPrefix(podName, setName)
+	digits, dash := strings.CutPrefix(rest, "-")
+	if !ok || !dash || !allDigits(digits) {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(digits, 10, 32)
@@ -141,24 +178,33 @@ func NewClaim(set *appsv1.StatefulSet, tmpl *corev1.PersistentVolumeClaim, ordin
 // pod-index label, hostname and subdomain, so a pod missing only its
 // pod-index label is left alone.
 func identityMatches(set *appsv1.StatefulSet, pod *corev1.Pod, ordinal int32) bool {
-	return pod.Name == PodName(set.Name, ordinal) && pod.Namespace == set.Namespace &&
+	return IsPodName(pod.Name, set.Name, ordinal) && pod.Namespace == set.Namespace &&
 		pod.Labels[appsv1.StatefulSetPodNameLabel] == pod.Name
 }
 
 // storageMatches reports whether every volumeClaimTemplate has a volume of
 // its name that mounts the pod's claim.
 func storageMatches(set *appsv1.StatefulSet, pod *corev1.Pod, ordinal int32) bool {
-	volumes := make(map[string]*corev1.Volume, len(pod.Spec.Volumes))
-	for i := range pod.Spec.Volumes {
-		volumes[pod.Spec.Volumes[i].Name] = &pod.Spec.Volumes[i]
-	}
-	for _, t := range set.Spec.VolumeClaimTemplates {
-		v := volumes[t.Name]
-		if v == nil || v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != ClaimName(t.Name, set.Name, ordinal) {
+	for i := range set.Spec.VolumeClaimTemplates {
+		t := &set.Spec.VolumeClaimTemplates[i]
+		v := volumeNamed(pod.Spec.Volumes, t.Name)
+		if v == nil || v.PersistentVolumeClaim == nil || !IsClaimName(v.PersistentVolumeClaim.ClaimName, t.Name, set.Name, ordinal) {
 			return false
 		}
 	}
 	return true
+}
+
+// volumeNamed is the last of volumes called name (the one a map from
+// name to volume would keep), or nil. A pod has a handful of volumes: a
+// scan costs less than the map a sync would otherwise build per pod.
+func volumeNamed(volumes []corev1.Volume, name string) *corev1.Volume {
+	for i := len(volumes) - 1; i >= 0; i-- {
+		if volumes[i].Name == name {
+			return &volumes[i]
+		}
+	}
+	return nil
 }
 
 func copyMap(m map[string]string) map[string]string {

@@ -167,7 +167,7 @@ func TestRepairs(t *testing.T) {
 	claims := []*corev1.PersistentVolumeClaim{testgen.Claim(f.set, "data", 0), testgen.Claim(f.set, "data", 1)}
 	t.Run("a pod without its pod-name label gets its identity labels back", func(t *testing.T) {
 		pods := with(f.pods(1), f.pod(0, testgen.PodLabel(appsv1.StatefulSetPodNameLabel, ""), testgen.PodLabel(appsv1.PodIndexLabel, "")))
-		plan := planner.Compute(f.input(pods, claims...))
+		plan := compute(f.input(pods, claims...))
 		if diff := cmp.Diff([]string{"replicas: UpdatePod web-0"}, f.summary(plan)); diff != "" {
 			t.Fatalf("steps mismatch (-want +got):\n%s", diff)
 		}
@@ -178,13 +178,13 @@ func TestRepairs(t *testing.T) {
 	})
 	t.Run("a pod missing only its pod-index label is left alone, as upstream", func(t *testing.T) {
 		pods := with(f.pods(1), f.pod(0, testgen.PodLabel(appsv1.PodIndexLabel, "")))
-		if plan := planner.Compute(f.input(pods, claims...)); len(plan.Steps) != 0 {
+		if plan := compute(f.input(pods, claims...)); len(plan.Steps) != 0 {
 			t.Errorf("steps = %v", f.summary(plan))
 		}
 	})
 	t.Run("a pod whose volumes miss its claims is reported, and not written (pod volumes cannot change)", func(t *testing.T) {
 		pods := with(f.pods(1), f.pod(0, testgen.NoVolumes()))
-		plan := planner.Compute(f.input(pods, claims...))
+		plan := compute(f.input(pods, claims...))
 		if diff := cmp.Diff([]string(nil), f.summary(plan)); diff != "" {
 			t.Errorf("steps mismatch (-want +got):\n%s", diff)
 		}
@@ -231,14 +231,34 @@ func TestWarnings(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plan := planner.Compute(tt.in)
+			plan := compute(tt.in)
 			if diff := cmp.Diff(tt.want, warningReasons(plan)); diff != "" {
 				t.Errorf("warnings mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
+	t.Run("every pod listed twice is reported as such, wherever its first copy went", func(t *testing.T) {
+		two := steady(testgen.Replicas(2))
+		in := two.input(with(two.pods(0), two.pod(1, testgen.Named("web-01")), two.pod(1), two.pod(1, testgen.Named("web-01")),
+			two.pod(5), two.pod(5), two.pod(0, testgen.Named("web-x")), two.pod(0, testgen.Named("web-x")), two.pod(1)))
+		want := []string{
+			"Pod/web-01: the name also reads as ordinal 1, which web-1 holds; the pod is ignored",
+			"Pod/web-01: the pod was listed twice; the second copy is ignored",
+			"Pod/web-5: the pod was listed twice; the second copy is ignored",
+			"Pod/web-x: the name is not web-<ordinal>; the pod is ignored",
+			"Pod/web-x: the pod was listed twice; the second copy is ignored",
+			"Pod/web-1: the pod was listed twice; the second copy is ignored",
+		}
+		var got []string
+		for _, w := range compute(in).Warnings {
+			got = append(got, w.Object+": "+w.Message)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("warnings mismatch (-want +got):\n%s", diff)
+		}
+	})
 	t.Run("an unparsable pod does not stop the plan", func(t *testing.T) {
-		plan := planner.Compute(f.input([]*corev1.Pod{f.pod(1, testgen.Named("web-x"))}))
+		plan := compute(f.input([]*corev1.Pod{f.pod(1, testgen.Named("web-x"))}))
 		if diff := cmp.Diff([]string{"replicas: CreatePod web-0 at current"}, f.summary(plan)); diff != "" {
 			t.Errorf("steps mismatch (-want +got):\n%s", diff)
 		}

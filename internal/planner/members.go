@@ -167,7 +167,7 @@ func podState(pod *corev1.Pod) string {
 func (p *planner) claimsInStep(ord int32) bool {
 	templates := p.updateSet.Spec.VolumeClaimTemplates
 	for i := range templates {
-		if !claimMatches(p.in.Claims[ClaimName(templates[i].Name, p.set.Name, ord)], &templates[i]) {
+		if !claimMatches(claimAt(p.in.Claims, templates[i].Name, p.set.Name, ord), &templates[i]) {
 			return false
 		}
 	}

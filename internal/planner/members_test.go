@@ -23,7 +23,7 @@ func TestStatusMembers(t *testing.T) {
 	}
 	in := f.input(pods, claims...)
 	in.Extended = extended(offline(one(2)))
-	x := planner.Compute(in).Extended.Status
+	x := compute(in).Extended.Status
 	rev, upd := f.cur.Name, f.upd.Name
 	want := []planner.Member{
 		{Ordinal: 0, Pod: "web-0", State: "Running", Revision: rev, Ready: true, ClaimsInStep: true},
@@ -49,14 +49,14 @@ func TestStatusMembersShowEachPodsRole(t *testing.T) {
 	in := f.input([]*corev1.Pod{f.pod(0, withRole("leader")), f.pod(1, withRole("follower")), f.pod(2)})
 	in.Extended = database()
 	var got []string
-	for _, m := range planner.Compute(in).Extended.Status.Members {
+	for _, m := range compute(in).Extended.Status.Members {
 		got = append(got, m.Pod+"="+m.Role)
 	}
 	if want := []string{"web-0=leader", "web-1=follower", "web-2="}; !slices.Equal(got, want) {
 		t.Errorf("members' roles %v, want %v", got, want)
 	}
 	in.Extended = extended()
-	for _, m := range planner.Compute(in).Extended.Status.Members {
+	for _, m := range compute(in).Extended.Status.Members {
 		if m.Role != "" {
 			t.Errorf("%s has role %q without spec.roles", m.Pod, m.Role)
 		}
@@ -75,7 +75,7 @@ func TestStatusMembersIsCapped(t *testing.T) {
 	}
 	in := f.input(pods)
 	in.Extended = extended(offline(planner.OrdinalRange{Low: 995, High: 996}))
-	x := planner.Compute(in).Extended.Status
+	x := compute(in).Extended.Status
 	if len(x.Members) != planner.MaxMembers {
 		t.Fatalf("%d members, want %d", len(x.Members), planner.MaxMembers)
 	}
@@ -112,6 +112,6 @@ func BenchmarkComputeOfATenThousandPodExtendedSet(b *testing.B) {
 	in.Extended = extended()
 	b.ReportAllocs()
 	for b.Loop() {
-		planner.Compute(in)
+		compute(in)
 	}
 }

@@ -3,43 +3,124 @@ package planner
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
-// NodeFailure is what an extended set's plan knows of the nodes its pods
-// run on and its claims' volumes are pinned to, and its node-failure
-// policy (spec.nodeFailurePolicy). A node that a pod or a claim names and
-// that is absent from Nodes is gone (its Node object deleted).
+// NodeFailure is an extended set's node-failure policy
+// (spec.nodeFailurePolicy); NodeFacts are the nodes it judges.
 type NodeFailure struct {
 	// Volumes is the policy's volumes; empty means Keep.
 	Volumes v1alpha1.NodeFailureVolumes
 	// Replace is true when ReplaceAfter is set: a pod whose node has not
-	// been Ready for ReplaceAfter is force-deleted.
+	// answered (Ready Unknown) for ReplaceAfter is force-deleted.
 	Replace      bool
 	ReplaceAfter time.Duration
-	// Nodes are the nodes the set's pods and its claims' volumes name;
-	// one absent from a non-nil map is gone. Nil (never read) turns the
-	// node-failure pass off.
+}
+
+// NodeFacts is what an extended set's plan knows of the nodes its pods
+// run on and the hosts its claims' volumes are pinned to
+// (Observed.Nodes). A pod's node is a node name; a volume's host is the
+// value of the kubernetes.io/hostname label its node affinity requires,
+// which need not be any node's name (a node named by its DNS name
+// carries its short hostname): the two are judged apart, Nodes by name
+// and Hosts by label.
+type NodeFacts struct {
+	// Nodes are the nodes the set's pods run on, by name; one absent from
+	// a non-nil map is gone (its Node object deleted). Nil (never read)
+	// turns the node-failure pass off.
 	Nodes map[string]NodeState
-	// ClaimNodes maps a claim's name to the one node its bound volume can
-	// be used on (a local volume), for claims that have one.
-	ClaimNodes map[string]string
+	// ClaimHosts maps a claim's name to the host its bound volume can be
+	// used on (a local volume), for claims that have one.
+	ClaimHosts map[string]string
+	// Hosts are the hosts of ClaimHosts as the controller judged them; a
+	// host absent from it is not lost.
+	Hosts map[string]HostState
+	// Quarantine is how long a host must have been lost, without a break,
+	// before volumes: Recreate gives its claims up; 0 when not known (a
+	// plan made outside the controller, which knows only what the
+	// controller reported: HostState.QuarantineOver).
+	Quarantine time.Duration
+	// ClaimDeletion says whether the controller may delete claims in the
+	// set's namespace; volumes: Recreate deletes one only when Allowed.
+	ClaimDeletion Permission
 }
 
 // NodeState is one node as a plan judges it.
 type NodeState struct {
-	// Ready is the node's Ready condition being True.
-	Ready bool
-	// Since is when the Ready condition last changed.
+	// Ready is the status of the node's Ready condition: True, False (its
+	// kubelet answers and reports NotReady), Unknown (the node lifecycle
+	// controller stopped hearing from its kubelet), or "" when it has
+	// none (its kubelet never reported).
+	Ready corev1.ConditionStatus
+	// Since is when the node stopped being Ready: the Ready condition's
+	// last transition, or, when that is missing, when the controller
+	// first saw the condition Unknown; zero when not known, which starts
+	// no replaceAfterSeconds clock.
 	Since time.Time
 	// OutOfService is the node carrying the node.kubernetes.io/out-of-service
-	// taint: fenced, known to be shut down.
+	// taint: fenced, said to be shut down.
 	OutOfService bool
+	// Drain says why the node is being drained ("cordoned", or the taint
+	// that announces it); "" when it is not.
+	Drain string
+	// UID is the Node object's: a force delete goes ahead only while a
+	// live read shows the same object (NodeGuard).
+	UID types.UID
+}
+
+// HostLoss is how a host is lost.
+type HostLoss string
+
+// Losses of a host; the zero value is a host some live node carries.
+const (
+	// HostGone is a host no node carries the label of.
+	HostGone HostLoss = "Gone"
+	// HostFenced is a host every node carrying the label of is NotReady
+	// and out of service: two signals, the node lifecycle controller's
+	// and a person's or fencing agent's, as upstream's pod garbage
+	// collector and attach/detach controller require.
+	HostFenced HostLoss = "Fenced"
+)
+
+// HostState is one host as the controller judged it.
+type HostState struct {
+	// Nodes are the nodes carrying the host's label, by name.
+	Nodes []string
+	// Loss is empty while the host is not lost.
+	Loss HostLoss
+	// Since is when the controller first saw the host lost, the start
+	// of an unbroken run of such observations.
+	Since time.Time
+	// QuarantineOver is the controller's word that the host has been lost
+	// for its quarantine, for a plan that does not know the quarantine
+	// (NodeFailure.Quarantine 0).
+	QuarantineOver bool
+}
+
+// Permission is whether the controller may make a call.
+type Permission string
+
+// Permissions; the zero value is not known yet.
+const (
+	PermissionAllowed Permission = "Allowed"
+	PermissionDenied  Permission = "Denied"
+)
+
+// NodeGuard is what the pod control reads live right before a destructive
+// node-failure action; the action is refused unless it still holds.
+type NodeGuard struct {
+	// Node and UID (ForceDeletePod): Node is the same object, its Ready
+	// condition Unknown, not out of service.
+	Node string
+	UID  types.UID
+	// Host (DeleteClaim): no node carries kubernetes.io/hostname=Host, or
+	// every one that does is NotReady and out of service.
+	Host string
 }
 
 // StepNodeFailure is the step of the node-failure pass.
@@ -48,11 +129,13 @@ const StepNodeFailure = "node failure"
 // Action kinds of the node-failure pass. Each is taken only under the
 // policy a user chose; upstream has neither.
 const (
-	// ForceDeletePod deletes Pod with grace period 0 and its UID as
-	// precondition (nodeFailurePolicy.replaceAfterSeconds).
+	// ForceDeletePod deletes Pod with grace period 0 and its UID and
+	// resourceVersion as preconditions, once Guard holds live
+	// (nodeFailurePolicy.replaceAfterSeconds).
 	ForceDeletePod Kind = "ForceDeletePod"
-	// DeleteClaim deletes Claim with its UID as precondition
-	// (nodeFailurePolicy.volumes: Recreate).
+	// DeleteClaim deletes Claim with its UID and resourceVersion as
+	// preconditions, once Guard holds live (nodeFailurePolicy.volumes:
+	// Recreate).
 	DeleteClaim Kind = "DeleteClaim"
 )
 
@@ -63,11 +146,18 @@ const (
 	ReasonForceDeleted   = "ForceDeletedFromLostNode"
 	ReasonClaimRecreated = "ClaimRecreatedFromLostNode"
 	ReasonClaimOnLost    = "ClaimOnLostNode"
+	// ReasonClaimQuarantine names a claim whose host is lost but not yet
+	// for the quarantine: it would be deleted once it is.
+	ReasonClaimQuarantine = "ClaimRecreationPending"
+	// ReasonClaimNotAllowed names a claim volumes: Recreate would delete
+	// but for the controller's permission in the namespace.
+	ReasonClaimNotAllowed = "ClaimDeletionNotAllowed"
 )
 
 // OutOfServiceTaint is how an administrator fences a node: the
 // out-of-service taint of KEP-2268, after which the pod garbage collector
-// force-deletes the node's terminating pods and volumes detach.
+// force-deletes the node's terminating pods and volumes detach, once the
+// node is NotReady too.
 const OutOfServiceTaint = corev1.TaintNodeOutOfService + "=nodeshutdown:NoExecute"
 
 // FenceCommand is the command that fences node.
@@ -102,22 +192,36 @@ func (p *planner) nodeFailurePass() bool {
 	return len(claims) == 0
 }
 
+// nodeView is the node-failure policy with the nodes it judges.
+type nodeView struct {
+	*NodeFailure
+	*NodeFacts
+}
+
 // nodeFailure is the policy with the nodes it judges; nil when there is
 // none, or when nodes were never read (Nodes nil, as against an empty
 // map): a node the plan knows nothing of must not pass for a gone one.
-func (p *planner) nodeFailure() *NodeFailure {
-	if p.ext == nil || p.ext.NodeFailure == nil || p.ext.NodeFailure.Nodes == nil {
+func (p *planner) nodeFailure() *nodeView {
+	if p.ext == nil || p.ext.NodeFailure == nil || p.in.Observed.Nodes == nil || p.in.Observed.Nodes.Nodes == nil {
 		return nil
 	}
-	return p.ext.NodeFailure
+	return &nodeView{p.ext.NodeFailure, p.in.Observed.Nodes}
+}
+
+// nodeFacts are the observed nodes, the zero facts when none were read.
+func (p *planner) nodeFacts() *NodeFacts {
+	if f := p.in.Observed.Nodes; f != nil {
+		return f
+	}
+	return &NodeFacts{}
 }
 
 // lostPod reports a pod whose node is lost and returns its force delete
 // when the policy replaces it now.
-func (p *planner) lostPod(nf *NodeFailure, s slot) (Action, bool) {
+func (p *planner) lostPod(nf *nodeView, s slot) (Action, bool) {
 	node := s.pod.Spec.NodeName
 	st, known := nf.Nodes[node]
-	if node == "" || (known && st.Ready) {
+	if node == "" || (known && st.Ready == corev1.ConditionTrue) {
 		return Action{}, false
 	}
 	msg, replace := p.lostPodMessage(nf, s, node, st, known)
@@ -133,17 +237,19 @@ func (p *planner) lostPod(nf *NodeFailure, s slot) (Action, bool) {
 	if !replace {
 		return Action{}, false
 	}
-	return Action{Kind: ForceDeletePod, Ordinal: s.ordinal, Pod: s.pod,
-		Reason:      fmt.Sprintf("node failure: %s has not been Ready for %s (replaceAfterSeconds %d)", node, p.in.Now.Sub(st.Since).Round(time.Second), int64(nf.ReplaceAfter/time.Second)),
+	return Action{Kind: ForceDeletePod, Ordinal: s.ordinal, Pod: s.pod, Guard: &NodeGuard{Node: node, UID: st.UID},
+		Reason:      fmt.Sprintf("node failure: %s has not answered (Ready Unknown) for %s (replaceAfterSeconds %d)", node, p.in.Now.Sub(st.Since).Round(time.Second), int64(nf.ReplaceAfter/time.Second)),
 		EventReason: ReasonForceDeleted,
-		EventMessage: fmt.Sprintf("Force-deleted Pod %s: its node %s has not been Ready since %s (nodeFailurePolicy.replaceAfterSeconds %d); if the node still runs it, two containers with this identity may run until the node stops it",
+		EventMessage: fmt.Sprintf("Force-deleted Pod %s: its node %s has not answered (Ready Unknown) since %s (nodeFailurePolicy.replaceAfterSeconds %d); if the node still runs it, two containers with this identity may run until the node stops it",
 			s.pod.Name, node, st.Since.UTC().Format(time.RFC3339), int64(nf.ReplaceAfter/time.Second)),
 		FailEvent: EventFailedDelete}, true
 }
 
 // lostPodMessage says where the pod is stuck and what the policy does
-// about it, and whether the policy force-deletes it now.
-func (p *planner) lostPodMessage(nf *NodeFailure, s slot, node string, st NodeState, known bool) (string, bool) {
+// about it, and whether the policy force-deletes it now: only a pod of a
+// node that stopped answering (Ready Unknown, neither fenced nor gone) for
+// replaceAfterSeconds, counted from a known time.
+func (p *planner) lostPodMessage(nf *nodeView, s slot, node string, st NodeState, known bool) (string, bool) {
 	state := "is on"
 	if isTerminating(s.pod) {
 		state = "is stuck Terminating on"
@@ -152,7 +258,15 @@ func (p *planner) lostPodMessage(nf *NodeFailure, s slot, node string, st NodeSt
 	case !known:
 		return fmt.Sprintf("%s %s node %s, which is gone: the pod garbage collector deletes it, then it is recreated%s", s.pod.Name, state, node, p.volumesWord(nf, true)), false
 	case st.OutOfService:
-		return fmt.Sprintf("%s %s node %s, which is fenced (out of service): the pod garbage collector deletes it, then it is recreated%s", s.pod.Name, state, node, p.volumesWord(nf, true)), false
+		return fmt.Sprintf("%s %s node %s, which is NotReady and fenced (out of service): the pod garbage collector deletes it, then it is recreated%s", s.pod.Name, state, node, p.volumesWord(nf, true)), false
+	case st.Ready == corev1.ConditionFalse:
+		return fmt.Sprintf("%s %s node %s, whose kubelet reports it NotReady (Ready False) since %s: a kubelet that answers stops the pod itself once it is deleted (taint eviction deletes it after its toleration of %s), so replaceAfterSeconds does not force-delete it%s",
+			s.pod.Name, state, node, st.Since.UTC().Format(time.RFC3339), corev1.TaintNodeNotReady, p.volumesWord(nf, false)), false
+	case st.Ready == "":
+		return fmt.Sprintf("%s %s node %s, which has no Ready condition (its kubelet never reported): it stays until the node lifecycle controller judges the node (Ready Unknown after its startup grace period), and replaceAfterSeconds counts from then%s",
+			s.pod.Name, state, node, p.volumesWord(nf, false)), false
+	case st.Since.IsZero():
+		return fmt.Sprintf("%s %s node %s, which has not answered (Ready Unknown) since a time not known: replaceAfterSeconds counts from when the controller first sees it so%s", s.pod.Name, state, node, p.volumesWord(nf, false)), false
 	}
 	lost := fmt.Sprintf("%s %s node %s, which has not been Ready since %s", s.pod.Name, state, node, st.Since.UTC().Format(time.RFC3339))
 	if !nf.Replace {
@@ -168,134 +282,27 @@ func (p *planner) lostPodMessage(nf *NodeFailure, s slot, node string, st NodeSt
 
 // volumesWord says what becomes of the pod's local volumes once it is
 // recreated; fenced is true when its node is already gone or fenced.
-func (p *planner) volumesWord(nf *NodeFailure, fenced bool) string {
+func (p *planner) volumesWord(nf *nodeView, fenced bool) string {
 	if len(p.set.Spec.VolumeClaimTemplates) == 0 {
 		return ""
 	}
 	switch {
 	case nf.Volumes == v1alpha1.RecreateNodeFailureVolumes && fenced:
-		return "; volumes: Recreate gives up its claims on volumes of that node and recreates them empty"
+		return "; volumes: Recreate gives up its claims on volumes of that node, once it has been lost for the quarantine, and recreates them empty"
 	case nf.Volumes == v1alpha1.RecreateNodeFailureVolumes:
-		return "; once the node is fenced or deleted, volumes: Recreate gives up its claims on volumes of that node and recreates them empty"
+		return "; once the node is NotReady and fenced, or deleted, for the quarantine, volumes: Recreate gives up its claims on volumes of that node and recreates them empty"
 	}
 	return "; volumes: Keep keeps its claims, so a claim on a volume of that node holds the pod to it"
 }
 
 // lostPodHint is what the user can do about a pod on a lost node.
-func (p *planner) lostPodHint(nf *NodeFailure, node string, st NodeState, known bool) string {
-	if !known || st.OutOfService {
+func (p *planner) lostPodHint(nf *nodeView, node string, st NodeState, known bool) string {
+	if !known || st.OutOfService || st.Ready == corev1.ConditionFalse {
 		return ""
 	}
 	hint := fmt.Sprintf("Once node %s is really shut down, fence it: %s", node, FenceCommand(node))
 	if !nf.Replace {
-		hint += "; or set spec.nodeFailurePolicy.replaceAfterSeconds to force-delete pods of nodes that stay NotReady (docs/node-failure.md)"
+		hint += "; or set spec.nodeFailurePolicy.replaceAfterSeconds to force-delete pods of nodes that stop answering (docs/node-failure.md)"
 	}
 	return hint
-}
-
-// lostClaims are the deletes of claims pinned to a gone or fenced node,
-// under volumes: Recreate, of ordinals whose pod is gone or was never
-// scheduled. A pod that was never scheduled (its claim holds it to the
-// lost node) stays: an unscheduled pod does not hold a claim being
-// deleted, and the replica pass creates a Pending pod's missing claims,
-// as upstream does, so it is scheduled with the new one. Claims pinned to
-// a node that is only NotReady are kept.
-func (p *planner) lostClaims(nf *NodeFailure) []Action {
-	if len(nf.ClaimNodes) == 0 || len(p.set.Spec.VolumeClaimTemplates) == 0 {
-		return nil
-	}
-	pods := map[int32]slot{}
-	for _, s := range slices.Concat(p.replicas, p.condemned) {
-		pods[s.ordinal] = s
-	}
-	byOrdinal := map[int32][]*corev1.PersistentVolumeClaim{}
-	var ordinals []int32
-	for name, node := range nf.ClaimNodes {
-		ord, ok := p.claimOrdinal(name)
-		claim := p.in.Claims[name]
-		if !ok || claim == nil || !p.nodeGoneOrFenced(nf, node) {
-			continue
-		}
-		if claim.DeletionTimestamp != nil {
-			p.recreating(nf, ord, claim)
-			continue
-		}
-		s, hasPod := pods[ord]
-		if hasPod && (s.pod.Spec.NodeName != "" || isTerminating(s.pod)) {
-			continue
-		}
-		if nf.Volumes != v1alpha1.RecreateNodeFailureVolumes {
-			p.warn(ReasonClaimOnLost, "PersistentVolumeClaim/"+name, fmt.Sprintf("its volume is on node %s, which is gone or fenced: %s cannot start anywhere else while it keeps this claim (volumes: Keep). Delete the claim to give its data up, or set spec.nodeFailurePolicy.volumes: Recreate", node, PodName(p.set.Name, ord)))
-			continue
-		}
-		if len(byOrdinal[ord]) == 0 {
-			ordinals = append(ordinals, ord)
-		}
-		byOrdinal[ord] = append(byOrdinal[ord], claim)
-	}
-	slices.Sort(ordinals)
-	var out []Action
-	for _, ord := range ordinals {
-		claims := byOrdinal[ord]
-		slices.SortFunc(claims, func(a, b *corev1.PersistentVolumeClaim) int { return strings.Compare(a.Name, b.Name) })
-		for _, c := range claims {
-			out = append(out, p.deleteClaim(nf, ord, c))
-		}
-	}
-	return out
-}
-
-func (p *planner) deleteClaim(nf *NodeFailure, ord int32, c *corev1.PersistentVolumeClaim) Action {
-	msg, how := p.givenUp(nf, ord, c)
-	p.blocks = append(p.blocks, block{listed: true, PodFailure: PodFailure{Pod: PodName(p.set.Name, ord), Ordinal: ord,
-		Reason: ReasonClaimRecreated, Message: msg, Since: p.in.Now}})
-	return Action{Kind: DeleteClaim, Ordinal: ord, Claim: c, Reason: "node failure: volume on a " + how + " node",
-		EventReason: ReasonClaimRecreated, EventMessage: "Deleted claim " + msg, FailEvent: EventFailedDelete}
-}
-
-// recreating lists, while a claim the policy deleted is going away, what
-// was given up.
-func (p *planner) recreating(nf *NodeFailure, ord int32, c *corev1.PersistentVolumeClaim) {
-	if nf.Volumes != v1alpha1.RecreateNodeFailureVolumes {
-		return
-	}
-	msg, _ := p.givenUp(nf, ord, c)
-	since := p.in.Now
-	if c.DeletionTimestamp != nil {
-		since = c.DeletionTimestamp.Time
-	}
-	p.blocks = append(p.blocks, block{listed: true, PodFailure: PodFailure{Pod: PodName(p.set.Name, ord), Ordinal: ord,
-		Reason: ReasonClaimRecreated, Message: "claim " + msg, Since: since}})
-}
-
-// givenUp says which claim of which pod is recreated, and why, and what
-// data is given up; how is "gone" or "fenced".
-func (p *planner) givenUp(nf *NodeFailure, ord int32, c *corev1.PersistentVolumeClaim) (msg, how string) {
-	node, pod := nf.ClaimNodes[c.Name], PodName(p.set.Name, ord)
-	how = "gone"
-	if st, ok := nf.Nodes[node]; ok && st.OutOfService {
-		how = "fenced"
-	}
-	return fmt.Sprintf("%s of Pod %s: its volume %s is on node %s, which is %s; the data on it is given up (nodeFailurePolicy.volumes: Recreate), and the claim is created again, empty, so %s can start on another node",
-		c.Name, pod, c.Spec.VolumeName, node, how, pod), how
-}
-
-// nodeGoneOrFenced reports whether node is deleted or out of service.
-func (p *planner) nodeGoneOrFenced(nf *NodeFailure, node string) bool {
-	st, ok := nf.Nodes[node]
-	return !ok || st.OutOfService
-}
-
-// claimOrdinal is the in-range ordinal of the set's claim called name.
-func (p *planner) claimOrdinal(name string) (int32, bool) {
-	for _, t := range p.set.Spec.VolumeClaimTemplates {
-		rest, ok := strings.CutPrefix(name, t.Name+"-")
-		if !ok {
-			continue
-		}
-		if ord, ok := ParseOrdinal(p.set.Name, rest); ok && PodName(p.set.Name, ord) == rest && p.inRange(ord) {
-			return ord, true
-		}
-	}
-	return 0, false
 }

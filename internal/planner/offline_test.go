@@ -58,7 +58,7 @@ func TestOfflineMembers(t *testing.T) {
 	t.Run("the offline member's pod is stopped and its claims get no owner under whenScaled Delete", func(t *testing.T) {
 		in := del.input(del.pods(0, 1, 2), claims(del, 0, 1, 2)...)
 		in.Extended = extended(offline(one(1)))
-		plan := planner.Compute(in)
+		plan := compute(in)
 		if diff := cmp.Diff([]string{"scale down: DeletePod web-1"}, del.summary(plan)); diff != "" {
 			t.Errorf("steps (-want +got):\n%s", diff)
 		}
@@ -68,7 +68,7 @@ func TestOfflineMembers(t *testing.T) {
 		owned := testgen.Claim(del.set, "data", 1, testgen.OwnedByPod(pods[1]))
 		in := del.input(pods, append(claims(del, 0, 2), owned)...)
 		in.Extended = extended(offline(one(1)))
-		plan := planner.Compute(in)
+		plan := compute(in)
 		if diff := cmp.Diff([]string{"claim retention: UpdateClaim data-web-1 owners=[]", "scale down: DeletePod web-1"}, del.summary(plan)); diff != "" {
 			t.Fatalf("steps (-want +got):\n%s", diff)
 		}
@@ -91,7 +91,7 @@ func TestOfflineMembers(t *testing.T) {
 	t.Run("removing the ordinal from the list creates the pod again", func(t *testing.T) {
 		in := del.input(del.pods(0, 2), claims(del, 0, 1, 2)...)
 		in.Extended = extended()
-		plan := planner.Compute(in)
+		plan := compute(in)
 		if diff := cmp.Diff([]string{"replicas: CreatePod web-1 at current"}, del.summary(plan)); diff != "" {
 			t.Errorf("steps (-want +got):\n%s", diff)
 		}
@@ -111,7 +111,7 @@ func TestOfflineMembers(t *testing.T) {
 		f := steady(testgen.Replicas(2), testgen.ClaimTemplates("data"), testgen.Retention(appsv1.RetainPersistentVolumeClaimRetentionPolicyType, appsv1.DeletePersistentVolumeClaimRetentionPolicyType))
 		in := f.input(f.pods(0, 1, 2), claims(f, 0, 1, 2)...)
 		in.Extended = extended(offline(one(2)))
-		plan := planner.Compute(in)
+		plan := compute(in)
 		if diff := cmp.Diff([]string{"scale down: DeletePod web-2"}, f.summary(plan)); diff != "" {
 			t.Errorf("steps (-want +got):\n%s", diff)
 		}

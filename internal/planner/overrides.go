@@ -179,7 +179,7 @@ func (p *planner) setAt(name string, ord int32) *appsv1.StatefulSet {
 	case p.ext == nil:
 		return nil
 	}
-	for _, rev := range p.ext.Revisions {
+	for _, rev := range p.in.Observed.Revisions {
 		if rev.Name != name {
 			continue
 		}

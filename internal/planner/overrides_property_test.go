@@ -108,7 +108,7 @@ func generateOverrideCase(r *rand.Rand, ignored bool) overrideCase {
 	if r.IntN(3) == 0 {
 		e.PodUpdate = v1alpha1.PodUpdateInPlaceIfPossible
 	}
-	e.Revisions = []*appsv1.ControllerRevision{cur, upd}
+	observedOf(e).Revisions = []*appsv1.ControllerRevision{cur, upd}
 	c.in = planner.Input{Set: f.set, Pods: pods, Current: cur, Update: upd, Now: now, Extended: e}
 	return c
 }
@@ -164,7 +164,7 @@ func TestOverridesProperties(t *testing.T) {
 	moved := 0
 	for seed := range propertyRuns() {
 		c := generateOverrideCase(rand.New(rand.NewPCG(seed, 31)), false)
-		plan := planner.Compute(c.in)
+		plan := compute(c.in)
 		for _, v := range overrideViolations(c, plan) {
 			t.Errorf("seed %d: %s\nsteps: %v", seed, v, c.f.summary(plan))
 		}
@@ -187,7 +187,7 @@ func TestOverridesPropertiesCatchAPlannerThatIgnoresThem(t *testing.T) {
 	violations := 0
 	for seed := range propertyRuns() {
 		c := generateOverrideCase(rand.New(rand.NewPCG(seed, 31)), true)
-		violations += len(overrideViolations(c, planner.Compute(c.in)))
+		violations += len(overrideViolations(c, compute(c.in)))
 	}
 	if violations == 0 {
 		t.Error("no violation found in plans that ignore the overrides")

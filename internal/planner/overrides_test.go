@@ -98,7 +98,7 @@ func (f overrideFixture) olds(ordinals ...int32) []*corev1.Pod {
 func (f overrideFixture) plan(e *planner.Extended, pods []*corev1.Pod, claims ...*corev1.PersistentVolumeClaim) planner.Plan {
 	in := f.input(pods, claims...)
 	in.Extended = e
-	return planner.Compute(in)
+	return compute(in)
 }
 
 func memoryOf(pod *corev1.Pod) string {
@@ -376,7 +376,7 @@ func TestAnInPlaceClaimSetMovesAnOlderPodWhoseTemplateIsTheSame(t *testing.T) {
 		claims = append(claims, testgen.Claim(f.set, "www", ord, bound("1Gi", f.upd)))
 	}
 	pods := with(f.olds(0, 1, 2), testgen.Pod(f.set, 3, testgen.At(older)))
-	e := claimsInPlace(true, func(e *planner.Extended) { e.Revisions = []*appsv1.ControllerRevision{older, f.cur, f.upd} })
+	e := claimsInPlace(true, func(e *planner.Extended) { observedOf(e).Revisions = []*appsv1.ControllerRevision{older, f.cur, f.upd} })
 	plan := f.plan(e, pods, claims...)
 	want := []string{"rolling update: UpdatePod web-3", "rolling update: UpdatePod web-2", "rolling update: UpdatePod web-1", "rolling update: DeletePod web-0"}
 	if diff := cmp.Diff(want, f.summary(plan)); diff != "" {

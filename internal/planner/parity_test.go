@@ -40,7 +40,7 @@ func TestRollingUpdateWithTheGateOff(t *testing.T) {
 	}})
 	t.Run("the budgeted update, by contrast, waits on the unready pod below the partition", func(t *testing.T) {
 		gated := rollout(testgen.Replicas(3), testgen.Parallel(), testgen.Partition(1))
-		plan := planner.Compute(gated.input(with(gated.pods(1, 2), gated.pod(0, testgen.NotReady(now)))))
+		plan := compute(gated.input(with(gated.pods(1, 2), gated.pod(0, testgen.NotReady(now)))))
 		if len(plan.Steps) != 0 {
 			t.Errorf("want no action, got %v", gated.summary(plan))
 		}
@@ -60,7 +60,7 @@ func TestCurrentReplicasAfterAThirdRevision(t *testing.T) {
 	pods := []*corev1.Pod{
 		testgen.Pod(set, 0, testgen.At(revA)), testgen.Pod(set, 1, testgen.At(revA)), testgen.Pod(set, 2, testgen.At(revB)),
 	}
-	plan := planner.Compute(planner.Input{Set: set, Pods: pods, Current: revA, Update: revC, Now: now})
+	plan := compute(planner.Input{Set: set, Pods: pods, Current: revA, Update: revC, Now: now})
 	f := fixture{set: set, cur: revA, upd: revC}
 	if diff := cmp.Diff([]string{"rolling update: DeletePod web-2"}, f.summary(plan)); diff != "" {
 		t.Fatalf("steps mismatch (-want +got):\n%s", diff)
@@ -74,7 +74,7 @@ func TestCurrentReplicasAfterAThirdRevision(t *testing.T) {
 func TestLeadingZeroNames(t *testing.T) {
 	f := steady(testgen.Replicas(3))
 	t.Run("web-01 takes ordinal 1's place, and its identity repair is written to web-1", func(t *testing.T) {
-		plan := planner.Compute(f.input(with(f.pods(0, 2), f.pod(1, testgen.Named("web-01")))))
+		plan := compute(f.input(with(f.pods(0, 2), f.pod(1, testgen.Named("web-01")))))
 		if diff := cmp.Diff([]string{"replicas: UpdatePod web-1"}, f.summary(plan)); diff != "" {
 			t.Errorf("steps mismatch (-want +got):\n%s", diff)
 		}
@@ -84,13 +84,13 @@ func TestLeadingZeroNames(t *testing.T) {
 	})
 	t.Run("its failing repair stops the sync: no later pass runs, so the rolling update does not replace it", func(t *testing.T) {
 		r := rollout(testgen.Replicas(3))
-		plan := planner.Compute(r.input(with(r.pods(0, 2), r.pod(1, testgen.Named("web-01")))))
+		plan := compute(r.input(with(r.pods(0, 2), r.pod(1, testgen.Named("web-01")))))
 		if diff := cmp.Diff([]string{"replicas: UpdatePod web-1"}, r.summary(plan)); diff != "" {
 			t.Errorf("steps mismatch (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("beside web-1 it is ignored, and said so", func(t *testing.T) {
-		plan := planner.Compute(f.input(with(f.pods(0, 1, 2), f.pod(1, testgen.Named("web-01")))))
+		plan := compute(f.input(with(f.pods(0, 1, 2), f.pod(1, testgen.Named("web-01")))))
 		if len(plan.Steps) != 0 {
 			t.Errorf("want no action, got %v", f.summary(plan))
 		}
@@ -99,7 +99,7 @@ func TestLeadingZeroNames(t *testing.T) {
 		}
 	})
 	t.Run("above the range it is scaled down like any pod", func(t *testing.T) {
-		plan := planner.Compute(f.input(with(f.pods(0, 1, 2), f.pod(5, testgen.Named("web-05")))))
+		plan := compute(f.input(with(f.pods(0, 1, 2), f.pod(5, testgen.Named("web-05")))))
 		if diff := cmp.Diff([]string{"scale down: DeletePod web-05"}, f.summary(plan)); diff != "" {
 			t.Errorf("steps mismatch (-want +got):\n%s", diff)
 		}
@@ -113,14 +113,14 @@ func TestUnknownUpdateStrategy(t *testing.T) {
 	f := rollout(testgen.Replicas(3), testgen.NoRollingUpdate(), func(s *appsv1.StatefulSet) {
 		s.Spec.UpdateStrategy.Type = "BlueGreen"
 	})
-	plan := planner.Compute(f.input(f.pods(0, 1)))
+	plan := compute(f.input(f.pods(0, 1)))
 	if diff := cmp.Diff([]string{"replicas: CreatePod web-2 at update"}, f.summary(plan)); diff != "" {
 		t.Errorf("steps mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"UnknownUpdateStrategy StatefulSet/web"}, warningReasons(plan)); diff != "" {
 		t.Errorf("warnings mismatch (-want +got):\n%s", diff)
 	}
-	plan = planner.Compute(f.input(f.pods(0, 1, 2)))
+	plan = compute(f.input(f.pods(0, 1, 2)))
 	if len(plan.Steps) != 0 {
 		t.Errorf("old-revision pods were touched: %v", f.summary(plan))
 	}
@@ -135,7 +135,7 @@ func TestActionEvents(t *testing.T) {
 	f := steady(testgen.Replicas(2), testgen.ClaimTemplates("data"), testgen.Retention(del, retain))
 	claims := []*corev1.PersistentVolumeClaim{testgen.Claim(f.set, "data", 0), testgen.Claim(f.set, "data", 1)}
 	t.Run("a retention fix of a running pod's claims is reported as one pod update", func(t *testing.T) {
-		plan := planner.Compute(f.input(f.pods(0, 1), claims...))
+		plan := compute(f.input(f.pods(0, 1), claims...))
 		want := []string{
 			"UpdateClaim data-web-0 success=SuccessfulUpdate fail=FailedUpdate",
 			"UpdateClaim data-web-1 success=SuccessfulUpdate fail=FailedUpdate",
@@ -145,7 +145,7 @@ func TestActionEvents(t *testing.T) {
 		}
 	})
 	t.Run("a created pod reports its create; its claims report their own", func(t *testing.T) {
-		plan := planner.Compute(f.input(nil))
+		plan := compute(f.input(nil))
 		want := []string{
 			"CreateClaim data-web-0 success=SuccessfulCreate fail=FailedCreate",
 			"CreatePod web-0 success=SuccessfulCreate fail=FailedCreate",
@@ -155,7 +155,7 @@ func TestActionEvents(t *testing.T) {
 		}
 	})
 	t.Run("a claim restored under a pending pod fails without a pod event", func(t *testing.T) {
-		plan := planner.Compute(f.input([]*corev1.Pod{f.pod(0, testgen.Pending())}, claims[1]))
+		plan := compute(f.input([]*corev1.Pod{f.pod(0, testgen.Pending())}, claims[1]))
 		if diff := cmp.Diff([]string{"CreateClaim data-web-0 success=SuccessfulCreate fail="}, eventsOf(plan)); diff != "" {
 			t.Errorf("events mismatch (-want +got):\n%s", diff)
 		}

@@ -153,7 +153,7 @@ func (p *planner) inPlaceBusy(pod *corev1.Pod) bool {
 	if p.ext == nil || !isCreated(pod) {
 		return false
 	}
-	return gateStatus(pod) == corev1.ConditionFalse || p.progressOf(pod).busy != ""
+	return gateStatus(pod) == corev1.ConditionFalse || p.progressOf(pod).busy != "" || p.reloadBusy(pod)
 }
 
 // available is IsAvailable, and for an extended set not busy in place.
@@ -261,34 +261,44 @@ func (p *planner) inPlaceBlock(s slot, f PodFailure) {
 // updateOne brings the outdated pod in s to the update revision under an
 // in-place policy: in place when the change allows it, by recreating it
 // otherwise (InPlaceIfPossible), or not at all (InPlaceOnly, which stops
-// the round). A change of metadata alone disturbs nothing and takes no
-// maxUnavailable slot; any other takes one unless the pod is unavailable
-// already (free).
-func (p *planner) updateOne(s slot, free bool, budget *int) (actions []Action, stop bool) {
+// the round). A change of metadata alone disturbs nothing and goes
+// through no gate; any other takes the pod out of service and needs the
+// round's gates to admit it, unless the pod is unavailable already
+// (free).
+func (p *planner) updateOne(s slot, free bool, r *round) (actions []Action, stop bool) {
+	if p.reloadsTo(s, p.update) {
+		if !free && !p.admit(r, outOfService, s) {
+			return nil, false
+		}
+		return p.reloadStart(s, p.update, ""), false
+	}
 	c := p.changeOf(s)
+	disturbs := len(c.impossible) > 0 || c.spec()
 	switch {
 	case len(c.impossible) > 0 && p.ext.PodUpdate == v1alpha1.PodUpdateInPlaceOnly:
 		p.inPlaceBlock(s, PodFailure{Reason: ReasonInPlaceImpossible, Revision: podRevision(s.pod),
 			Message: fmt.Sprintf("%s cannot be updated to revision %s in place: %s", s.pod.Name, p.update, strings.Join(c.impossible, "; "))})
 		return nil, true
-	case !free && *budget <= 0 && (len(c.impossible) > 0 || c.spec()):
-		return nil, false
-	case !free && (len(c.impossible) > 0 || c.spec()) && !p.quorumTake(s):
+	case !free && disturbs && !p.admit(r, outOfService, s):
 		return nil, false
 	case len(c.impossible) > 0:
-		if !free {
-			*budget--
-		}
 		return p.rollingDelete(s, "not updatable in place ("+strings.Join(c.impossible, "; ")+")"), false
-	}
-	if !free && c.spec() {
-		*budget--
 	}
 	p.touched(s)
 	if !c.spec() {
 		return []Action{p.patchAction(s, c, "")}, false
 	}
 	return p.hooked(s, needUpdate, func() []Action { return p.changeInPlace(s, c) }), false
+}
+
+// inTurnUpdateOne is updateOne once the round's turners let a pod whose
+// change takes it out of service have its turn.
+func (p *planner) inTurnUpdateOne(r *round, s slot) ([]Action, bool) {
+	free := !p.available(s.pod)
+	if c := p.changeOf(s); !free && (len(c.impossible) > 0 || c.spec()) && !r.inTurn(p, s) {
+		return nil, false
+	}
+	return p.updateOne(s, free, r)
 }
 
 // changeInPlace takes the pod in s through a change of its spec: its gate
@@ -351,19 +361,17 @@ func (p *planner) setGate(s slot, status corev1.ConditionStatus, why string) Act
 }
 
 // podsInPlaceRollingUpdate is rollingUpdate under an in-place policy: the
-// same budget and order, each outdated pod brought to the update revision
-// by updateOne.
+// same budget, gates and order, each outdated pod brought to the update
+// revision by updateOne.
 func (p *planner) podsInPlaceRollingUpdate() {
 	maxUnavailable, unavailable, ok := p.rollingBudget()
 	if !ok {
 		return
 	}
-	if !p.topologyReadable() {
+	r, open := p.newRound(maxUnavailable, unavailable, nil)
+	if !open {
 		return
 	}
-	budget, zones := maxUnavailable-unavailable, p.newDomainBudget()
 	pending := p.outdated()
-	p.budgetedRound(len(pending), func(i int) ([]Action, bool) {
-		return p.zonedUpdateOne(zones, pending[i], &budget)
-	}, maxUnavailable, unavailable)
+	p.budgetedRound(r, pending, func(i int) ([]Action, bool) { return p.inTurnUpdateOne(r, pending[i]) })
 }

@@ -294,7 +294,7 @@ func TestInPlaceFromAThirdRevision(t *testing.T) {
 	older := testgen.RevisionOf(testgen.StatefulSet("web", testgen.Image("app:0"), testgen.Replicas(3), testgen.Parallel(), testgen.MaxUnavailable(3)), 0)
 	pods := []*corev1.Pod{f.pod(0), testgen.Pod(f.set, 1, testgen.At(older)), testgen.Pod(f.set, 2, testgen.Revision("web-gone"))}
 	e := podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible, func(e *planner.Extended) {
-		e.Revisions = []*appsv1.ControllerRevision{older, f.cur, f.upd}
+		observedOf(e).Revisions = []*appsv1.ControllerRevision{older, f.cur, f.upd}
 		e.MaxUnavailable = 3
 	})
 	plan := f.ext(e, pods...)

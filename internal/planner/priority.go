@@ -3,7 +3,6 @@ package planner
 import (
 	"cmp"
 	"fmt"
-	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -71,21 +70,17 @@ func (w weigher) weight(l map[string]string) int64 {
 	return sum
 }
 
-// prioritized orders slots given highest ordinal first by weight, highest
-// first; the sort is stable, so equal weights keep the ordinal order. It
-// leaves a set without rules (every apps/v1 set) exactly as it is.
-func (p *planner) prioritized(slots []slot) []slot {
-	if p.rolesOf() != nil {
-		p.byRoleAndWeight(slots)
-		return slots
-	}
+func init() { registerSorter(rankWeight, weightSorter) }
+
+// weightSorter puts pods of higher weight under the priority rules
+// first; nil for a set without rules.
+func weightSorter(p *planner) sorter {
 	if len(p.weigher.selectors) == 0 {
-		return slots
+		return nil
 	}
-	slices.SortStableFunc(slots, func(a, b slot) int {
+	return func(a, b slot) int {
 		return cmp.Compare(p.weigher.weight(b.pod.Labels), p.weigher.weight(a.pod.Labels))
-	})
-	return slots
+	}
 }
 
 // updateOrder lists the old-revision pods at or above the partition that

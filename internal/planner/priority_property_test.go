@@ -29,7 +29,7 @@ func TestRollingUpdateFollowsPriority(t *testing.T) {
 		in := f.input(rolloutPods(r, f, replicas))
 		in.Extended = extended()
 		labelForPriority(r, in.Extended, in.Pods)
-		plan := planner.Compute(in)
+		plan := compute(in)
 		if v := priorityViolation(in, plan); v != "" {
 			t.Errorf("seed %d: %s\nsteps: %v", seed, v, f.summary(plan))
 		}
@@ -98,7 +98,7 @@ func priorityViolation(in planner.Input, plan planner.Plan) string {
 	}
 	for _, step := range plan.Steps {
 		for _, a := range step.Actions {
-			if step.Name != planner.StepRollingUpdate || !available(a.Pod) {
+			if step.Name != planner.StepRollingUpdate || a.Pod == nil || !available(a.Pod) {
 				continue
 			}
 			for _, q := range waitingPods(in) {

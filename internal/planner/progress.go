@@ -15,14 +15,21 @@ import (
 
 // extend computes what an extended set's plan adds to st, in order:
 //  1. the counts of updated pods that are Ready and Available;
-//  2. the last completed revision, and when the rollout last progressed;
+//  2. the last completed revision, and when the rollout last made progress;
 //  3. the pods the rollout is blocked by, classified;
-//  4. whether the rollout failed (a pod at the update revision failing
-//     permanently) or ran past its deadline, and what the failure policy
-//     does about it;
-//  5. the conditions Available, Progressing and ReplicaFailure.
+//  4. the hold in force, or its end (hold.go);
+//  5. whether the rollout failed (a pod at the update revision failing
+//     permanently) or ran past its deadline, and the hold the failure
+//     policy records for it;
+//  6. the conditions Available, Progressing, ReplicaFailure and Held.
+//
+// Without a resolved revision (resolveRevisions warns) nothing can be
+// judged: the last extended status is kept as it was.
 func (p *planner) extend(st appsv1.StatefulSetStatus) *ExtendedPlan {
-	x := ExtendedStatus{UpdateRevision: st.UpdateRevision, UpdatedReplicas: st.UpdatedReplicas, Rollback: p.ext.Last.Rollback}
+	if p.updateSet == nil {
+		return &ExtendedPlan{Status: p.ext.Last}
+	}
+	x := ExtendedStatus{UpdateRevision: st.UpdateRevision, UpdatedReplicas: st.UpdatedReplicas, Rollback: p.ext.Last.Rollback, Hold: p.hold}
 	p.atPartition = p.partitionReached()
 	p.countUpdated(&x)
 	done := p.complete(st)
@@ -35,15 +42,18 @@ func (p *planner) extend(st appsv1.StatefulSetStatus) *ExtendedPlan {
 	// completed; after that a missing or broken pod is a replica
 	// failure, not a failed rollout.
 	rolling := x.LastCompletedRevision != st.UpdateRevision
-	out := &ExtendedPlan{Order: p.updateOrder(), Domains: p.planDomains(), Kept: p.keptPods()}
+	out := &ExtendedPlan{Order: p.updateOrder(), Domains: p.planDomains(), Kept: p.keptPods(), HoldEvent: p.endedEvent(), Budget: p.budgetPlan()}
 	failure := p.rolloutFailure(x, rolling)
 	if failure != "" {
-		out.Change = p.onFailure(&x, failure)
+		if ev := p.onFailure(&x, failure); ev != nil {
+			out.HoldEvent = ev
+		}
 	}
-	x.Conditions = p.conditions(st, x, rolling, failure)
+	x.Conditions = p.conditions(st, x, rolling, done, failure)
+	p.budgetCondition(&x.Conditions, out.Budget, p.conditionSetter(&x.Conditions))
 	x.BlockedBy = x.BlockedBy[:min(len(x.BlockedBy), MaxBlockedBy)]
 	out.Status = x
-	if rolling && !p.ext.Paused && !p.atPartition {
+	if rolling && !p.paused() && !p.atPartition {
 		p.requeueBy(p.deadlineLeft(x))
 	}
 	return out
@@ -102,10 +112,10 @@ func (p *planner) complete(st appsv1.StatefulSetStatus) bool {
 
 // trackProgress moves LastProgress to now on progress: a new update
 // revision, one more pod at it, one more of those Available, a completed
-// rollout, or a resume. A paused rollout's time does not count against
-// its deadline, nor does the time a rollout waits at its partition: once
-// the last status said paused or held at the partition and the set no
-// longer is, the deadline counts from now.
+// rollout, a resume, or the end of a hold. A paused rollout's time does
+// not count against its deadline, nor does the time a rollout waits at
+// its partition: once the last status said paused or held at the
+// partition and the set no longer is, the deadline counts from now.
 func (p *planner) trackProgress(x *ExtendedStatus, st appsv1.StatefulSetStatus, done bool) {
 	last := p.ext.Last
 	x.LastCompletedRevision = last.LastCompletedRevision
@@ -115,7 +125,7 @@ func (p *planner) trackProgress(x *ExtendedStatus, st appsv1.StatefulSetStatus, 
 	x.LastProgress = last.LastProgress
 	if done || last.LastProgress.IsZero() || last.UpdateRevision != st.UpdateRevision ||
 		st.UpdatedReplicas > last.UpdatedReplicas || x.UpdatedAvailableReplicas > last.UpdatedAvailableReplicas ||
-		p.resumed() {
+		p.resumed() || p.holdEnded() != "" {
 		x.LastProgress = p.in.Now
 	}
 }
@@ -127,7 +137,7 @@ func (p *planner) resumed() bool {
 	if c == nil {
 		return false
 	}
-	return (c.Reason == ReasonRolloutPaused && !p.ext.Paused) || (c.Reason == ReasonPartitionRolledOut && !p.atPartition)
+	return (c.Reason == ReasonRolloutPaused && !p.paused()) || (c.Reason == ReasonPartitionRolledOut && !p.atPartition)
 }
 
 // MaxBlockedBy bounds status.blockedBy, and MaxFailuresListed the pods
@@ -174,12 +184,17 @@ func (p *planner) blockedBy() []PodFailure {
 // rolloutFailure says why the rollout has failed, or "": a pod at the
 // update revision fails permanently, an InPlaceOnly rollout holds at a pod
 // it cannot change in place, or no progress within the deadline.
-// A paused rollout, or none, does not fail.
+// A paused rollout, or none, does not fail; nor does a pod failure that
+// began before a hold ended (retrySince), which the plan retries.
 func (p *planner) rolloutFailure(x ExtendedStatus, rolling bool) string {
-	if !rolling || p.ext.Paused || p.atPartition {
+	if !rolling || p.paused() || p.atPartition {
 		return ""
 	}
+	retry := p.retrySince()
 	for _, f := range x.BlockedBy {
+		if f.Permanent && f.Since.Before(retry) {
+			continue
+		}
 		if f.Permanent && f.Revision == p.update {
 			p.warn(ReasonRolloutFailed, "Pod/"+f.Pod, fmt.Sprintf("revision %s fails: %s: %s", p.update, f.Reason, f.Message))
 			return fmt.Sprintf("%s at revision %s: %s (%s)", f.Pod, p.update, f.Reason, f.Message)
@@ -197,61 +212,74 @@ func (p *planner) rolloutFailure(x ExtendedStatus, rolling bool) string {
 	return ""
 }
 
-// onFailure applies the failure policy. A rollback restores the template
-// of the last completed revision, once: when the revision a rollback
-// restored fails too, or there is nothing to return to, the set is paused
-// instead, so a rollback never loops.
-func (p *planner) onFailure(x *ExtendedStatus, why string) *SetChange {
+// onFailure applies the failure policy: it records a hold in x and
+// returns the event that reports it (nil under Report). A rollback runs
+// the last completed revision, once: when the revision a rollback
+// restored fails too, or there is nothing to return to, the rollout is
+// held paused instead, so a rollback never loops. The spec is not
+// changed.
+func (p *planner) onFailure(x *ExtendedStatus, why string) *HoldEvent {
 	switch p.ext.OnFailure {
 	case v1alpha1.FailurePause:
-		return &SetChange{Pause: true, Reason: "rollout failed: " + why}
+		return p.newHold(x, v1alpha1.HoldPaused, p.update, "rollout failed: "+why)
 	case v1alpha1.FailureRollback:
 		to := x.LastCompletedRevision
 		switch {
-		case x.Rollback != nil && x.Rollback.To == p.update:
-			return &SetChange{Pause: true, Reason: fmt.Sprintf("rollout failed after a rollback to %s: %s; paused instead of rolling back again", p.update, why)}
+		case p.hold != nil || (x.Rollback != nil && x.Rollback.To == p.update):
+			return p.newHold(x, v1alpha1.HoldPaused, p.update, fmt.Sprintf("rollout failed after a rollback to %s: %s; paused instead of rolling back again", p.update, why))
 		case to == "" || to == p.update:
-			return &SetChange{Pause: true, Reason: fmt.Sprintf("rollout failed and no earlier revision completed: %s; paused", why)}
+			return p.newHold(x, v1alpha1.HoldPaused, p.update, fmt.Sprintf("rollout failed and no earlier revision completed: %s; paused", why))
 		}
+		ev := p.newHold(x, v1alpha1.HoldRolledBack, to, why)
 		x.Rollback = &RollbackRecord{From: p.update, To: to, Reason: why, Time: p.in.Now}
-		return &SetChange{RollbackTo: to, Reason: fmt.Sprintf("rollout of %s failed: %s; rolling back to %s", p.update, why, to)}
+		return ev
 	}
 	return nil
 }
 
 // conditions computes Available, Progressing and ReplicaFailure, keeping
 // each one's lastTransitionTime while its status stays the same.
-func (p *planner) conditions(st appsv1.StatefulSetStatus, x ExtendedStatus, rolling bool, failure string) []metav1.Condition {
+func (p *planner) conditions(st appsv1.StatefulSetStatus, x ExtendedStatus, rolling, done bool, failure string) []metav1.Condition {
 	conds := make([]metav1.Condition, 0, 3)
 	for _, c := range p.ext.Last.Conditions {
 		conds = append(conds, *c.DeepCopy())
 	}
-	set := func(typ string, status metav1.ConditionStatus, reason, msg string) {
-		meta.SetStatusCondition(&conds, metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg,
-			ObservedGeneration: p.set.Generation, LastTransitionTime: metav1.NewTime(p.in.Now)})
-	}
+	set := p.conditionSetter(&conds)
 	if want := int(p.wanted()); int(st.AvailableReplicas) >= want-p.ext.MaxUnavailable {
 		set(ConditionAvailable, metav1.ConditionTrue, ReasonMinimumAvailable, fmt.Sprintf("%d of %d pods are available", st.AvailableReplicas, want))
 	} else {
 		set(ConditionAvailable, metav1.ConditionFalse, ReasonMinimumUnavailable, fmt.Sprintf("%d of %d pods are available; at least %d must be", st.AvailableReplicas, want, want-p.ext.MaxUnavailable))
 	}
-	status, reason, msg := p.progressing(st, x, rolling, failure)
+	status, reason, msg := p.progressing(st, x, rolling, done, failure)
 	set(ConditionProgressing, status, reason, msg)
 	if broken := permanentFailures(x.BlockedBy); len(broken) > 0 {
 		set(ConditionReplicaFailure, metav1.ConditionTrue, ReasonPodFailure, strings.Join(broken, "; "))
 	} else {
 		set(ConditionReplicaFailure, metav1.ConditionFalse, ReasonNoFailure, "no pod is failing")
 	}
+	p.heldCondition(x, set)
 	p.roleCondition(&conds, set)
 	p.groupCondition(&conds)
+	p.claimRecreationCondition(&conds, set)
 	return conds
 }
 
-func (p *planner) progressing(st appsv1.StatefulSetStatus, x ExtendedStatus, rolling bool, failure string) (metav1.ConditionStatus, string, string) {
-	switch {
+// conditionSetter returns the setter of one condition on conds, which keeps
+// its lastTransitionTime while its status stays the same.
+func (p *planner) conditionSetter(conds *[]metav1.Condition) func(typ string, status metav1.ConditionStatus, reason, msg string) {
+	return func(typ string, status metav1.ConditionStatus, reason, msg string) {
+		meta.SetStatusCondition(conds, metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg,
+			ObservedGeneration: p.set.Generation, LastTransitionTime: metav1.NewTime(p.in.Now)})
+	}
+}
+
+func (p *planner) progressing(st appsv1.StatefulSetStatus, x ExtendedStatus, rolling, done bool, failure string) (metav1.ConditionStatus, string, string) {
+	switch h := p.hold; {
+	case h != nil && h.Action == v1alpha1.HoldRolledBack && !done && failure == "":
+		return metav1.ConditionTrue, ReasonRollingBack, fmt.Sprintf("rolling back from %s to %s: %s", h.FailedRevision, h.Revision, h.Reason)
 	case !rolling:
 		return metav1.ConditionTrue, ReasonRolloutComplete, fmt.Sprintf("revision %s is rolled out", st.UpdateRevision)
-	case p.ext.Paused:
+	case p.paused():
 		return metav1.ConditionUnknown, ReasonRolloutPaused, p.pausedWords(st)
 	case p.atPartition && p.countPartition():
 		return metav1.ConditionTrue, ReasonPartitionRolledOut, fmt.Sprintf("revision %s is rolled out to %d pods; the partition (Count) keeps %d at the current revision",

@@ -29,14 +29,14 @@ func TestPlanInvariants(t *testing.T) {
 	for seed := range propertyRuns() {
 		g := generate(prng{rand.New(rand.NewPCG(seed, 42))})
 		before := deepCopyInput(g.in)
-		plan := planner.Compute(g.in)
+		plan := compute(g.in)
 		for _, v := range violations(g.in, plan) {
 			t.Errorf("seed %d: %s\nsteps: %v", seed, v, g.f.summary(plan))
 		}
 		if !reflect.DeepEqual(before, g.in) {
 			t.Fatalf("seed %d: Compute() modified its input (-before +after):\n%s", seed, cmp.Diff(before, g.in))
 		}
-		if again := planner.Compute(g.in); !reflect.DeepEqual(plan, again) {
+		if again := compute(g.in); !reflect.DeepEqual(plan, again) {
 			t.Fatalf("seed %d: Compute() is not deterministic:\n%s", seed, cmp.Diff(plan, again))
 		}
 	}
@@ -226,13 +226,13 @@ func FuzzPlan(f *testing.F) {
 		if c.intn(3) == 0 {
 			// Objects the API server would never return: only require that
 			// Compute survives them with a sane status.
-			plan := planner.Compute(mangle(c, g.in))
+			plan := compute(mangle(c, g.in))
 			for _, v := range statusViolations(plan.Status) {
 				t.Error(v)
 			}
 			return
 		}
-		plan := planner.Compute(g.in)
+		plan := compute(g.in)
 		for _, v := range violations(g.in, plan) {
 			t.Errorf("%s\nsteps: %v", v, g.f.summary(plan))
 		}

@@ -74,7 +74,7 @@ func TestRecreateAppsV1StatusAndCondition(t *testing.T) {
 		return nil
 	}
 	t.Run("deleting old pods says so, and the deleted pods still count as current", func(t *testing.T) {
-		plan := planner.Compute(f.input(f.pods(0, 1)))
+		plan := compute(f.input(f.pods(0, 1)))
 		c := progressing(plan)
 		if c == nil || c.Status != corev1.ConditionTrue || c.Reason != "RecreateInProgress" || c.Message != "Deleting old revision pods" || !c.LastTransitionTime.Time.Equal(now) {
 			t.Errorf("Progressing = %+v, want True RecreateInProgress \"Deleting old revision pods\" at now", c)
@@ -91,7 +91,7 @@ func TestRecreateAppsV1StatusAndCondition(t *testing.T) {
 			{Type: "Other", Status: corev1.ConditionTrue, Reason: "Theirs"},
 			{Type: appsv1.StatefulSetProgressing, Status: corev1.ConditionTrue, Reason: "RecreateInProgress", Message: "Deleting old revision pods", LastTransitionTime: earlier},
 		}
-		plan := planner.Compute(in)
+		plan := compute(in)
 		want := []appsv1.StatefulSetCondition{
 			{Type: "Other", Status: corev1.ConditionTrue, Reason: "Theirs"},
 			{Type: appsv1.StatefulSetProgressing, Status: corev1.ConditionTrue, Reason: "RecreateInProgress", Message: "Waiting for new-revision pods to be created", LastTransitionTime: earlier},
@@ -104,7 +104,7 @@ func TestRecreateAppsV1StatusAndCondition(t *testing.T) {
 		in := f.input([]*corev1.Pod{f.updated(0), f.updated(1)})
 		in.Set = f.set.DeepCopy()
 		in.Set.Status.Conditions = []appsv1.StatefulSetCondition{{Type: appsv1.StatefulSetProgressing, Status: corev1.ConditionTrue, Reason: "RecreateInProgress", Message: "Waiting for new-revision pods to be created"}}
-		plan := planner.Compute(in)
+		plan := compute(in)
 		c := progressing(plan)
 		if c == nil || c.Status != corev1.ConditionFalse || c.Reason != "RecreateCompleted" || c.Message != "All pods recreated successfully" {
 			t.Errorf("Progressing = %+v, want False RecreateCompleted", c)
@@ -115,13 +115,13 @@ func TestRecreateAppsV1StatusAndCondition(t *testing.T) {
 	})
 	t.Run("a set that never had the condition does not get a completed one", func(t *testing.T) {
 		s := steady(testgen.Replicas(2), testgen.Recreate())
-		if plan := planner.Compute(s.input(s.pods(0, 1))); len(plan.Status.Conditions) != 0 {
+		if plan := compute(s.input(s.pods(0, 1))); len(plan.Status.Conditions) != 0 {
 			t.Errorf("conditions = %+v, want none", plan.Status.Conditions)
 		}
 	})
 	t.Run("other strategies never touch the condition", func(t *testing.T) {
 		r := rollout(testgen.Replicas(2))
-		if plan := planner.Compute(r.input(r.pods(0, 1))); len(plan.Status.Conditions) != 0 {
+		if plan := compute(r.input(r.pods(0, 1))); len(plan.Status.Conditions) != 0 {
 			t.Errorf("conditions = %+v, want none", plan.Status.Conditions)
 		}
 	})
@@ -132,7 +132,7 @@ func TestRecreateAppsV1WithTheGateOff(t *testing.T) {
 	in := f.input(f.pods(0, 1)) // web-2 missing: not even that is created
 	in.Set.Namespace = "apps"
 	in.Release.RecreateGateOff = true
-	plan := planner.Compute(in)
+	plan := compute(in)
 	if len(plan.Steps) != 0 || !plan.KeepStatus {
 		t.Errorf("steps %v, keep status %v: want no step and no status write", f.summary(plan), plan.KeepStatus)
 	}
@@ -142,7 +142,7 @@ func TestRecreateAppsV1WithTheGateOff(t *testing.T) {
 	}
 	t.Run("with the gate on the same set is recreated", func(t *testing.T) {
 		in.Release.RecreateGateOff = false
-		if plan := planner.Compute(in); len(plan.Steps) == 0 || plan.KeepStatus || len(plan.Warnings) != 0 {
+		if plan := compute(in); len(plan.Steps) == 0 || plan.KeepStatus || len(plan.Warnings) != 0 {
 			t.Errorf("steps %v, keep status %v, warnings %+v", f.summary(plan), plan.KeepStatus, plan.Warnings)
 		}
 	})

@@ -44,7 +44,7 @@ func TestReleaseDecidesOnlyWhatTheSetDoesNotShow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := tc.f.input(with([]*corev1.Pod{tc.f.pod(0, testgen.NotReady(now))}, tc.f.pods(1, 2)...))
 			in.Release = tc.release
-			got, steps := budgeted, tc.f.summary(planner.Compute(in))
+			got, steps := budgeted, tc.f.summary(compute(in))
 			if cmp.Equal([]string{"rolling update: DeletePod web-2"}, steps) {
 				got = gateOff
 			}

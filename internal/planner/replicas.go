@@ -149,7 +149,7 @@ func (p *planner) createReplica(s slot) outcome {
 	}
 	create := Action{
 		Kind: CreatePod, Ordinal: s.ordinal, Pod: s.pod, EventReason: EventSuccessfulCreate, FailEvent: EventFailedCreate,
-		Reason: fmt.Sprintf("%s is missing: create it at revision %s", s.pod.Name, podRevision(s.pod)),
+		Reason: fmt.Sprintf("%s is missing: create it at revision %s", s.pod.Name, podRevision(s.pod)), Config: liveWrites(s.pod),
 	}
 	fix := p.retentionUpdates(s, false, EventFailedUpdate)
 	p.conflicts(fix)
@@ -178,16 +178,15 @@ func (p *planner) claimCreates(s slot, failEvent string) (creates []Action, bloc
 	templates := p.claimTemplatesAt(s.ordinal)
 	for i := range templates {
 		tmpl := &templates[i]
-		name := ClaimName(tmpl.Name, p.set.Name, s.ordinal)
-		switch claim := p.in.Claims[name]; {
+		switch claim := claimAt(p.in.Claims, tmpl.Name, p.set.Name, s.ordinal); {
 		case claim == nil:
 			creates = append(creates, Action{
 				Kind: CreateClaim, Ordinal: s.ordinal, Claim: p.newClaim(tmpl, s.ordinal),
 				EventReason: EventSuccessfulCreate, FailEvent: failEvent,
-				Reason: fmt.Sprintf("claim %s for %s is missing", name, s.pod.Name),
+				Reason: fmt.Sprintf("claim %s for %s is missing", ClaimName(tmpl.Name, p.set.Name, s.ordinal), s.pod.Name),
 			})
 		case claim.DeletionTimestamp != nil && blocked == "":
-			blocked = name
+			blocked = ClaimName(tmpl.Name, p.set.Name, s.ordinal)
 		}
 	}
 	return creates, blocked
@@ -254,7 +253,7 @@ func (p *planner) repair(s slot, withRetention bool) outcome {
 		// The repair of a name with leading zeros goes to the canonical
 		// name, which no pod has (one that had it would hold the ordinal):
 		// it fails every time, and like upstream the sync stops there.
-		out.halt = out.halt || s.pod.Name != PodName(p.set.Name, s.ordinal)
+		out.halt = out.halt || !IsPodName(s.pod.Name, p.set.Name, s.ordinal)
 	}
 	if n := len(out.actions); n > 0 && (!identityOK || len(fix.actions) > 0) {
 		out.actions[n-1].EventReason = EventSuccessfulUpdate
@@ -285,17 +284,21 @@ type claimFix struct {
 func (p *planner) retentionUpdates(s slot, condemned bool, failEvent string) claimFix {
 	o := owners{set: p.set, kind: p.ownerKind(), pod: s.pod, condemned: condemned && !p.offline(s.ordinal)}
 	var fix claimFix
-	for _, tmpl := range p.set.Spec.VolumeClaimTemplates {
-		name := ClaimName(tmpl.Name, p.set.Name, s.ordinal)
-		claim := p.in.Claims[name]
+	for i := range p.set.Spec.VolumeClaimTemplates {
+		tmpl := &p.set.Spec.VolumeClaimTemplates[i]
+		claim := claimAt(p.in.Claims, tmpl.Name, p.set.Name, s.ordinal)
 		if claim == nil {
 			continue
 		}
-		foreign := o.foreignController(claim)
+		foreign, upToDate := o.foreignController(claim), o.claimUpToDate(claim)
+		if !foreign && upToDate {
+			continue
+		}
+		name := ClaimName(tmpl.Name, p.set.Name, s.ordinal)
 		if foreign {
 			fix.foreign = append(fix.foreign, name)
 		}
-		if o.claimUpToDate(claim) {
+		if upToDate {
 			continue
 		}
 		reason := fmt.Sprintf("retention policy %s: owner references of claim %s", policyWords(p.set), name)

@@ -138,7 +138,7 @@ func TestReservedClaimsFollowWhenScaled(t *testing.T) {
 	pods := f.pods(0, 1, 2)
 	in := f.input(pods, testgen.Claim(f.set, "data", 0), testgen.Claim(f.set, "data", 1), testgen.Claim(f.set, "data", 2))
 	in.Extended = reserving(one(1))
-	plan := planner.Compute(in)
+	plan := compute(in)
 	want := []string{"claim retention: UpdateClaim data-web-1 owners=[Pod/web-1]", "scale down: DeletePod web-1"}
 	if diff := cmp.Diff(want, f.summary(plan)); diff != "" {
 		t.Errorf("steps (-want +got):\n%s", diff)

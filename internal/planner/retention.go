@@ -153,10 +153,10 @@ func claimIsStale(set *appsv1.StatefulSet, pod *corev1.Pod, ordinal int32, claim
 	if _, whenScaled := policy(set); !whenScaled {
 		return "", false
 	}
-	for _, t := range set.Spec.VolumeClaimTemplates {
-		name := ClaimName(t.Name, set.Name, ordinal)
-		if claim := claims[name]; claim != nil && hasStaleRef(claim, pod, podKind) {
-			return name, true
+	for i := range set.Spec.VolumeClaimTemplates {
+		t := &set.Spec.VolumeClaimTemplates[i]
+		if claim := claimAt(claims, t.Name, set.Name, ordinal); claim != nil && hasStaleRef(claim, pod, podKind) {
+			return ClaimName(t.Name, set.Name, ordinal), true
 		}
 	}
 	return "", false

@@ -180,32 +180,58 @@ func (p *planner) quorumAvailable(s slot) bool {
 		!p.deleted[s.ordinal] && !p.inPlaceBusy(s.pod)
 }
 
-// quorumTake reports whether the rolling update (or a requested delete)
-// may disrupt the pod in s as far as the quorum is concerned, and counts
-// the disruption: an Available quorum member is disrupted only while
-// more than a majority of the quorum is Available (see countQuorum for
-// one or two members). Any other pod costs the quorum nothing. Callers
-// ask only once they have decided to disrupt the pod otherwise.
-func (p *planner) quorumTake(s slot) bool {
-	v := p.rolesOf()
-	if v == nil || !v.quorum {
-		return true
+// quorumGate is the quorum's gate: an Available quorum member is taken
+// out of service only while more than a majority of the quorum is
+// Available (see countQuorum for one or two members). Any other pod
+// costs the quorum nothing.
+type quorumGate struct{ p *planner }
+
+func init() { registerGate(rankQuorum, quorumGateOf) }
+
+// quorumGateOf is the quorum's gate of a disruption that takes a pod out
+// of service; nil for a set without a quorum role, and for a claim's
+// resize, which leaves the pod in service.
+func quorumGateOf(p *planner, _ *round, d disruption) gate {
+	if v := p.rolesOf(); d != outOfService || v == nil || !v.quorum {
+		return nil
 	}
-	if r, ok := v.roleOf(s.pod); !ok || !r.Quorum || !p.quorumAvailable(s) {
-		return true
-	}
-	if v.left > 0 {
-		v.left--
+	return quorumGate{p}
+}
+
+// member reports whether the pod in s is an Available quorum member.
+func (g quorumGate) member(s slot) bool {
+	r, ok := g.p.roles.roleOf(s.pod)
+	return ok && r.Quorum && g.p.quorumAvailable(s)
+}
+
+// admit lets a pod go when it is no Available member or when the quorum
+// can spare one; the first refusal of a plan is explained.
+func (g quorumGate) admit(s slot) bool {
+	v := g.p.roles
+	if !g.member(s) || v.left > 0 {
 		return true
 	}
 	if !v.waited {
 		v.waited = true
-		p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, fmt.Sprintf(
+		g.p.plan.Waits = append(g.p.plan.Waits, *g.p.waitOn(s, fmt.Sprintf(
 			"quorum: roles %s form a quorum of %d members, a majority is %d and %d are Available; %s is disrupted only when that leaves a majority Available, whatever maxUnavailable allows",
 			strings.Join(v.quorumRoles, ", "), v.size, v.majority, v.available, s.pod.Name),
 			"The quorum waits for its members to be Available and labelled with their role again; a pod without a role counts towards the quorum's size but not as Available."))
 	}
 	return false
+}
+
+func (g quorumGate) spend(s slot) {
+	if g.member(s) {
+		g.p.roles.left--
+	}
+}
+
+// quorumTake asks the quorum's gate alone about a disruption outside the
+// rolling update (a requested delete), and counts it when admitted.
+func (p *planner) quorumTake(s slot) bool {
+	g := quorumGateOf(p, nil, outOfService)
+	return g == nil || admission{g}.admit(s)
 }
 
 // roleOrder is where the pod's role places it in the rolling update:
@@ -229,15 +255,15 @@ func (p *planner) roleName(pod *corev1.Pod) string {
 	return ""
 }
 
-// byRoleAndWeight orders slots by role order (lower first), then by
-// priority weight (higher first); stable, so equal pods keep their order.
-func (p *planner) byRoleAndWeight(slots []slot) {
-	slices.SortStableFunc(slots, func(a, b slot) int {
-		if c := cmp.Compare(p.roleOrder(a.pod), p.roleOrder(b.pod)); c != 0 {
-			return c
-		}
-		return cmp.Compare(p.weigher.weight(b.pod.Labels), p.weigher.weight(a.pod.Labels))
-	})
+func init() { registerSorter(rankRoles, roleSorter) }
+
+// roleSorter puts pods of a lower role order first; nil for a set
+// without roles.
+func roleSorter(p *planner) sorter {
+	if p.rolesOf() == nil {
+		return nil
+	}
+	return func(a, b slot) int { return cmp.Compare(p.roleOrder(a.pod), p.roleOrder(b.pod)) }
 }
 
 // rolesAllow is the roles' say before the pod in s is disrupted: never

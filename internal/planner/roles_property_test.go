@@ -29,7 +29,7 @@ func TestRolePlanInvariants(t *testing.T) {
 		}
 		requestDeletes(r, g.in.Pods)
 		generateRoles(r, g.in.Extended, g.in.Pods, g.f.upd.Name)
-		plan := planner.Compute(g.in)
+		plan := compute(g.in)
 		for _, v := range roleViolations(g.in, plan) {
 			t.Errorf("seed %d: %s\nsteps: %v", seed, v, g.f.summary(plan))
 		}

@@ -46,7 +46,11 @@ func (p *planner) rollingUpdate() {
 		return
 	}
 	maxUnavailable, unavailable, ok := p.rollingBudget()
-	if !ok || !p.topologyReadable() {
+	if !ok {
+		return
+	}
+	r, open := p.newRound(maxUnavailable, unavailable, nil)
+	if !open {
 		return
 	}
 	minReady, now := p.set.Spec.MinReadySeconds, p.in.Now
@@ -57,21 +61,14 @@ func (p *planner) rollingUpdate() {
 			actions = append(actions, p.rollingDelete(s, "already "+stateOf(s.pod, minReady, now))...)
 		}
 	}
-	budget, zones := maxUnavailable-unavailable, p.newDomainBudget()
 	for _, s := range p.outdated() {
-		if budget > 0 && IsAvailable(s.pod, minReady, now) && p.quorumTake(s) && zones.allows(s) {
-			actions = append(actions, p.rollingDelete(s, "")...)
-			budget--
-			zones.spend(s)
+		if IsAvailable(s.pod, minReady, now) && p.admit(r, outOfService, s) {
+			actions = append(actions, p.updateAvailable(s)...)
 		}
 	}
 	p.addStep(StepRollingUpdate, actions)
-	switch {
-	case len(actions) > 0:
-	case budget > 0 && zones != nil:
-		p.topologyWaits(zones, p.outdated())
-	default:
-		p.budgetWaits(maxUnavailable, unavailable)
+	if len(actions) == 0 {
+		r.explain(p, p.outdated())
 	}
 }
 
@@ -187,17 +184,26 @@ func (p *planner) updateDelete(s slot, reason string) []Action {
 	})
 }
 
-// maxUnavailable is rollingUpdate.maxUnavailable scaled to spec.replicas,
-// rounding a percentage down (as upstream does, although the API doc says
-// up), and never less than 1 so a rollout can always start.
+// maxUnavailable is rollingUpdate.maxUnavailable scaled to spec.replicas
+// (ScaleMaxUnavailable); 1 without one.
 func (p *planner) maxUnavailable() (int, error) {
 	ru := p.set.Spec.UpdateStrategy.RollingUpdate
 	if ru == nil || ru.MaxUnavailable == nil {
 		return 1, nil
 	}
-	n, err := intstr.GetScaledValueFromIntOrPercent(ru.MaxUnavailable, int(Replicas(p.set)), false)
+	return ScaleMaxUnavailable(ru.MaxUnavailable, Replicas(p.set))
+}
+
+// ScaleMaxUnavailable is a maxUnavailable (an int or a percentage) scaled
+// to replicas, rounding a percentage down (as upstream does, although the
+// API doc says up), and never less than 1 so a rollout can always start.
+// Every maxUnavailable of both kinds is scaled here; a value that cannot
+// be read is an error, which each caller reports with what it does
+// instead.
+func ScaleMaxUnavailable(v *intstr.IntOrString, replicas int32) (int, error) {
+	n, err := intstr.GetScaledValueFromIntOrPercent(v, int(replicas), false)
 	if err != nil {
-		return 0, fmt.Errorf("invalid maxUnavailable %q: %w", ru.MaxUnavailable.String(), err)
+		return 0, fmt.Errorf("invalid maxUnavailable %q: %w", v.String(), err)
 	}
 	return max(n, 1), nil
 }
@@ -208,6 +214,9 @@ func (p *planner) maxUnavailable() (int, error) {
 // holds the update (ok is false) and is reported here, as a Warning.
 func (p *planner) rollingBudget() (maxUnavailable, unavailable int, ok bool) {
 	maxUnavailable, err := p.maxUnavailable()
+	if err != nil && p.ext.invalid(FieldRollingMaxUnavailable) {
+		return 0, 0, false // reported with the spec (reportInvalid)
+	}
 	if err != nil {
 		p.warn(ReasonInvalidMaxUnavailable, "StatefulSet/"+p.set.Name, err.Error()+"; the rolling update does not proceed")
 		return 0, 0, false

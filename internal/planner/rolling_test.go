@@ -242,7 +242,7 @@ func TestForcedRollbackHint(t *testing.T) {
 	f := steady(testgen.Replicas(3))
 	broken := testgen.RevisionOf(testgen.StatefulSet("web", testgen.Image("app:2")), 2)
 	pods := with(f.pods(0, 1), testgen.Pod(f.set, 2, testgen.At(broken), testgen.NotReady(now)))
-	plan := planner.Compute(f.input(pods))
+	plan := compute(f.input(pods))
 	if len(plan.Steps) != 0 || len(plan.Waits) != 1 {
 		t.Fatalf("want no steps and one wait, got steps %v waits %v", f.summary(plan), waitLines(plan))
 	}
@@ -263,7 +263,7 @@ func TestForcedRollbackHint(t *testing.T) {
 	}
 	t.Run("a broken pod at the new revision gets the roll-back hint instead", func(t *testing.T) {
 		r := rollout(testgen.Replicas(3))
-		plan := planner.Compute(r.input(with(r.pods(0, 1), r.updated(2, testgen.NotReady(now)))))
+		plan := compute(r.input(with(r.pods(0, 1), r.updated(2, testgen.NotReady(now)))))
 		if len(plan.Waits) != 1 || !strings.Contains(plan.Waits[0].Hint, "kubectl rollout undo") {
 			t.Errorf("waits = %+v", plan.Waits)
 		}
@@ -288,7 +288,7 @@ func TestOnDelete(t *testing.T) {
 		pods: []*corev1.Pod{f.updated(0), f.updated(1), f.updated(2)},
 	}})
 	t.Run("the wait tells the user to delete the pod", func(t *testing.T) {
-		plan := planner.Compute(f.input(with(f.pods(0), f.updated(1), f.updated(2))))
+		plan := compute(f.input(with(f.pods(0), f.updated(1), f.updated(2))))
 		if len(plan.Waits) != 1 || !strings.Contains(plan.Waits[0].Hint, "Delete web-0") {
 			t.Errorf("waits = %+v", plan.Waits)
 		}

@@ -12,8 +12,9 @@ import (
 
 // GroupTurn is an extended set's place in its rollout group
 // (rollingUpdate.rolloutGroup), as the adapter judged it from the
-// group's sets: the planner records it and explains it. A set without
-// the turn has an update held as if paused (Extended.Paused).
+// group's sets (Observed.Group): the planner records it and explains
+// it. A set without the turn has its update held as under a pause
+// (paused), which pausedWords tells apart from the user's.
 type GroupTurn struct {
 	// Name is the group's name.
 	Name string
@@ -38,7 +39,7 @@ const (
 // the set has the turn (the record another set's sync reads), False while
 // it waits, absent when it has no group or nothing to roll.
 func (p *planner) groupCondition(conds *[]metav1.Condition) {
-	g := p.ext.Group
+	g := p.in.Observed.Group
 	c := metav1.Condition{Type: v1alpha1.ConditionRolloutGroup, ObservedGeneration: p.set.Generation, LastTransitionTime: metav1.NewTime(p.in.Now)}
 	switch {
 	case g == nil || !g.Pending:
@@ -54,15 +55,22 @@ func (p *planner) groupCondition(conds *[]metav1.Condition) {
 
 // groupWaiting reports whether the set's update waits for its group.
 func (p *planner) groupWaiting() bool {
-	g := p.ext.Group
+	if p.ext == nil {
+		return false
+	}
+	g := p.in.Observed.Group
 	return g != nil && g.Pending && !g.Holding
 }
 
 // pausedWords is the Progressing message of a held rollout: paused by
-// the user, or waiting for its rollout group.
+// the user or by a hold of the failure policy, or waiting for its rollout
+// group.
 func (p *planner) pausedWords(st appsv1.StatefulSetStatus) string {
+	if h := p.hold; h != nil && h.Action == v1alpha1.HoldPaused {
+		return fmt.Sprintf("the rollout of revision %s failed and is held paused at revision %s (status.hold %s)", h.FailedRevision, st.UpdateRevision, h.ID)
+	}
 	if p.groupWaiting() {
-		return fmt.Sprintf("the rollout of revision %s waits for its turn in rollout group %s", st.UpdateRevision, p.ext.Group.Name)
+		return fmt.Sprintf("the rollout of revision %s waits for its turn in rollout group %s", st.UpdateRevision, p.in.Observed.Group.Name)
 	}
 	return fmt.Sprintf("the rollout of revision %s is paused", st.UpdateRevision)
 }
@@ -73,7 +81,7 @@ func (p *planner) groupWait() {
 	if !p.groupWaiting() || len(p.replicas) == 0 {
 		return
 	}
-	g := p.ext.Group
+	g := p.in.Observed.Group
 	why := g.Wait
 	if g.Claim {
 		why = "the set takes the turn now; its status records it, and the update starts at the next sync"

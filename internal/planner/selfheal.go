@@ -22,5 +22,5 @@ func (p *planner) selfHeal(s slot) []Action {
 
 // healing reports whether self-healing applies to this set now.
 func (p *planner) healing() bool {
-	return p.ext != nil && p.ext.SelfHealing && !p.ext.Paused && !p.ext.Recreate && !p.onDelete()
+	return p.ext != nil && p.ext.SelfHealing && !p.paused() && !p.ext.Recreate && !p.onDelete()
 }

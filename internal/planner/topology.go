@@ -23,11 +23,8 @@ type Topology struct {
 	MaxUnavailablePerDomain int
 	// Order lists domains that go first, in this order; the others follow
 	// by name, and pods on nodes without the label form the last domain.
+	// Each node's domain is observed (Observed.Domains).
 	Order []string
-	// Nodes gives, by node name, the node's value of Key; a node without
-	// the label (or unknown) is absent. Nil means the nodes could not be
-	// read, and the rolling update holds (ReasonTopologyUnknown).
-	Nodes map[string]string
 }
 
 // NoDomain names the domain of pods on nodes without the topology label,
@@ -50,6 +47,8 @@ type DomainProgress struct {
 // domains is one plan's view of the set's pods by topology domain.
 type domains struct {
 	topo *Topology
+	// nodes are the nodes' domains by node name (Observed.Domains).
+	nodes map[string]string
 	// order is every domain with a pod, in rollout order; of is each
 	// scheduled pod's domain by ordinal.
 	order []string
@@ -65,7 +64,7 @@ func (p *planner) topologyDomains() *domains {
 	if p.ext == nil || p.ext.Topology == nil {
 		return nil
 	}
-	d := &domains{topo: p.ext.Topology, of: map[int32]string{}, unplaced: p.missing()}
+	d := &domains{topo: p.ext.Topology, nodes: p.in.Observed.Domains, of: map[int32]string{}, unplaced: p.missing()}
 	seen := map[string]bool{}
 	for _, s := range p.replicas {
 		node := s.pod.Spec.NodeName
@@ -73,7 +72,7 @@ func (p *planner) topologyDomains() *domains {
 			d.unplaced++
 			continue
 		}
-		name := d.topo.Nodes[node]
+		name := d.nodes[node]
 		d.of[s.ordinal] = name
 		if !seen[name] {
 			seen[name] = true
@@ -108,7 +107,7 @@ func (d *domains) rank(name string) int {
 // without topology always may; one with topology only when the nodes'
 // labels were given, otherwise it is warned about here.
 func (p *planner) topologyReadable() bool {
-	if p.ext == nil || p.ext.Topology == nil || p.ext.Topology.Nodes != nil {
+	if p.ext == nil || p.ext.Topology == nil || p.in.Observed.Domains != nil {
 		return true
 	}
 	p.warn(ReasonTopologyUnknown, "StatefulSet/"+p.set.Name, fmt.Sprintf(
@@ -294,33 +293,55 @@ func domainList(order []string) string {
 	return strings.Join(words, ", ")
 }
 
-// zonedUpdateOne is updateOne under the domain budget: an Available pod
-// whose change takes it out of service waits for its domain's turn, and
-// one the update takes counts against its domain.
-func (p *planner) zonedUpdateOne(b *domainBudget, s slot, budget *int) ([]Action, bool) {
-	free := !p.available(s.pod)
-	if b != nil && !free && !b.allows(s) {
-		if c := p.changeOf(s); len(c.impossible) > 0 || c.spec() {
-			if *budget > 0 {
-				p.topologyWaits(b, []slot{s})
-			}
-			return nil, false
-		}
-	}
-	before := *budget
-	actions, stop := p.updateOne(s, free, budget)
-	if *budget < before {
-		b.spend(s)
-	}
-	return actions, stop
-}
-
 // planDomains are the set's domains for the plan's explanation; nil for
 // a set without topology or whose nodes were not read.
 func (p *planner) planDomains() []DomainProgress {
 	d := p.topologyDomains()
-	if d == nil || d.topo.Nodes == nil {
+	if d == nil || d.nodes == nil {
 		return nil
 	}
 	return p.domainProgress(d)
+}
+
+func init() { registerGate(rankDomain, domainGateOf) }
+
+// domainGateOf is the topology's gate: nil for a set without topology.
+func domainGateOf(p *planner, r *round, _ disruption) gate {
+	if p.ext == nil || p.ext.Topology == nil {
+		return nil
+	}
+	return r.once("topology", func() gate {
+		if b := p.newDomainBudget(); b != nil {
+			return b
+		}
+		return nil
+	})
+}
+
+func (b *domainBudget) admit(s slot) bool { return b.allows(s) }
+
+// inTurn lets only the active domain's pods go; the first pod out of
+// turn, while the budget has room, explains the wait.
+func (b *domainBudget) inTurn(p *planner, r *round, s slot) bool {
+	if b.allows(s) {
+		return true
+	}
+	if r.budget.left > 0 {
+		p.topologyWaits(b, []slot{s})
+	}
+	return false
+}
+
+// open holds the round while the nodes' domains are unknown
+// (topologyReadable).
+func (b *domainBudget) open(p *planner) bool { return p.topologyReadable() }
+
+// explain says why pods the budget would let go wait for their domain;
+// a round without budget left is the budget's to explain.
+func (b *domainBudget) explain(p *planner, r *round, pending []slot) bool {
+	if r.budget.left <= 0 {
+		return false
+	}
+	p.topologyWaits(b, pending)
+	return true
 }

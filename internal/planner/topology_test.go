@@ -23,7 +23,8 @@ var zoneNodes = map[string]string{"node-a": "a", "node-b": "b", "node-c": "c"}
 // zoned is the extended defaults with a topology over zoneNodes.
 func zoned(perDomain int, order ...string) *planner.Extended {
 	return extended(func(e *planner.Extended) {
-		e.Topology = &planner.Topology{Key: "topology.kubernetes.io/zone", MaxUnavailablePerDomain: perDomain, Order: order, Nodes: zoneNodes}
+		e.Topology = &planner.Topology{Key: "topology.kubernetes.io/zone", MaxUnavailablePerDomain: perDomain, Order: order}
+		observedOf(e).Domains = zoneNodes
 	})
 }
 
@@ -159,7 +160,7 @@ func dedupe(pods []*corev1.Pod) []*corev1.Pod {
 func TestTopologyHoldsWhenTheNodesAreUnknown(t *testing.T) {
 	f := rollout(testgen.Replicas(3))
 	e := zoned(1)
-	e.Topology.Nodes = nil
+	observedOf(e).Domains = nil
 	plan := f.ext(e, zonedPods(f, 0, 1, 2)...)
 	if got := f.summary(plan); len(got) != 0 {
 		t.Errorf("steps %v, want none while the nodes are unknown", got)
@@ -302,6 +303,7 @@ func TestTopologyHoldsUpdatesInPlaceToo(t *testing.T) {
 	open := gate(corev1.ConditionTrue, testgen.Epoch)
 	e := podsInPlace(v1alpha1.PodUpdateInPlaceIfPossible)
 	e.Topology = zoned(1).Topology
+	observedOf(e).Domains = zoneNodes
 	var pods []*corev1.Pod
 	for ord := range int32(6) {
 		pods = append(pods, f.pod(ord, open, zoneOf(ord)))

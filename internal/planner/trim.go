@@ -38,11 +38,12 @@ func TrimPod(pod *corev1.Pod) *corev1.Pod {
 	return out
 }
 
-// trimHooks keeps the lifecycle hooks' annotations (hooks.go) and the
-// role probe's; their labels are kept with the others.
+// trimHooks keeps the lifecycle hooks' annotations (hooks.go), the role
+// probe's and the reload record (reload.go); their labels are kept with
+// the others.
 func trimHooks(pod, out *corev1.Pod) {
 	for _, key := range []string{v1alpha1.PreUpdateHookLabel, v1alpha1.PreDeleteHookLabel, v1alpha1.SwitchoverHookLabel,
-		v1alpha1.PostCreateHookLabel, v1alpha1.PostUpdateHookLabel, v1alpha1.RoleProbeAnnotation} {
+		v1alpha1.PostCreateHookLabel, v1alpha1.PostUpdateHookLabel, v1alpha1.RoleProbeAnnotation, v1alpha1.ReloadHookLabel, v1alpha1.ConfigReloadAnnotation} {
 		if v, ok := pod.Annotations[key]; ok {
 			if out.Annotations == nil {
 				out.Annotations = map[string]string{}

@@ -36,7 +36,7 @@ func TestPlansAreTheSameFromTrimmedPodsAndClaims(t *testing.T) {
 		for k, c := range whole.Claims {
 			trimmed.Claims[k] = planner.TrimClaim(c)
 		}
-		want, got := observable(planner.Compute(whole)), observable(planner.Compute(trimmed))
+		want, got := observable(compute(whole)), observable(compute(trimmed))
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("seed %d: the plan from trimmed objects differs (-whole +trimmed):\n%s", seed, diff)
 		}

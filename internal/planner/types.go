@@ -5,6 +5,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/ordinal-sh/ordinal/internal/configrev"
 )
 
 // Input is the observed state one sync plans from. Nothing in it is
@@ -27,6 +29,9 @@ type Input struct {
 	Now time.Time
 	// Extended holds the extended kind's fields; nil for apps/v1 sets.
 	Extended *Extended
+	// Observed is what the controller sees around an extended set
+	// (observed.go); apps/v1 sets read none of it.
+	Observed Observed
 	// Release is the upstream release an apps/v1 set follows where
 	// releases differ and the set does not show which (release.go); the
 	// zero value is the newest. The extended kind does not read it.
@@ -165,9 +170,16 @@ type Action struct {
 	Patch []byte
 	// Call is a CallHook's call.
 	Call *HookCall
+	// Config is what a ReloadPod, or the CreatePod of a pod made under
+	// Reload, writes first: each live ConfigMap with the copy whose data
+	// it is to hold (reload.go).
+	Config []configrev.Live
 	// Evict makes a DeletePod go through the pod's eviction subresource,
 	// so that PodDisruptionBudgets are honoured (disruption.go).
 	Evict bool
+	// Guard is what a ForceDeletePod or DeleteClaim of the node-failure
+	// pass re-reads live before it acts (nodefailure.go).
+	Guard *NodeGuard
 }
 
 // Wait explains one thing the rollout is waiting for.

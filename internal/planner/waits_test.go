@@ -59,7 +59,7 @@ func TestWaits(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, planner.Compute(tt.in).Waits); diff != "" {
+			if diff := cmp.Diff(tt.want, compute(tt.in).Waits); diff != "" {
 				t.Errorf("waits mismatch (-want +got):\n%s", diff)
 			}
 		})

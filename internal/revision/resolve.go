@@ -155,10 +155,11 @@ func nextNumber(sorted []*appsv1.ControllerRevision) int64 {
 
 // ToTruncate returns the revisions to delete so that at most
 // spec.revisionHistoryLimit non-live revisions remain, oldest first. Live
-// revisions (current, update, and any revision a pod is labelled with) are
-// never returned, whatever the limit, because deleting one would lose the
-// template a running pod was created from. A negative limit keeps all.
-func ToTruncate(set *appsv1.StatefulSet, revisions []*appsv1.ControllerRevision, pods []*corev1.Pod, current, update *appsv1.ControllerRevision) []*appsv1.ControllerRevision {
+// revisions (those given, such as the current and update ones, and any
+// revision a pod is labelled with) are never returned, whatever the
+// limit, because deleting one would lose the template a running pod was
+// created from. A negative limit keeps all.
+func ToTruncate(set *appsv1.StatefulSet, revisions []*appsv1.ControllerRevision, pods []*corev1.Pod, live ...*appsv1.ControllerRevision) []*appsv1.ControllerRevision {
 	limit := defaultHistoryLimit
 	if set.Spec.RevisionHistoryLimit != nil {
 		limit = int(*set.Spec.RevisionHistoryLimit)
@@ -166,12 +167,12 @@ func ToTruncate(set *appsv1.StatefulSet, revisions []*appsv1.ControllerRevision,
 	if limit < 0 {
 		return nil
 	}
-	live := liveNames(pods, current, update)
+	keep := liveNames(pods, live)
 	sorted := slices.Clone(revisions)
 	Sort(sorted)
 	var old []*appsv1.ControllerRevision
 	for _, rev := range sorted {
-		if !live[rev.Name] {
+		if !keep[rev.Name] {
 			old = append(old, rev)
 		}
 	}
@@ -182,9 +183,9 @@ func ToTruncate(set *appsv1.StatefulSet, revisions []*appsv1.ControllerRevision,
 }
 
 // liveNames collects the revision names still in use.
-func liveNames(pods []*corev1.Pod, current, update *appsv1.ControllerRevision) map[string]bool {
-	live := make(map[string]bool, len(pods)+2)
-	for _, rev := range []*appsv1.ControllerRevision{current, update} {
+func liveNames(pods []*corev1.Pod, revs []*appsv1.ControllerRevision) map[string]bool {
+	live := make(map[string]bool, len(pods)+len(revs))
+	for _, rev := range revs {
 		if rev != nil {
 			live[rev.Name] = true
 		}

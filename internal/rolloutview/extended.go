@@ -39,6 +39,8 @@ type ExtendedState struct {
 	Conditions              []Condition `json:"conditions"`
 	BlockedBy               []Blocked   `json:"blockedBy"`
 	Rollback                *Rollback   `json:"rollback,omitempty"`
+	// Hold is the failure policy's hold in force, nil without one.
+	Hold *Hold `json:"hold,omitempty"`
 	// Claims is, for a set whose claims follow their templates in place,
 	// where each pod's claims stand, by ordinal then template.
 	Claims []ClaimState `json:"claims,omitempty"`
@@ -74,6 +76,56 @@ type Blocked struct {
 	Since     time.Time `json:"since"`
 }
 
+// Hold is the failure policy's hold of a failed revision: the spec still
+// names it, and the set runs Revision instead (RolledBack) or stays where
+// it is (Paused) until the spec's template changes or a person releases
+// the hold.
+type Hold struct {
+	ID             string    `json:"id"`
+	Action         string    `json:"action"`
+	FailedRevision string    `json:"failedRevision"`
+	Revision       string    `json:"revision"`
+	Reason         string    `json:"reason,omitempty"`
+	Time           time.Time `json:"time"`
+	// Next says how to go on, in words.
+	Next string `json:"next"`
+}
+
+// holdOf is h as the views show it, for set name.
+func holdOf(h *planner.Hold, name string) *Hold {
+	if h == nil {
+		return nil
+	}
+	return &Hold{ID: h.ID, Action: string(h.Action), FailedRevision: h.FailedRevision, Revision: h.Revision, Reason: h.Reason,
+		Time: h.Time.UTC(), Next: HoldNext(name, h.FailedRevision)}
+}
+
+// statusHold is the hold a set's status records, nil without one.
+func statusHold(set *v1alpha1.StatefulSet) *planner.Hold {
+	h := set.Status.Hold
+	if h == nil {
+		return nil
+	}
+	return &planner.Hold{ID: h.ID, Action: h.Action, FailedRevision: h.FailedRevision, Revision: h.Revision, Reason: h.Reason, Time: h.Time.Time}
+}
+
+// HoldNext says how a person goes on from a hold of revision failed of
+// set name.
+func HoldNext(name, failed string) string {
+	return fmt.Sprintf("change the spec's template (a fix, or `ordinal rollout undo osts/%s`) to roll out a new revision, or run `ordinal rollout resume osts/%s` to try %s again",
+		name, name, failed)
+}
+
+// HoldLine says in one line what a hold does.
+func HoldLine(h *Hold) string {
+	if h.Action == string(v1alpha1.HoldRolledBack) {
+		return fmt.Sprintf("rolled back: revision %s failed (%s) and is held; the set runs %s, the spec is unchanged (since %s)",
+			h.FailedRevision, h.Reason, h.Revision, h.Time.Format(time.RFC3339))
+	}
+	return fmt.Sprintf("paused: revision %s failed (%s) and is held where it is, at %s; the spec is unchanged (since %s)",
+		h.FailedRevision, h.Reason, h.Revision, h.Time.Format(time.RFC3339))
+}
+
 // Rollback is the controller's last automatic rollback.
 type Rollback struct {
 	From   string    `json:"from"`
@@ -104,8 +156,19 @@ func NewExtendedSnapshot(view *appsv1.StatefulSet, set *v1alpha1.StatefulSet, re
 	s.Failure = failure(s)
 	if why := declaredFailure(set, s.UpdateRevision); why != "" && s.Err == "" {
 		s.Failure, s.Failed, s.Done = why, true, false
+		if h := s.Extended.Hold; h != nil {
+			s.Message = fmt.Sprintf("roll out of revision %s held (%s): the spec's template is not rolled out", h.FailedRevision, h.Action)
+		}
 	}
 	return s
+}
+
+// heldFailure is a hold as the failure `status` declares.
+func heldFailure(h *Hold) string {
+	if h.Action == string(v1alpha1.HoldRolledBack) {
+		return fmt.Sprintf("rollout of revision %s failed and is held: the set runs revision %s again", h.FailedRevision, h.Revision)
+	}
+	return fmt.Sprintf("rollout of revision %s failed and is held paused at revision %s", h.FailedRevision, h.Revision)
 }
 
 func extendedState(set *v1alpha1.StatefulSet) *ExtendedState {
@@ -124,6 +187,7 @@ func extendedState(set *v1alpha1.StatefulSet) *ExtendedState {
 	if r := set.Status.Rollback; r != nil {
 		x.Rollback = &Rollback{From: r.From, To: r.To, Reason: r.Reason, Time: r.Time.UTC()}
 	}
+	x.Hold = holdOf(statusHold(set), set.Name)
 	return x
 }
 
@@ -169,13 +233,16 @@ func extendedVerdict(set *appsv1.StatefulSet, paused bool) (done bool, message, 
 }
 
 // declaredFailure is the controller's word that the rollout failed, for
-// the spec it has observed: Progressing False (a permanent pod failure, or
-// the progress deadline), an automatic rollback under way, or a permanent
-// failure of a pod at the update revision (the failure policy Pause
-// leaves the set paused with such a pod).
+// the spec it has observed: a hold of the failure policy, Progressing
+// False (a permanent pod failure, or the progress deadline), an automatic
+// rollback under way, or a permanent failure of a pod at the update
+// revision.
 func declaredFailure(set *v1alpha1.StatefulSet, update string) string {
 	if set.Status.ObservedGeneration < set.Generation {
 		return ""
+	}
+	if h := holdOf(statusHold(set), set.Name); h != nil {
+		return heldFailure(h)
 	}
 	for _, c := range set.Status.Conditions {
 		switch {

@@ -89,6 +89,26 @@ func lastProgress(at time.Time) func(*v1alpha1.StatefulSet) {
 	return func(s *v1alpha1.StatefulSet) { s.Status.LastProgressTime = ptr.To(metav1.NewTime(at)) }
 }
 
+// held records the failure policy's hold of failed, running revision,
+// decided at the epoch, and its condition.
+func held(action v1alpha1.HoldAction, failed, revision string) func(*v1alpha1.StatefulSet) {
+	return func(s *v1alpha1.StatefulSet) {
+		at := metav1.NewTime(testgen.Epoch)
+		s.Status.Hold = &v1alpha1.RolloutHold{ID: failed + "@2026-01-01T00:00:00.5Z", Action: action, FailedRevision: failed, Revision: revision,
+			Reason: "web-2 at revision " + failed + ": CrashLoopBackOff", Time: at}
+		s.Status.Conditions = append(s.Status.Conditions, metav1.Condition{Type: v1alpha1.ConditionHeld, Status: metav1.ConditionTrue,
+			Reason: string(action), Message: "the rollout of revision " + failed + " failed", LastTransitionTime: at})
+	}
+}
+
+// backAt makes the status say every pod runs rev, Ready.
+func backAt(rev string) func(*v1alpha1.StatefulSet) {
+	return func(s *v1alpha1.StatefulSet) {
+		s.Status.CurrentRevision, s.Status.UpdateRevision = rev, rev
+		s.Status.ReadyReplicas, s.Status.CurrentReplicas, s.Status.UpdatedReplicas, s.Status.AvailableReplicas = 3, 3, 3, 3
+	}
+}
+
 func TestRenderExtendedStatus(t *testing.T) {
 	r := newRollout()
 	old, upd := r.oldRev.Name, r.newRev.Name
@@ -108,6 +128,10 @@ func TestRenderExtendedStatus(t *testing.T) {
 		{name: "an automatic rollback under way is a failed rollout", golden: "status-extended-rollingback.txt", failed: true,
 			change: []func(*v1alpha1.StatefulSet){progressing(metav1.ConditionTrue, "RollingBack", "rolling back from "+upd+" to "+old+": web-2 crash-loops")},
 			pods:   r.pods(crashLooping)},
+		{name: "a held rollback is a failed rollout that says what runs and how to go on", golden: "status-extended-held.txt", failed: true,
+			change: []func(*v1alpha1.StatefulSet){onFailure(v1alpha1.FailureRollback), backAt(old),
+				progressing(metav1.ConditionTrue, "RolloutComplete", "revision "+old+" is rolled out"), held(v1alpha1.HoldRolledBack, upd, old)},
+			pods: []*corev1.Pod{testgen.Pod(r.set, 0, testgen.At(r.oldRev)), testgen.Pod(r.set, 1, testgen.At(r.oldRev)), testgen.Pod(r.set, 2, testgen.At(r.oldRev))}},
 		{name: "a paused set is done where it stands", golden: "status-extended-paused.txt", done: true,
 			change: []func(*v1alpha1.StatefulSet){paused, progressing(metav1.ConditionUnknown, "RolloutPaused", "the rollout of revision "+upd+" is paused"),
 				func(s *v1alpha1.StatefulSet) { s.Status.ReadyReplicas = 3 }},
@@ -183,9 +207,13 @@ func TestRenderExtendedPlan(t *testing.T) {
 		{name: "a running deadline says when it passes", golden: "plan-extended-deadline.txt", set: r.set,
 			change: []func(*v1alpha1.StatefulSet){lastCompleted(old), lastProgress(testgen.Epoch), onFailure(v1alpha1.FailurePause)},
 			pods:   r.pods(testgen.NotReady(testgen.Epoch))},
-		{name: "a passed deadline rolls the template back to the last completed revision", golden: "plan-extended-rollback.txt", set: r.set,
+		{name: "a passed deadline holds the failed revision and rolls back to the last completed one", golden: "plan-extended-rollback.txt", set: r.set,
 			change: []func(*v1alpha1.StatefulSet){lastCompleted(old), lastProgress(testgen.Epoch), deadline(60), onFailure(v1alpha1.FailureRollback)},
 			pods:   r.pods(testgen.NotReady(testgen.Epoch))},
+		{name: "a held rollback runs the last good revision while the spec keeps the failed one", golden: "plan-extended-held.txt", set: r.set,
+			change: []func(*v1alpha1.StatefulSet){onFailure(v1alpha1.FailureRollback), lastCompleted(old), lastProgress(testgen.Epoch),
+				held(v1alpha1.HoldRolledBack, r.newRev.Name, old)},
+			pods: r.pods(crashLooping)},
 		{name: "a paused rollout holds its pods and its deadline", golden: "plan-extended-paused.txt", set: r.set,
 			change: []func(*v1alpha1.StatefulSet){paused, lastCompleted(old), lastProgress(testgen.Epoch)},
 			pods:   r.pods()},
@@ -210,11 +238,11 @@ func TestRenderExtendedPlan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in := osts.Extended(ext)
+			in, obs := osts.Extended(ext), osts.Observe(ext)
 			plan := planner.Compute(planner.Input{Set: view, Pods: tt.pods, Current: res.Current, Update: res.Update,
-				CollisionCount: res.CollisionCount, Now: now, Extended: in})
+				CollisionCount: res.CollisionCount, Now: now, Extended: in, Observed: obs})
 			report := NewPlanReport(view, res, history, plan)
-			ExtendPlan(&report, in, plan)
+			ExtendPlan(&report, in, obs, plan)
 			var b strings.Builder
 			RenderPlan(&b, report, now)
 			golden.Check(t, tt.golden, b.String())

@@ -28,10 +28,15 @@ type Entry struct {
 	Ordinals []int32 `json:"ordinals"`
 	Current  bool    `json:"current,omitempty"`
 	Update   bool    `json:"update,omitempty"`
+	// Held marks the revision whose failed rollout an extended set's
+	// failure policy holds (status.hold): the spec names it, and the set
+	// does not roll to it.
+	Held bool `json:"held,omitempty"`
 }
 
-// NewHistory lists revisions oldest first, with the pods running each.
-func NewHistory(set *appsv1.StatefulSet, revisions []*appsv1.ControllerRevision, pods []*corev1.Pod) []Entry {
+// NewHistory lists revisions oldest first, with the pods running each;
+// held names the revision a hold keeps the set from ("" for none).
+func NewHistory(set *appsv1.StatefulSet, revisions []*appsv1.ControllerRevision, pods []*corev1.Pod, held string) []Entry {
 	running := map[string][]int32{}
 	for _, p := range pods {
 		if ord, ok := planner.ParseOrdinal(set.Name, p.Name); ok {
@@ -46,7 +51,7 @@ func NewHistory(set *appsv1.StatefulSet, revisions []*appsv1.ControllerRevision,
 		out = append(out, Entry{
 			Revision: r.Revision, Name: r.Name, ChangeCause: r.Annotations[ChangeCauseAnnotation],
 			Created: r.CreationTimestamp.Time, Ordinals: orEmpty(ords),
-			Current: r.Name == set.Status.CurrentRevision, Update: r.Name == set.Status.UpdateRevision,
+			Current: r.Name == set.Status.CurrentRevision, Update: r.Name == set.Status.UpdateRevision, Held: r.Name == held,
 		})
 	}
 	slices.SortStableFunc(out, func(a, b Entry) int { return int(a.Revision - b.Revision) })
@@ -62,7 +67,8 @@ func orEmpty(s []int32) []int32 {
 
 // RenderHistory writes the set's reference ("statefulset.apps/web"), then
 // kubectl's two columns first, REVISION and CHANGE-CAUSE ("<none>" when
-// unset), then what kubectl does not show.
+// unset), then what kubectl does not show; a held revision's role says
+// so.
 func RenderHistory(w io.Writer, ref string, entries []Entry, now time.Time) {
 	fmt.Fprintln(w, ref)
 	if len(entries) == 0 {
@@ -85,6 +91,9 @@ func role(e Entry) string {
 	}
 	if e.Update {
 		r = append(r, "update")
+	}
+	if e.Held {
+		r = append(r, "held (failed, spec)")
 	}
 	return strings.Join(r, ",")
 }

@@ -20,8 +20,16 @@ func TestRenderHistory(t *testing.T) {
 
 	t.Run("revisions are listed oldest first with their pods and roles", func(t *testing.T) {
 		var b strings.Builder
-		RenderHistory(&b, "statefulset.apps/web", NewHistory(r.set, revs(r.newRev, r.oldRev), r.pods()), now)
+		RenderHistory(&b, "statefulset.apps/web", NewHistory(r.set, revs(r.newRev, r.oldRev), r.pods(), ""), now)
 		golden.Check(t, "history.txt", b.String())
+	})
+	t.Run("a revision the failure policy holds is marked, beside the one the set runs", func(t *testing.T) {
+		set := r.set.DeepCopy()
+		set.Status.CurrentRevision, set.Status.UpdateRevision = r.oldRev.Name, r.oldRev.Name
+		pods := r.pods(testgen.At(r.oldRev))
+		var b strings.Builder
+		RenderHistory(&b, "statefulset.apps.ordinal.dev/web", NewHistory(set, revs(r.newRev, r.oldRev), pods, r.newRev.Name), now)
+		golden.Check(t, "history-held.txt", b.String())
 	})
 	t.Run("an empty history says so as kubectl does", func(t *testing.T) {
 		var b strings.Builder

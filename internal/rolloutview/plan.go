@@ -15,21 +15,24 @@ import (
 // PlanReport is what `plan` prints: the planner's output for the live
 // state, with objects reduced to names so it reads well as JSON or YAML.
 type PlanReport struct {
-	Resource            string  `json:"resource"`
-	Namespace           string  `json:"namespace"`
-	Name                string  `json:"name"`
-	PodManagementPolicy string  `json:"podManagementPolicy"`
-	Strategy            string  `json:"strategy"`
-	Replicas            int32   `json:"replicas"`
-	Partition           *int32  `json:"partition,omitempty"`
-	PausedPartition     string  `json:"pausedPartition,omitempty"`
-	Current             RevRef  `json:"currentRevision"`
-	Update              RevRef  `json:"updateRevision"`
-	RevisionWrite       string  `json:"revisionWrite"`
-	Steps               []Step  `json:"steps"`
-	Waits               []Wait  `json:"waits"`
-	Warnings            []Warn  `json:"warnings"`
-	Status              Summary `json:"status"`
+	Resource            string `json:"resource"`
+	Namespace           string `json:"namespace"`
+	Name                string `json:"name"`
+	PodManagementPolicy string `json:"podManagementPolicy"`
+	Strategy            string `json:"strategy"`
+	Replicas            int32  `json:"replicas"`
+	Partition           *int32 `json:"partition,omitempty"`
+	PausedPartition     string `json:"pausedPartition,omitempty"`
+	Current             RevRef `json:"currentRevision"`
+	Update              RevRef `json:"updateRevision"`
+	// Held is the revision of the spec's template while the failure
+	// policy holds it and the set rolls to Update instead; nil otherwise.
+	Held          *RevRef `json:"heldRevision,omitempty"`
+	RevisionWrite string  `json:"revisionWrite"`
+	Steps         []Step  `json:"steps"`
+	Waits         []Wait  `json:"waits"`
+	Warnings      []Warn  `json:"warnings"`
+	Status        Summary `json:"status"`
 	// Extended is what the extended kind's rollout safety will do; nil
 	// for apps/v1 (see ExtendPlan).
 	Extended *ExtendedPlan `json:"extended,omitempty"`
@@ -111,6 +114,11 @@ func NewPlanReport(set *appsv1.StatefulSet, res revision.Resolution, revisions [
 		if res.Write == revision.WriteBump && rev.Name == res.Update.Name {
 			r.Update.Was = rev.Revision
 		}
+	}
+	if target := plan.Status.UpdateRevision; target != "" && res.Update != nil && target != r.Update.Name {
+		// A hold runs another revision than the spec's.
+		held := r.Update
+		r.Held, r.Update = &held, RevRef{Name: target, Revision: r.numbers[target]}
 	}
 	for _, s := range plan.Steps {
 		r.Steps = append(r.Steps, newStep(s))
@@ -206,6 +214,9 @@ func renderRevisions(w io.Writer, r PlanReport) {
 		fmt.Fprintf(w, "Revision: %s (#%d), current and update\n", r.Update.Name, r.Update.Revision)
 	} else {
 		fmt.Fprintf(w, "Revisions: current %s (#%d), update %s (#%d)\n", r.Current.Name, r.Current.Revision, r.Update.Name, r.Update.Revision)
+	}
+	if h := r.Held; h != nil {
+		fmt.Fprintf(w, "Held: the spec's revision %s (#%d) failed to roll out; the failure policy holds it, and the set rolls to %s instead.\n", h.Name, h.Revision, r.Update.Name)
 	}
 	switch r.RevisionWrite {
 	case revision.WriteCreate.String():

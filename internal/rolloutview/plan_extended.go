@@ -15,8 +15,8 @@ import (
 const selfHealingPrefix = "self-healing:"
 
 // ExtendedPlan is what an extended set's rollout safety does next: the
-// settings it runs with, what the planner computed for them and the one
-// change to the set's own spec the failure policy asks for, if any.
+// settings it runs with, what the planner computed for them, the failure
+// policy's hold in force and what the plan records about holds now.
 type ExtendedPlan struct {
 	Paused                  bool   `json:"paused"`
 	Recreate                bool   `json:"recreate"`
@@ -38,8 +38,12 @@ type ExtendedPlan struct {
 	SelfHealed []Action    `json:"selfHealed"`
 	BlockedBy  []Blocked   `json:"blockedBy"`
 	Conditions []Condition `json:"conditions"`
-	Change     *SpecChange `json:"change,omitempty"`
 	Rollback   *Rollback   `json:"rollback,omitempty"`
+	// Hold is the failure policy's hold in force after this plan, nil
+	// without one; Now says what the plan records about holds (a new
+	// hold, or the end of one), "" when nothing.
+	Hold *Hold  `json:"hold,omitempty"`
+	Now  string `json:"now,omitempty"`
 	// Priority are rollingUpdate.priority's rules, and Order the
 	// old-revision pods in the order the rolling update replaces them;
 	// both empty for a set without rules.
@@ -51,6 +55,9 @@ type ExtendedPlan struct {
 	// the offline ordinals (plan_members.go).
 	MemberHooks []MemberHook `json:"memberHooks,omitempty"`
 	Offline     []string     `json:"offline,omitempty"`
+	// ConfigReload says how configRevisions apply Reload brings new data
+	// to running pods; empty under Restart (plan_members.go).
+	ConfigReload string `json:"configReload,omitempty"`
 	// Topology is rollingUpdate.topology with the domains in rollout
 	// order; nil for a set without it.
 	Topology *Topology `json:"topology,omitempty"`
@@ -61,10 +68,26 @@ type ExtendedPlan struct {
 	// DisruptionBudgets is rollingUpdate.respectDisruptionBudgets: the
 	// pods the rollout removes are evicted.
 	DisruptionBudgets bool `json:"disruptionBudgets,omitempty"`
+	// OwnBudget is the PodDisruptionBudget spec.disruptionBudget keeps,
+	// in words; empty without the field.
+	OwnBudget string `json:"ownBudget,omitempty"`
 	// RolloutGroup is rollingUpdate.rolloutGroup, and GroupTurn the set's
 	// turn in it in words; both empty without a group.
 	RolloutGroup string `json:"rolloutGroup,omitempty"`
 	GroupTurn    string `json:"groupTurn,omitempty"`
+	// EvictionRequests are the set's answers to the eviction requests of
+	// its pods whose responder the controller is (lifecycle.k8s.io,
+	// KEP-4563): moving, moved or declined, and why.
+	EvictionRequests []EvictionAnswer `json:"evictionRequests,omitempty"`
+}
+
+// EvictionAnswer is the set's answer to the eviction request of one pod.
+type EvictionAnswer struct {
+	Pod        string   `json:"pod"`
+	Requesters []string `json:"requesters,omitempty"`
+	// Outcome is Moving, Moved or Declined (planner.ResponseOutcome).
+	Outcome string `json:"outcome"`
+	Message string `json:"message"`
 }
 
 // PriorityRule is one rollingUpdate.priority rule, its selector written
@@ -84,30 +107,24 @@ type OrderedPod struct {
 	Role string `json:"role,omitempty"`
 }
 
-// SpecChange is what the failure policy writes to the set's spec now.
-type SpecChange struct {
-	Pause      bool   `json:"pause,omitempty"`
-	RollbackTo string `json:"rollbackTo,omitempty"`
-	Reason     string `json:"reason"`
-}
-
-// ExtendPlan adds to r what the planner's extended inputs in and its plan
-// say about the rollout's safety.
-func ExtendPlan(r *PlanReport, in *planner.Extended, plan planner.Plan) {
+// ExtendPlan adds to r what the planner's extended inputs in, what it
+// observed (obs) and its plan say about the rollout's safety.
+func ExtendPlan(r *PlanReport, in *planner.Extended, obs planner.Observed, plan planner.Plan) {
 	x := &ExtendedPlan{
 		Paused: in.Paused, Recreate: in.Recreate, SelfHealing: in.SelfHealing, OnFailure: string(in.OnFailure),
 		ProgressDeadlineSeconds: int64(in.ProgressDeadline / time.Second),
 		SelfHealed:              []Action{}, BlockedBy: []Blocked{}, Conditions: []Condition{},
 		DisruptionBudgets: in.Budgets.Respect,
 	}
-	groupPlan(x, in)
+	groupPlan(x, obs.Group)
 	st := in.Last
 	if plan.Extended != nil {
 		st = plan.Extended.Status
-		if c := plan.Extended.Change; c != nil {
-			x.Change = &SpecChange{Pause: c.Pause, RollbackTo: c.RollbackTo, Reason: c.Reason}
+		if ev := plan.Extended.HoldEvent; ev != nil {
+			x.Now = ev.Reason + ": " + ev.Message
 		}
 	}
+	x.Hold = holdOf(st.Hold, r.Name)
 	x.LastCompletedRevision = st.LastCompletedRevision
 	x.Rolling = st.LastCompletedRevision != r.Update.Name
 	if c := meta.FindStatusCondition(st.Conditions, planner.ConditionProgressing); c != nil {
@@ -122,17 +139,37 @@ func ExtendPlan(r *PlanReport, in *planner.Extended, plan planner.Plan) {
 		}
 	}
 	fillExtendedStatus(x, st, r.Steps)
+	if plan.Extended != nil {
+		x.OwnBudget = ownBudgetWords(plan.Extended.Budget, obs.Budgets != nil)
+	}
 	fillPriority(x, in, plan.Extended)
 	x.Roles = rolesOf(in.Roles, in.Switchover != nil)
 	fillMembers(x, in)
-	fillTopology(x, in, plan.Extended)
+	fillTopology(x, in, obs, plan.Extended)
 	if in.PartitionCount {
 		x.PartitionMode = "Count"
 		if plan.Extended != nil {
 			x.Kept = append([]string{}, plan.Extended.Kept...)
 		}
 	}
+	fillEvictionRequests(x, obs, plan.Extended)
 	r.Extended = x
+}
+
+// fillEvictionRequests adds the plan's answers to the eviction requests.
+func fillEvictionRequests(x *ExtendedPlan, obs planner.Observed, plan *planner.ExtendedPlan) {
+	if plan == nil {
+		return
+	}
+	for _, a := range plan.EvictionResponses {
+		var who []string
+		for _, r := range obs.EvictionRequests {
+			if r.UID == a.UID {
+				who = r.Requesters
+			}
+		}
+		x.EvictionRequests = append(x.EvictionRequests, EvictionAnswer{Pod: a.Pod, Requesters: who, Outcome: string(a.Outcome), Message: a.Message})
+	}
 }
 
 // fillPriority adds the priority rules and, from the plan, the order the
@@ -165,4 +202,21 @@ func fillExtendedStatus(x *ExtendedPlan, st planner.ExtendedStatus, steps []Step
 			}
 		}
 	}
+}
+
+// ownBudgetWords says what the budget the set keeps allows now, and
+// whether another budget keeps the set from creating it; "" without
+// spec.disruptionBudget.
+func ownBudgetWords(b *planner.BudgetPlan, read bool) string {
+	switch {
+	case b == nil:
+		return ""
+	case !read:
+		return b.Words() + " (the namespace's PodDisruptionBudgets could not be listed: whether another one selects the set's pods is not known here)."
+	case len(b.Foreign) > 0 && b.Exists:
+		return b.Words() + "; PodDisruptionBudget " + strings.Join(b.Foreign, ", ") + " selects the set's pods too, so every eviction of a pod both select fails (condition DisruptionBudget)."
+	case len(b.Foreign) > 0:
+		return "not kept while PodDisruptionBudget " + strings.Join(b.Foreign, ", ") + " selects the set's pods or takes its name (condition DisruptionBudget); once it is gone: " + b.Words() + "."
+	}
+	return b.Words() + "."
 }

@@ -28,6 +28,7 @@ func fillMembers(x *ExtendedPlan, in *planner.Extended) {
 		}
 		x.MemberHooks = append(x.MemberHooks, MemberHook{Name: h.Name, Handler: handler, Timeout: h.Timeout.String(), Proceed: h.Proceed})
 	}
+	x.ConfigReload = configReloadWords(in.Reload)
 	for _, r := range in.Offline {
 		if r.Low == r.High {
 			x.Offline = append(x.Offline, fmt.Sprint(r.Low))
@@ -69,4 +70,25 @@ func offlineOf(set *v1alpha1.StatefulSet) []planner.OrdinalRange {
 		out = append(out, planner.OrdinalRange{Low: r.Low, High: r.High})
 	}
 	return out
+}
+
+// configReloadWords says what configRevisions apply Reload does; "" under
+// Restart.
+func configReloadWords(r *planner.Reload) string {
+	if r == nil {
+		return ""
+	}
+	hook := "no reload hook: a pod's revision label moves as soon as its live ConfigMaps hold the new data (for an application that watches its files)"
+	if h := r.Hook; h != nil {
+		handler, policy := "handshake", "Halt"
+		if h.HTTP != nil {
+			handler = "http " + h.HTTP.String()
+		}
+		if h.Proceed {
+			policy = "Proceed"
+		}
+		hook = fmt.Sprintf("then the reload hook (%s, timeout %s, failurePolicy %s) tells the application, and the pod's revision label moves when it is Done", handler, h.Timeout, policy)
+	}
+	return "a change of ConfigMap data that the pods' volumes read keeps each pod running: its own live ConfigMaps get the new data, " + hook +
+		"; one pod at a time within maxUnavailable, in the update order. A change the files cannot carry (a ConfigMap read through the environment, a Secret, anything else of the template) recreates the pod."
 }

@@ -31,12 +31,12 @@ type Domain struct {
 }
 
 // fillTopology adds the set's topology and, from the plan, its domains.
-func fillTopology(x *ExtendedPlan, in *planner.Extended, plan *planner.ExtendedPlan) {
+func fillTopology(x *ExtendedPlan, in *planner.Extended, obs planner.Observed, plan *planner.ExtendedPlan) {
 	t := in.Topology
 	if t == nil {
 		return
 	}
-	x.Topology = &Topology{Key: t.Key, MaxUnavailablePerDomain: t.MaxUnavailablePerDomain, Order: t.Order, NodesRead: t.Nodes != nil, Domains: []Domain{}}
+	x.Topology = &Topology{Key: t.Key, MaxUnavailablePerDomain: t.MaxUnavailablePerDomain, Order: t.Order, NodesRead: obs.Domains != nil, Domains: []Domain{}}
 	if plan == nil {
 		return
 	}

@@ -14,6 +14,9 @@ func renderExtendedState(w io.Writer, s Snapshot) {
 	if x.Paused {
 		fmt.Fprintf(w, "paused: no pod is updated until `ordinal rollout resume osts/%s`\n", s.Name)
 	}
+	if h := x.Hold; h != nil {
+		fmt.Fprintf(w, "held: %s\nto go on: %s\n", HoldLine(h), h.Next)
+	}
 	if len(x.Conditions) > 0 {
 		fmt.Fprintln(w, "conditions:")
 		renderConditions(w, x.Conditions)

@@ -8,9 +8,10 @@ import (
 )
 
 // renderExtendedPlan says, for an extended set, what its rollout safety
-// does next: self-healing, the progress deadline, the failure policy and
-// any change the policy makes now, then the pods the rollout is blocked
-// by and the conditions the controller would write.
+// does next: self-healing, the progress deadline, the failure policy, the
+// hold in force and what the plan records about holds now, then the pods
+// the rollout is blocked by and the conditions the controller would
+// write.
 func renderExtendedPlan(w io.Writer, r PlanReport, now time.Time) {
 	x := r.Extended
 	fmt.Fprintln(w, "Rollout safety:")
@@ -21,6 +22,9 @@ func renderExtendedPlan(w io.Writer, r PlanReport, now time.Time) {
 	field(w, "progress deadline", deadlineWords(r, now))
 	field(w, "on failure", failureWords(r))
 	field(w, "budgets", budgetWords(x.DisruptionBudgets))
+	if x.OwnBudget != "" {
+		field(w, "own budget", x.OwnBudget)
+	}
 	if x.RolloutGroup != "" {
 		field(w, "rollout group", x.RolloutGroup+": "+x.GroupTurn)
 	}
@@ -39,6 +43,9 @@ func renderExtendedPlan(w io.Writer, r PlanReport, now time.Time) {
 	if len(x.Offline) > 0 {
 		field(w, "offline members", offlineWords(x.Offline))
 	}
+	if x.ConfigReload != "" {
+		field(w, "config reload", x.ConfigReload)
+	}
 	if x.PartitionMode == "Count" {
 		field(w, "partition", countPartitionWords(r))
 	}
@@ -52,11 +59,22 @@ func renderExtendedPlan(w io.Writer, r PlanReport, now time.Time) {
 			field(w, label, domainWords(d))
 		}
 	}
+	for i, a := range x.EvictionRequests {
+		label := "eviction requests"
+		if i > 0 {
+			label = ""
+		}
+		field(w, label, evictionWords(a))
+	}
 	if rb := x.Rollback; rb != nil {
 		field(w, "last rollback", fmt.Sprintf("from %s to %s at %s: %s", rb.From, rb.To, rb.Time.Format(time.RFC3339), rb.Reason))
 	}
-	if c := x.Change; c != nil {
-		field(w, "now", changeWords(c))
+	if h := x.Hold; h != nil {
+		field(w, "held", HoldLine(h))
+		field(w, "to go on", h.Next+".")
+	}
+	if x.Now != "" {
+		field(w, "now", x.Now)
 	}
 	for i, b := range x.BlockedBy {
 		label := "blocked by"
@@ -134,7 +152,7 @@ func failureWords(r PlanReport) string {
 	x := r.Extended
 	switch x.OnFailure {
 	case "Pause":
-		return fmt.Sprintf("Pause: a failed rollout sets rollingUpdate.paused; no further pod is updated until `ordinal rollout resume osts/%s`.", r.Name)
+		return fmt.Sprintf("Pause: a failed rollout is held where it is (status.hold); the spec is not changed, and no further pod is updated until its template changes or `ordinal rollout resume osts/%s` releases the hold.", r.Name)
 	case "Rollback":
 		return rollbackWords(r)
 	}
@@ -144,21 +162,16 @@ func failureWords(r PlanReport) string {
 func rollbackWords(r PlanReport) string {
 	x, update := r.Extended, r.Update.Name
 	switch {
+	case x.Hold != nil && x.Hold.Action == "RolledBack":
+		return fmt.Sprintf("Rollback: %s failed and is held; the set runs %s, so if that fails too it is held paused instead of rolling back again.", x.Hold.FailedRevision, x.Hold.Revision)
 	case !x.Rolling:
-		return fmt.Sprintf("Rollback: a failed rollout of a new template returns the template to %s, the last completed revision.", update)
+		return fmt.Sprintf("Rollback: a failed rollout of a new template is held, and the set runs %s, the last completed revision, again; the spec is not changed.", update)
 	case x.Rollback != nil && x.Rollback.To == update:
-		return fmt.Sprintf("Rollback: %s is itself a rollback (from %s), so if it fails the set is paused instead of rolling back again.", update, x.Rollback.From)
+		return fmt.Sprintf("Rollback: %s is itself a rollback (from %s), so if it fails it is held paused instead of rolling back again.", update, x.Rollback.From)
 	case x.LastCompletedRevision == "":
-		return "Rollback: no earlier revision completed, so a failure pauses the set instead."
+		return "Rollback: no earlier revision completed, so a failure holds the rollout paused instead."
 	}
-	return fmt.Sprintf("Rollback: a failure returns the template to %s, the last completed revision; self-healing then replaces the broken pods.", x.LastCompletedRevision)
-}
-
-func changeWords(c *SpecChange) string {
-	if c.Pause {
-		return "the controller pauses the set (rollingUpdate.paused): " + c.Reason
-	}
-	return fmt.Sprintf("the controller rolls the template back to %s: %s", c.RollbackTo, c.Reason)
+	return fmt.Sprintf("Rollback: a failure is held, and the set runs %s, the last completed revision, again; the spec is not changed, and self-healing replaces the broken pods.", x.LastCompletedRevision)
 }
 
 func priorityWords(rules []PriorityRule) string {
@@ -210,4 +223,14 @@ func budgetWords(respect bool) string {
 		return "not asked (respectDisruptionBudgets false): pods are deleted, as apps/v1 deletes them."
 	}
 	return "respected: the pods the update, a delete request or a reserved ordinal removes are evicted (EvictPod); a budget that allows no disruption holds them, and status.blockedBy says which."
+}
+
+// evictionWords is one answer to an eviction request: "db-0 (asked by
+// ordinal.dev/node-drain): moving: moving db-0 off node-3 (cordoned)".
+func evictionWords(a EvictionAnswer) string {
+	who := ""
+	if len(a.Requesters) > 0 {
+		who = " (asked by " + strings.Join(a.Requesters, ", ") + ")"
+	}
+	return fmt.Sprintf("%s%s: %s: %s", a.Pod, who, strings.ToLower(a.Outcome), a.Message)
 }

@@ -2,10 +2,10 @@ package rolloutview
 
 import "github.com/ordinal-sh/ordinal/internal/planner"
 
-// groupPlan says where the set stands in its rollout group. A set that
-// waits for its turn is held as if paused, which is not the user's pause.
-func groupPlan(x *ExtendedPlan, in *planner.Extended) {
-	g := in.Group
+// groupPlan says where the set stands in its rollout group (g, nil
+// without one). A set that waits for its turn is held, which is not the
+// user's pause.
+func groupPlan(x *ExtendedPlan, g *planner.GroupTurn) {
 	if g == nil {
 		return
 	}
@@ -17,9 +17,7 @@ func groupPlan(x *ExtendedPlan, in *planner.Extended) {
 		x.GroupTurn = "this set has the turn: its update runs, and the other sets of the group wait until it is done and Available"
 	case g.Claim:
 		x.GroupTurn = "this set takes the turn now; its update starts once its status records it"
-		x.Paused = false
 	default:
 		x.GroupTurn = "waiting for the turn: " + g.Wait
-		x.Paused = false
 	}
 }

@@ -56,12 +56,12 @@ func TestRenderTopologyAndCountPartitionPlans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in := osts.Extended(ext)
-			osts.TopologyNodes(in, nodes)
+			in, obs := osts.Extended(ext), osts.Observe(ext)
+			osts.Domains(in, &obs, nodes)
 			plan := planner.Compute(planner.Input{Set: view, Pods: tt.pods, Current: res.Current, Update: res.Update,
-				CollisionCount: res.CollisionCount, Now: now, Extended: in})
+				CollisionCount: res.CollisionCount, Now: now, Extended: in, Observed: obs})
 			report := NewPlanReport(view, res, history, plan)
-			ExtendPlan(&report, in, plan)
+			ExtendPlan(&report, in, obs, plan)
 			var b strings.Builder
 			RenderPlan(&b, report, now)
 			golden.Check(t, tt.golden, b.String())

@@ -55,11 +55,12 @@ type door interface {
 	// apps/v1) hold, as the controller resolves them.
 	revisionOptions(ext *v1alpha1.StatefulSet) revision.Options
 	// plannerInputs is what the planner is told of o beyond o.Set, as the
-	// controller tells it; nil for apps/v1.
-	plannerInputs(o Observed) *planner.Extended
+	// controller tells it: the spec (nil for apps/v1) and what was
+	// observed around it.
+	plannerInputs(o Observed) (*planner.Extended, planner.Observed)
 	// explain adds to report what the plan does for in, the inputs
 	// plannerInputs gave.
-	explain(report *rolloutview.PlanReport, in *planner.Extended, plan planner.Plan)
+	explain(report *rolloutview.PlanReport, in planner.Input, plan planner.Plan)
 	// snapshot is the status view of o against the update revision.
 	snapshot(o Observed, update string) rolloutview.Snapshot
 	// statusClaims says whether t's status view shows its claims.

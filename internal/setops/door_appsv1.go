@@ -65,9 +65,11 @@ func (appsV1Door) nodeFacts(context.Context, *Target, Observed) *NodeFacts { ret
 
 func (appsV1Door) revisionOptions(*v1alpha1.StatefulSet) revision.Options { return revision.Options{} }
 
-func (appsV1Door) plannerInputs(Observed) *planner.Extended { return nil }
+func (appsV1Door) plannerInputs(Observed) (*planner.Extended, planner.Observed) {
+	return nil, planner.Observed{}
+}
 
-func (appsV1Door) explain(*rolloutview.PlanReport, *planner.Extended, planner.Plan) {}
+func (appsV1Door) explain(*rolloutview.PlanReport, planner.Input, planner.Plan) {}
 
 func (appsV1Door) statusClaims(*Target) bool { return false }
 

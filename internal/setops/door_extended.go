@@ -86,28 +86,44 @@ func (extendedDoor) revisionOptions(ext *v1alpha1.StatefulSet) revision.Options 
 	return osts.RevisionOptions(ext)
 }
 
-// plannerInputs are the kind's inputs (osts.Extended), with the set's
-// revisions and, when read, the StorageClasses.
-func (extendedDoor) plannerInputs(o Observed) *planner.Extended {
-	in := osts.Extended(o.Extended)
-	in.Revisions = o.Revisions
-	if o.NodeFacts == nil {
-		in.NodeFailure = nil
-	} else {
-		osts.JudgeNodes(in.NodeFailure, o.Pods, o.Claims, o.NodeFacts.node, o.NodeFacts.volume)
+// plannerInputs are the kind's spec (osts.Extended) and what was observed
+// around it: the set's revisions and, when read, the StorageClasses, the
+// nodes' domains and the nodes the node-failure policy judges. Without
+// node facts the plan is made as for a set without that policy: what the
+// controller would judge cannot be told here.
+func (extendedDoor) plannerInputs(o Observed) (*planner.Extended, planner.Observed) {
+	set := o.Extended
+	if o.NodeFacts == nil && set.Spec.NodeFailurePolicy != nil {
+		set = set.DeepCopy()
+		set.Spec.NodeFailurePolicy = nil
+	}
+	in, obs := osts.Extended(set), osts.Observe(set)
+	obs.Revisions = o.Revisions
+	if o.NodeFacts != nil {
+		// The quarantine is the controller's (0: not known here); what it
+		// reported of it and of its permission comes from the status.
+		obs.Nodes = osts.JudgeNodes(in.NodeFailure, o.Pods, o.Claims, o.NodeFacts)
+		if obs.Nodes != nil {
+			o.NodeFacts.overQuarantine(obs.Nodes)
+			obs.Nodes.ClaimDeletion = claimDeletion(o.Extended)
+		}
 	}
 	if o.StorageClasses != nil {
-		osts.StorageClasses(in, o.StorageClasses)
+		osts.StorageClasses(in, &obs, o.StorageClasses)
 	}
 	if o.Nodes != nil {
-		osts.TopologyNodes(in, o.Nodes)
+		osts.Domains(in, &obs, o.Nodes)
 	}
-	return in
+	if o.Budgets != nil {
+		obs.Budgets = osts.BudgetFacts(o.Extended, o.Budgets, o.Pods)
+	}
+	obs.EvictionRequests = osts.EvictionRequests(o.Evictions)
+	return in, obs
 }
 
 // explain says what the kind's rollout safety does next.
-func (extendedDoor) explain(report *rolloutview.PlanReport, in *planner.Extended, plan planner.Plan) {
-	rolloutview.ExtendPlan(report, in, plan)
+func (extendedDoor) explain(report *rolloutview.PlanReport, in planner.Input, plan planner.Plan) {
+	rolloutview.ExtendPlan(report, in.Extended, in.Observed, plan)
 }
 
 // statusClaims: the claims' progress per ordinal, for a set whose claims

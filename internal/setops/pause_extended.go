@@ -3,6 +3,7 @@ package setops
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
@@ -32,35 +33,67 @@ func (extendedDoor) pause(ctx context.Context, t *Target) (string, error) {
 	return fmt.Sprintf("%s paused (%s): no pod is updated until resume; scaling still works", t.Ref(), pausedField), nil
 }
 
-// resume clears the pause field. A set that came from apps/v1 while
-// paused there still holds the partition `pause` raised, with the
-// partition to restore in v1alpha1.PausedAnnotation: that is restored too.
+// resume clears the pause field and releases the failure policy's hold
+// (status.hold) by naming it in v1alpha1.ReleaseHoldAnnotation, the one
+// way to try a held revision again without changing the spec; the
+// controller, not this command, then ends the hold in status. A set that
+// came from apps/v1 while paused there still holds the partition `pause`
+// raised, with the partition to restore in v1alpha1.PausedAnnotation:
+// that is restored too.
 func (extendedDoor) resume(ctx context.Context, t *Target) (string, error) {
 	ru := t.Extended.Spec.UpdateStrategy.RollingUpdate
 	paused := ru != nil && ru.Paused
 	saved, raised := t.Extended.Annotations[v1alpha1.PausedAnnotation]
-	if !paused && !raised {
+	hold := t.Extended.Status.Hold
+	if hold != nil && t.Extended.Annotations[v1alpha1.ReleaseHoldAnnotation] == hold.ID && !paused && !raised {
+		return fmt.Sprintf("%s: the hold %s is already released; the controller ends it at its next sync", t.Ref(), hold.ID), nil
+	}
+	if !paused && !raised && hold == nil {
 		return t.Ref() + " is not paused; nothing to resume", nil
 	}
 	fields := map[string]any{}
 	if paused {
 		fields["paused"] = nil
 	}
-	msg := fmt.Sprintf("%s resumed (%s cleared)", t.Ref(), pausedField)
-	body := rollingUpdatePatch(t.Extended.ResourceVersion, fields)
+	var msgs []string
+	if paused {
+		msgs = append(msgs, fmt.Sprintf("%s resumed (%s cleared)", t.Ref(), pausedField))
+	}
+	annotations := map[string]any{}
 	if raised {
 		restore, err := t.savedRestore(saved)
 		if err != nil {
 			return "", err
 		}
 		fields["partition"] = restore
-		body["metadata"].(map[string]any)["annotations"] = map[string]any{v1alpha1.PausedAnnotation: nil}
-		msg = fmt.Sprintf("%s resumed; partition restored to %s", t.Ref(), saved)
+		annotations[v1alpha1.PausedAnnotation] = nil
+		msgs = append(msgs, fmt.Sprintf("%s resumed; partition restored to %s", t.Ref(), saved))
+	}
+	if hold != nil {
+		annotations[v1alpha1.ReleaseHoldAnnotation] = hold.ID
+		msgs = append(msgs, fmt.Sprintf("%s: hold %s released (%s): revision %s rolls out again, and if it fails again the failure policy holds it again",
+			t.Ref(), hold.ID, v1alpha1.ReleaseHoldAnnotation, hold.FailedRevision))
+	}
+	body := map[string]any{"metadata": map[string]any{"resourceVersion": t.Extended.ResourceVersion}}
+	if len(fields) > 0 {
+		body = rollingUpdatePatch(t.Extended.ResourceVersion, fields)
+	}
+	if len(annotations) > 0 {
+		body["metadata"].(map[string]any)["annotations"] = annotations
 	}
 	if err := t.mergePatch(ctx, body); err != nil {
 		return "", err
 	}
-	return msg, nil
+	return strings.Join(msgs, "; "), nil
+}
+
+// HeldRevision is the revision whose failed rollout set's failure policy
+// holds (status.hold), "" for none or an apps/v1 set (nil).
+func HeldRevision(set *v1alpha1.StatefulSet) string {
+	if set == nil || set.Status.Hold == nil {
+		return ""
+	}
+	return set.Status.Hold.FailedRevision
 }
 
 // rollingUpdatePatch is a merge patch of spec.updateStrategy.rollingUpdate

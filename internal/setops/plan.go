@@ -7,6 +7,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	lifecyclev1alpha1 "k8s.io/api/lifecycle/v1alpha1"
+	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -41,6 +43,13 @@ type Observed struct {
 	// Group are the extended sets of the namespace, for a set in a
 	// rollout group; nil otherwise.
 	Group []*v1alpha1.StatefulSet
+	// Budgets are the namespace's PodDisruptionBudgets, for an extended
+	// set; nil when not read (apps/v1, or no permission to list them: the
+	// plan then says nothing of the budgets that select the set's pods).
+	Budgets []*policyv1.PodDisruptionBudget
+	// Evictions are the Evictions of an extended set's pods, where the
+	// API server serves them (evictions.go); nil otherwise.
+	Evictions []*lifecyclev1alpha1.Eviction
 }
 
 // Observe reads the set's revisions, pods and claims with plain List
@@ -49,6 +58,9 @@ func (t *Target) Observe(ctx context.Context) (Observed, error) {
 	o := Observed{Set: t.Set, Extended: t.Extended}
 	var err error
 	if o.Revisions, err = t.Revisions(ctx); err != nil {
+		return Observed{}, err
+	}
+	if err := t.configView(ctx, &o); err != nil {
 		return Observed{}, err
 	}
 	if o.Pods, err = t.Pods(ctx); err != nil {
@@ -60,6 +72,8 @@ func (t *Target) Observe(ctx context.Context) (Observed, error) {
 	o.StorageClasses = t.door().storageClasses(ctx, t)
 	o.NodeFacts = t.door().nodeFacts(ctx, t, o)
 	o.Nodes = topologyNodes(ctx, t)
+	o.Budgets = namespaceBudgets(ctx, t)
+	o.Evictions = setEvictions(ctx, t)
 	if o.Group, err = t.groupSets(ctx); err != nil {
 		return Observed{}, err
 	}
@@ -80,16 +94,17 @@ func PlanReport(o Observed, now time.Time) (rolloutview.PlanReport, error) {
 	in := planner.Input{
 		Set: o.Set, Pods: o.Pods, Claims: o.Claims,
 		Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: now,
-		Extended: d.plannerInputs(o),
 	}
+	in.Extended, in.Observed = d.plannerInputs(o)
 	if in.Extended != nil {
 		// Without the controller's memory of turns: the sets' status
 		// records every turn granted.
-		osts.ApplyGroupTurn(in.Extended, osts.GroupTurn(o.Extended, o.Group, res.Current.Name != res.Update.Name, ""))
+		pending := res.Current.Name != planner.RolloutTarget(in.Extended, res.Update.Name)
+		in.Observed.Group = osts.GroupTurn(o.Extended, o.Group, pending, "")
 	}
 	plan := planner.Compute(in)
 	report := rolloutview.NewPlanReport(o.Set, res, o.Revisions, plan)
-	d.explain(&report, in.Extended, plan)
+	d.explain(&report, in, plan)
 	return report, nil
 }
 

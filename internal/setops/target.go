@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
@@ -157,4 +158,23 @@ func (t *Target) Claims(ctx context.Context) (map[string]*corev1.PersistentVolum
 		out[list.Items[i].Name] = &list.Items[i]
 	}
 	return out, nil
+}
+
+// Retrying runs op, a change of the set guarded by the resourceVersion it
+// read, and when the API server answers Conflict (someone, the controller
+// writing status included, changed the set since) reads the set again and
+// runs op once more on what it now is, a few times at most: op decides
+// afresh, so a pause that meanwhile happened is reported, not repeated.
+func (t *Target) Retrying(ctx context.Context, op func() (string, error)) (string, error) {
+	var msg string
+	err := retry.OnError(retry.DefaultRetry, apierrors.IsConflict, func() error {
+		var err error
+		if msg, err = op(); apierrors.IsConflict(err) {
+			if rerr := t.Refresh(ctx); rerr != nil {
+				return fmt.Errorf("reading %s again after a conflict: %w", t.Ref(), rerr)
+			}
+		}
+		return err
+	})
+	return msg, err
 }

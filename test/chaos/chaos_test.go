@@ -35,7 +35,7 @@ func TestChaos(t *testing.T) {
 	var worst time.Duration
 	handOvers := map[string]int{}
 	for i := 0; i < *flagRuns; i++ {
-		res := runOnce(t, seed+int64(i))
+		res := runOnce(t, seed+int64(i), i >= *flagRuns-*flagAllRuns)
 		faults += res.faults
 		violations += len(res.violations)
 		if res.converged {
@@ -47,8 +47,8 @@ func TestChaos(t *testing.T) {
 			t.Errorf("run seed=%d failed: converged=%t %s; %d violations:\n%s\nscenario:\n  %s", res.seed, res.converged, res.why,
 				len(res.violations), violationLines(res.violations), strings.Join(res.log, "\n  "))
 		}
-		fmt.Printf("chaos run %d/%d seed=%d faults=%d hand-overs=%d violations=%d converged=%t (in %s) took=%s %s\n", i+1, *flagRuns, res.seed,
-			res.faults, sum(res.handOvers), len(res.violations), res.converged, res.convergedIn.Round(100*time.Millisecond), res.took.Round(100*time.Millisecond), status)
+		fmt.Printf("chaos run %d/%d seed=%d%s faults=%d hand-overs=%d violations=%d converged=%t (in %s) took=%s %s\n", i+1, *flagRuns, res.seed,
+			allWord(i >= *flagRuns-*flagAllRuns), res.faults, sum(res.handOvers), len(res.violations), res.converged, res.convergedIn.Round(100*time.Millisecond), res.took.Round(100*time.Millisecond), status)
 		if status != "ok" {
 			fmt.Printf("  seed=%d: %s\n%s", res.seed, res.why, violationLines(res.violations))
 		}
@@ -75,7 +75,9 @@ func violationLines(vs []invariant.Violation) string {
 	return b.String()
 }
 
-func runOnce(t *testing.T, seed int64) result {
+// runOnce runs the run of seed; all turns every extended feature on in
+// every extended set it creates (features_test.go).
+func runOnce(t *testing.T, seed int64, all bool) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -83,6 +85,7 @@ func runOnce(t *testing.T, seed int64) result {
 	if err != nil {
 		return result{seed: seed, why: err.Error()}
 	}
+	r.all = all
 	defer r.cleanup()
 	return r.execute(ctx)
 }

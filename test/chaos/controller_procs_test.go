@@ -41,7 +41,7 @@ func startReplica(dir, name, ns string, faultRate float64, faultSeed int64) *rep
 	// controller refuses hooks by default.
 	args := []string{"controller", "--kubeconfig", kubeconfigPath(),
 		"--leader-elect=true", "--leader-elect-namespace", ns, "--leader-elect-name", "ordinal-chaos",
-		"--namespace", ns, "--read-nodes", "--metrics-address", "", "--hook-allow-cidrs", "127.0.0.0/8",
+		"--namespace", ns, "--read-nodes", "--node-loss-quarantine", quarantine.String(), "--metrics-address", "", "--hook-allow-cidrs", "127.0.0.0/8",
 		"--simulated-pods-socket", filepath.Join(thePlane.dataDir, nodes.ProbeSocketName)}
 	if faultRate > 0 {
 		args = append(args, "--fault-rate", strconv.FormatFloat(faultRate, 'g', -1, 64), "--fault-seed", strconv.FormatInt(faultSeed, 10))

@@ -32,11 +32,11 @@ func (r *run) converge(ctx context.Context) (bool, string) {
 	deadline := time.Now().Add(*flagConverge)
 	stopped := time.Now()
 	why := ""
-	resumed := map[string]int{}
+	released := map[string]int{}
 	for time.Now().Before(deadline) {
 		r.replaceStuckPods(ctx)
 		r.answerAllHooks(ctx)
-		r.resumeControllerPauses(ctx, resumed)
+		r.releaseHolds(ctx, released)
 		if why = r.notConverged(ctx); why == "" {
 			r.logf("converged %s after the faults stopped", time.Since(stopped).Round(100*time.Millisecond))
 			return true, ""
@@ -46,35 +46,40 @@ func (r *run) converge(ctx context.Context) (bool, string) {
 	return false, fmt.Sprintf("not converged within %s: %s", *flagConverge, why)
 }
 
-// maxResumes is how often converge resumes one set the controller paused.
-const maxResumes = 3
+// maxReleases is how often converge releases holds of one set.
+const maxReleases = 3
 
-// resumeControllerPauses resumes, as a user would once the cause is
-// fixed, an extended set that the controller paused after the user's last
-// resume: the clean controller may judge a failure the chaos left behind
-// (a pod a fault failed, a hook that timed out under Halt) only once it
-// takes charge, after fixAll. Only a pause the controller explained (a
-// RolloutPaused event) is resumed, at most maxResumes times per set; a
-// pause without one, or one more, leaves the set paused, and the run
-// fails.
-func (r *run) resumeControllerPauses(ctx context.Context, resumed map[string]int) {
+// releaseHolds releases, as a user would once the cause is fixed
+// (`ordinal rollout resume`, which names the hold in
+// v1alpha1.ReleaseHoldAnnotation), a hold the controller recorded on an
+// extended set that the user's fixes did not end: a rollout the chaos
+// failed (a pod a fault failed, a node that went away, a hook that timed
+// out under Halt) with a template that is not broken, so no fix changes
+// it. A release retries the held revision; the controller records a new
+// hold if it fails again, which is released again at most maxReleases
+// times per set, each logged in the scenario; one more, and the run fails
+// on the hold.
+func (r *run) releaseHolds(ctx context.Context, released map[string]int) {
 	for _, cs := range r.sets {
-		if !cs.extended || cs.recreate || resumed[cs.name] >= maxResumes {
+		if !cs.extended || released[cs.name] >= maxReleases {
 			continue
 		}
 		set, err := r.ext.StatefulSets(r.ns).Get(ctx, cs.name, metav1.GetOptions{})
-		if err != nil || set.Spec.UpdateStrategy.RollingUpdate == nil || !set.Spec.UpdateStrategy.RollingUpdate.Paused {
+		// A hold of a spec the controller has not observed may be ending
+		// with the user's fix: only the observed one is released.
+		if err != nil || set.Status.Hold == nil || set.Status.ObservedGeneration != set.Generation ||
+			set.Annotations[v1alpha1.ReleaseHoldAnnotation] == set.Status.Hold.ID {
 			continue
 		}
-		events, err := r.client.CoreV1().Events(r.ns).List(ctx, metav1.ListOptions{
-			FieldSelector: "involvedObject.name=" + cs.name + ",reason=RolloutPaused"})
-		if err != nil || len(events.Items) == 0 {
-			continue
-		}
-		why := events.Items[len(events.Items)-1].Message
-		resumed[cs.name]++
-		err = r.mutate(ctx, cs, func(f specFields) { *f.paused = false })
-		r.logf("resume %s again, paused by the controller (%s) (%s)", cs.name, why, errWord(err))
+		h := *set.Status.Hold
+		released[cs.name]++
+		err = r.mutateExtended(ctx, cs, func(s *v1alpha1.StatefulSet) {
+			if s.Annotations == nil {
+				s.Annotations = map[string]string{}
+			}
+			s.Annotations[v1alpha1.ReleaseHoldAnnotation] = h.ID
+		})
+		r.logf("release %s of %s, recorded by the controller (%s) (%s)", h.ID, cs.name, holdWords(&h), errWord(err))
 	}
 }
 
@@ -203,10 +208,14 @@ func claimsNotConverged(set *appsv1.StatefulSet, ords []int32, claims []corev1.P
 
 // extendedNotConverged is setNotConverged for an extended set, read
 // through its apps/v1 fields; a paused one has not converged (fixAll
-// resumed every set, so a pause now is the controller's).
+// resumed every set), nor has a held one (its spec's revision is not the
+// one it runs).
 func extendedNotConverged(set *v1alpha1.StatefulSet, pods []corev1.Pod, revisions []appsv1.ControllerRevision, claims []corev1.PersistentVolumeClaim) string {
 	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Paused {
 		return set.Name + " is paused"
+	}
+	if h := set.Status.Hold; h != nil {
+		return set.Name + " is " + holdWords(h)
 	}
 	view := invariant.ExtendedView(set)
 	ords := withoutOffline(invariant.Ordinals(view, invariant.ReservedOrdinals(set)), invariant.OfflineOrdinals(set))

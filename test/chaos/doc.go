@@ -8,8 +8,10 @@
 // them, failing their API calls, restarting the whole plane (an
 // `ordinal up` child process: API server, etcd, controllers, nodes),
 // handing the sets over mid-rollout to upstream's StatefulSet controller
-// (its own process) and back, crashing and deleting pods and removing
-// nodes; then it requires every set to converge with no invariant violated
+// (its own process) and back, crashing and deleting pods, removing and
+// failing nodes, and meeting the shapes real nodes take (a name unlike
+// the hostname label, a node registered again under its name, a fence on
+// a Ready node, no Ready condition); then it requires every set to converge with no invariant violated
 // (package internal/invariant).
 //
 //	go test ./test/chaos/ -run TestChaos -v -args -runs=N -seed=S
@@ -20,7 +22,8 @@
 // failing run prints its seed, why it did not converge, its violations and
 // scenario, and keeps the observed history and controller logs under
 // $TMPDIR/ordinal-chaos/<namespace>. Other flags: -ops, -fault-rate,
-// -converge (the convergence bound, default 120s), -node-loss, -handovers
+// -converge (the convergence bound, default 120s), -node-loss, -node-fail,
+// -node-shapes, -handovers
 // (steps of every run that are hand-overs, default 2: one each way),
 // -trace. With -short no plane starts and only the unit tests of the
 // suite's own checks run.

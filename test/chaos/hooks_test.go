@@ -59,9 +59,9 @@ func hookURL() string {
 // randomHooks gives half of the extended sets lifecycle hooks: preUpdate,
 // preDelete or both, each a handshake (answered by the answer-hook op) or
 // an http call of hookEndpoint, timing out after 5 or 20 s, halting or
-// proceeding then.
-func randomHooks(rng *rand.Rand, set *v1alpha1.StatefulSet) {
-	if rng.Intn(2) == 0 {
+// proceeding then; with all, every set gets both, and member hooks.
+func randomHooks(rng *rand.Rand, set *v1alpha1.StatefulSet, all bool) {
+	if rng.Intn(2) == 0 && !all {
 		return
 	}
 	one := func() *v1alpha1.LifecycleHook {
@@ -75,7 +75,11 @@ func randomHooks(rng *rand.Rand, set *v1alpha1.StatefulSet) {
 		return h
 	}
 	l := &v1alpha1.Lifecycle{}
-	switch rng.Intn(3) {
+	which := rng.Intn(3)
+	if all {
+		which = 2
+	}
+	switch which {
 	case 0:
 		l.PreUpdate = one()
 	case 1:
@@ -83,7 +87,7 @@ func randomHooks(rng *rand.Rand, set *v1alpha1.StatefulSet) {
 	default:
 		l.PreUpdate, l.PreDelete = one(), one()
 	}
-	memberHooks(rng, l, one)
+	memberHooks(rng, l, one, all)
 	set.Spec.Lifecycle = l
 }
 

@@ -31,7 +31,7 @@ func TestInPlaceUpdateSurvivesControllerKills(t *testing.T) {
 	}
 	defer r.cleanup()
 	hookEndpoint.calm.Store(true)
-	set := randomExtended(rand.New(rand.NewSource(1)), r.ns, "alpha")
+	set := randomExtended(rand.New(rand.NewSource(1)), r.ns, "alpha", false)
 	four, two := int32(4), intstr.FromInt32(2)
 	set.Spec.Replicas = &four
 	set.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RollingUpdateStatefulSetStrategyType,

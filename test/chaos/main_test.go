@@ -13,6 +13,7 @@ import (
 
 var (
 	flagRuns      = flag.Int("runs", 2, "number of randomised runs")
+	flagAllRuns   = flag.Int("all-features-runs", 1, "of the runs, how many (the last ones) turn every extended feature on in every extended set they create")
 	flagSeed      = flag.Int64("seed", 0, "seed of the first run (0: from the clock); run i uses seed+i")
 	flagOps       = flag.Int("ops", 8, "operations and faults per run")
 	flagFaultRate = flag.Float64("fault-rate", 0.05, "fraction of the controller's API requests that fail, in runs with API faults")

@@ -12,11 +12,11 @@ import (
 
 // memberHooks gives a third of the hooked sets a postCreate hook and a
 // third a postUpdate hook, drawn as the other hooks are.
-func memberHooks(rng *rand.Rand, l *v1alpha1.Lifecycle, one func() *v1alpha1.LifecycleHook) {
-	if rng.Intn(3) == 0 {
+func memberHooks(rng *rand.Rand, l *v1alpha1.Lifecycle, one func() *v1alpha1.LifecycleHook, all bool) {
+	if rng.Intn(3) == 0 || all {
 		l.PostCreate = one()
 	}
-	if rng.Intn(3) == 0 {
+	if rng.Intn(3) == 0 || all {
 		l.PostUpdate = one()
 	}
 }

@@ -6,9 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/utils/ptr"
 
-	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 )
 
@@ -18,13 +16,14 @@ const nodeGrace = 10 * time.Second
 
 // failNode stops the heartbeats of a simulated node with pods of this run
 // (ordinal node fail). Each extended set of the run first gets, as a user
-// write, replaceAfterSeconds 3 or no node-failure policy, at random. In the
-// background the node then stays failed for 5-25s; half the time it is
-// fenced meanwhile (its pods are then the pod garbage collector's, and
-// taint eviction's deletions are recorded as someone else's) and unfenced
-// once no pod is bound to it; then it is restored. The run waits for it
-// before the user's last fixes. Claims are on network storage here: none may be lost, whatever the
-// policy.
+// write, replaceAfterSeconds 3 or not, and volumes Recreate or Keep, at
+// random. In the background the node then stays failed for 5-25s; half
+// the time it is fenced meanwhile (its pods are then the pod garbage
+// collector's, and taint eviction's deletions are recorded as someone
+// else's) and unfenced once no pod is bound to it; then it is restored.
+// The run waits for it before the user's last fixes. A claim on network
+// storage may never be lost; one on a local volume only under volumes:
+// Recreate, once its node was NotReady and fenced for the quarantine.
 func (r *run) failNode(ctx context.Context) {
 	pods, err := r.client.CoreV1().Pods(r.ns).List(ctx, metav1.ListOptions{})
 	if err != nil || len(pods.Items) == 0 {
@@ -35,8 +34,12 @@ func (r *run) failNode(ctx context.Context) {
 		return
 	}
 	r.givePolicies(ctx)
+	if !r.shapes.claim(node) {
+		r.logf("node %s is already under a node shape", node)
+	}
 	if err := nodes.Fail(ctx, r.client, node); err != nil {
 		r.logf("fail node %s: %v", node, err)
+		r.shapes.release(node)
 		return
 	}
 	r.faults++
@@ -45,6 +48,7 @@ func (r *run) failNode(ctx context.Context) {
 	r.nodeFail.Add(1)
 	go func() {
 		defer r.nodeFail.Done()
+		defer r.shapes.release(node)
 		time.Sleep(stay)
 		if fence {
 			r.fence(ctx, node)
@@ -54,20 +58,11 @@ func (r *run) failNode(ctx context.Context) {
 	}()
 }
 
-// givePolicies gives each extended set replaceAfterSeconds 3 or no
-// node-failure policy.
+// givePolicies gives each extended set replaceAfterSeconds 3 or none
+// (drawn from the run's stream, as before node shapes came) and volumes
+// Recreate or Keep (from the shapes stream).
 func (r *run) givePolicies(ctx context.Context) {
-	for _, cs := range r.sets {
-		if !cs.extended {
-			continue
-		}
-		var p *v1alpha1.NodeFailurePolicy
-		if r.rng.Intn(2) == 0 {
-			p = &v1alpha1.NodeFailurePolicy{ReplaceAfterSeconds: ptr.To[int32](3)}
-		}
-		err := r.mutateExtended(ctx, cs, func(s *v1alpha1.StatefulSet) { s.Spec.NodeFailurePolicy = p })
-		r.logf("node-failure policy of %s: replaceAfterSeconds %v (%v)", cs.name, p != nil, errWord(err))
-	}
+	r.givePoliciesFrom(ctx, r.rng)
 }
 
 // fence marks node out of service, waits (at most 90s) until the pod
@@ -79,7 +74,8 @@ func (r *run) fence(ctx context.Context, node string) {
 			r.watcher.ExternalDelete(p.UID)
 		}
 	}
-	if err := nodes.Fence(ctx, r.client, node); err != nil {
+	// The node is shut down, although it may not show NotReady yet.
+	if err := nodes.ForceFence(ctx, r.client, node); err != nil {
 		r.logf("fence node %s: %v", node, err)
 		return
 	}

@@ -33,8 +33,12 @@ func (r *run) removeNode(ctx context.Context) {
 			r.watcher.ExternalDelete(p.UID)
 		}
 	}
+	if !r.shapes.claim(nodeName) {
+		r.logf("node %s is already under a node shape", nodeName)
+	}
 	if err := r.client.CoreV1().Nodes().Delete(ctx, nodeName, metav1.DeleteOptions{}); err != nil {
 		r.logf("remove node %s: %v", nodeName, err)
+		r.shapes.release(nodeName)
 		return
 	}
 	r.faults++
@@ -42,6 +46,7 @@ func (r *run) removeNode(ctx context.Context) {
 	r.nodeLoss.Add(1)
 	go func() {
 		defer r.nodeLoss.Done()
+		defer r.shapes.release(nodeName)
 		err := r.restoreNode(ctx, node)
 		r.logf("node %s back (%v)", nodeName, errWord(err))
 	}()

@@ -3,12 +3,14 @@ package chaos
 import (
 	"context"
 	"slices"
+	"strconv"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 // op is one scenario step; fault ops count towards the run's faults.
@@ -69,6 +71,8 @@ func (r *run) chaos(ctx context.Context) {
 		if i == nodeFailAt {
 			r.failNode(ctx)
 		}
+		r.shapesAt(ctx, i)
+		r.configAt(ctx, i)
 		o := r.pickOp()
 		switch {
 		case forced[i]:
@@ -156,13 +160,21 @@ func (r *run) partition(ctx context.Context) bool {
 		return false
 	}
 	r.logf("partition %s at %d", cs.name, p)
-	return r.mutate(ctx, cs, func(f specFields) { *f.partition = &p }) == nil
+	err := r.mutate(ctx, cs, func(f specFields) { *f.partition = &p })
+	if err == nil {
+		cs.paused = false // the user's new partition replaces the pause
+	}
+	return err == nil
 }
+
+// pausePartition is the partition the pause op raises an apps/v1 set to:
+// above every ordinal a run's set has.
+const pausePartition = 4
 
 // pauseResume pauses or resumes a set's rollout: rollingUpdate.paused for
 // the extended kind (Recreate has none), and for apps/v1, as `ordinal
-// rollout pause` does, a partition above every ordinal (resume lowers it
-// to 0).
+// rollout pause` does, a partition above every ordinal, remembering the
+// one it had, which resume restores.
 func (r *run) pauseResume(ctx context.Context) bool {
 	cs := r.pickSet()
 	switch {
@@ -173,15 +185,38 @@ func (r *run) pauseResume(ctx context.Context) bool {
 			*f.paused = !*f.paused
 			r.logf("%s %s", pauseWord(*f.paused), cs.name)
 		}) == nil
+	case cs.paused:
+		return r.resumeApps(ctx, cs, "resume")
 	}
-	return r.mutate(ctx, cs, func(f specFields) {
-		p := int32(0)
-		if *f.partition == nil || **f.partition < 4 {
-			p = 4
-		}
-		*f.partition = &p
-		r.logf("%s %s (partition %d)", pauseWord(p > 0), cs.name, p)
-	}) == nil
+	var before *int32
+	err := r.mutate(ctx, cs, func(f specFields) {
+		before = *f.partition
+		*f.partition = ptr.To[int32](pausePartition)
+	})
+	if err == nil {
+		cs.paused, cs.unpause = true, before
+	}
+	r.logf("pause %s (partition %d, was %s) (%s)", cs.name, pausePartition, partitionWord(before), errWord(err))
+	return err == nil
+}
+
+// resumeApps restores the partition an apps/v1 set had before the pause
+// op raised it; verb says why, for the scenario.
+func (r *run) resumeApps(ctx context.Context, cs *chaosSet, verb string) bool {
+	restore := cs.unpause
+	err := r.mutate(ctx, cs, func(f specFields) { *f.partition = restore })
+	if err == nil {
+		cs.paused, cs.unpause = false, nil
+	}
+	r.logf("%s %s (partition %s restored) (%s)", verb, cs.name, partitionWord(restore), errWord(err))
+	return err == nil
+}
+
+func partitionWord(p *int32) string {
+	if p == nil {
+		return "none"
+	}
+	return strconv.Itoa(int(*p))
 }
 
 func pauseWord(paused bool) string {

@@ -75,7 +75,7 @@ func (p *planeProc) start(timeout time.Duration) error {
 		return err
 	}
 	cmd := exec.Command(os.Args[0], "up", "--data-dir", p.dataDir, "--port", strconv.Itoa(p.port),
-		"--nodes", "3", "--statefulset-controller", "none", "--ready-delay", "150ms", "--node-monitor-grace-period", nodeGrace.String())
+		"--nodes", "3", "--fqdn-nodes", "1", "--statefulset-controller", "none", "--ready-delay", "150ms", "--node-monitor-grace-period", nodeGrace.String())
 	cmd.Env = append(os.Environ(), planetest.ExecMainEnv+"=1")
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {

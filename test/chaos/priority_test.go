@@ -16,8 +16,8 @@ const roleLabel = "role"
 // randomPriority gives half the rolling extended sets a rule that updates
 // the pod labelled role=primary last; the relabel-primary op moves the
 // label.
-func randomPriority(rng *rand.Rand, ru *v1alpha1.RollingUpdateStatefulSetStrategy) {
-	if rng.Intn(2) == 0 {
+func randomPriority(rng *rand.Rand, ru *v1alpha1.RollingUpdateStatefulSetStrategy, all bool) {
+	if rng.Intn(2) == 0 && !all {
 		return
 	}
 	ru.Priority = []v1alpha1.UpdatePriorityRule{

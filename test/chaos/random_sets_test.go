@@ -79,8 +79,10 @@ func describe(set *appsv1.StatefulSet) string {
 // under the extended apiVersion), with a random failure policy, progress
 // deadline and self-healing, half of the rolling ones with the primary
 // last (randomPriority), half of them updating pods in place where they
-// can, and on a quarter of them Recreate.
-func randomExtended(rng *rand.Rand, ns, name string) *v1alpha1.StatefulSet {
+// can, and on a quarter of them Recreate. With all, each feature it may
+// give is given (a rolling update, self-healing, in place, hooks, roles,
+// priority), from the same draws.
+func randomExtended(rng *rand.Rand, ns, name string, all bool) *v1alpha1.StatefulSet {
 	data, err := json.Marshal(randomSet(rng, ns, name))
 	if err != nil {
 		panic(err)
@@ -91,13 +93,13 @@ func randomExtended(rng *rand.Rand, ns, name string) *v1alpha1.StatefulSet {
 	}
 	deadline := []int32{15, 30, 600}[rng.Intn(3)]
 	set.Spec.ProgressDeadlineSeconds = &deadline
-	randomHooks(rng, set)
-	if rng.Intn(4) == 0 {
+	randomHooks(rng, set, all)
+	if rng.Intn(4) == 0 && !all {
 		set.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RecreateStatefulSetStrategyType}
 		return set
 	}
 	healing := v1alpha1.SelfHealingEnabled
-	if rng.Intn(4) == 0 {
+	if rng.Intn(4) == 0 && !all {
 		healing = v1alpha1.SelfHealingDisabled
 	}
 	// randomSet's maxUnavailable, if it chose one, stays.
@@ -108,11 +110,11 @@ func randomExtended(rng *rand.Rand, ns, name string) *v1alpha1.StatefulSet {
 	ru.SelfHealing = healing
 	ru.OnFailure = []v1alpha1.FailurePolicy{v1alpha1.FailureReport, v1alpha1.FailurePause, v1alpha1.FailureRollback}[rng.Intn(3)]
 	set.Spec.UpdateStrategy = v1alpha1.StatefulSetUpdateStrategy{Type: v1alpha1.RollingUpdateStatefulSetStrategyType, RollingUpdate: ru}
-	randomPriority(rng, set.Spec.UpdateStrategy.RollingUpdate)
-	if rng.Intn(2) == 0 {
+	randomPriority(rng, set.Spec.UpdateStrategy.RollingUpdate, all)
+	if rng.Intn(2) == 0 || all {
 		ru.PodUpdatePolicy = v1alpha1.PodUpdateInPlaceIfPossible
 	}
-	randomRoles(rng, set)
+	randomRoles(rng, set, all)
 	return set
 }
 
@@ -134,5 +136,13 @@ func describeExtended(set *v1alpha1.StatefulSet) string {
 	}
 	return fmt.Sprintf("%s(extended, %s, replicas %d, minReady %d, %s, progressDeadline %ds, whenScaled %s, whenDeleted %s%s)", set.Name,
 		set.Spec.PodManagementPolicy, *set.Spec.Replicas, set.Spec.MinReadySeconds, strategy, *set.Spec.ProgressDeadlineSeconds, p.WhenScaled, p.WhenDeleted,
-		describeHooks(set.Spec.Lifecycle)+describeRoles(set))
+		describeHooks(set.Spec.Lifecycle)+describeRoles(set)+describePolicy(set.Spec.NodeFailurePolicy))
+}
+
+// describePolicy names a node-failure policy the set was created with.
+func describePolicy(p *v1alpha1.NodeFailurePolicy) string {
+	if p == nil {
+		return ""
+	}
+	return ", node-failure policy " + policyWords(p)
 }

@@ -29,8 +29,8 @@ const memberRoleLabel = "member-role"
 // good, which the integration tests cover. In half of the sets with roles
 // the pods keep their role to themselves and answer a role probe
 // (nodes.RoleAnswer): the controller's probe writes the label.
-func randomRoles(rng *rand.Rand, set *v1alpha1.StatefulSet) {
-	if rng.Intn(3) != 0 {
+func randomRoles(rng *rand.Rand, set *v1alpha1.StatefulSet, all bool) {
+	if rng.Intn(3) != 0 && !all {
 		return
 	}
 	if set.Spec.Template.Annotations == nil {
@@ -38,7 +38,7 @@ func randomRoles(rng *rand.Rand, set *v1alpha1.StatefulSet) {
 	}
 	set.Spec.Template.Annotations[nodes.AnnotationRole] = nodes.RoleElect
 	set.Spec.Template.Annotations[nodes.AnnotationRoleLabel] = memberRoleLabel
-	quorum := rng.Intn(2) == 0
+	quorum := rng.Intn(2) == 0 || all
 	set.Spec.Roles = &v1alpha1.Roles{LabelKey: memberRoleLabel, Values: []v1alpha1.Role{
 		{Name: nodes.RoleLeader, Exclusive: true, Quorum: quorum}, {Name: nodes.RoleFollower, Quorum: quorum}}}
 	if rng.Intn(2) == 0 {
@@ -46,13 +46,25 @@ func randomRoles(rng *rand.Rand, set *v1alpha1.StatefulSet) {
 		set.Spec.Roles.RoleProbe = &v1alpha1.RoleProbe{HTTP: v1alpha1.RoleProbeHTTP{Port: 8080, Path: "/role"},
 			PeriodSeconds: 1, TimeoutSeconds: 1, FailureThreshold: int32(1 + rng.Intn(3))}
 	}
-	if rng.Intn(2) == 0 {
+	if rng.Intn(2) == 0 || all {
 		if set.Spec.Lifecycle == nil {
 			set.Spec.Lifecycle = &v1alpha1.Lifecycle{}
 		}
 		set.Spec.Lifecycle.Switchover = &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{},
 			TimeoutSeconds: []int32{5, 20}[rng.Intn(2)], FailurePolicy: v1alpha1.HookProceed}
 	}
+}
+
+// randomBudget gives half of the sets with quorum roles a budget of their
+// own (spec.disruptionBudget), from a stream of its own so that a seed's
+// other draws stay as they were: the drain-node and cordon-node ops then
+// meet it, and the invariant checker's quorum-floor and switchover-evict
+// rules judge every eviction of their pods.
+func randomBudget(rng *rand.Rand, set *v1alpha1.StatefulSet, all bool) {
+	if set.Spec.Roles == nil || !set.Spec.Roles.Values[0].Quorum || (rng.Intn(2) != 0 && !all) {
+		return
+	}
+	set.Spec.DisruptionBudget = &v1alpha1.DisruptionBudget{}
 }
 
 func describeRoles(set *v1alpha1.StatefulSet) string {
@@ -62,6 +74,9 @@ func describeRoles(set *v1alpha1.StatefulSet) string {
 	out := ", roles"
 	if set.Spec.Roles.Values[0].Quorum {
 		out += " (quorum)"
+	}
+	if set.Spec.DisruptionBudget != nil {
+		out += ", own budget"
 	}
 	if p := set.Spec.Roles.RoleProbe; p != nil {
 		out += fmt.Sprintf(", role probe (threshold %d)", p.FailureThreshold)

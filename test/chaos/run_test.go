@@ -40,7 +40,16 @@ type run struct {
 	stopped  time.Time
 	nodeLoss sync.WaitGroup
 	nodeFail sync.WaitGroup // a failed node's restore (nodefail_test.go)
-	failed   bool
+	// shapes are the node shapes the run meets (nodeshapes_test.go), with
+	// their own random stream.
+	shapes *nodeShapes
+	// all turns every extended feature on in the extended sets the run
+	// creates (features_test.go).
+	all bool
+	// config are the run's config edits (config_test.go), with their own
+	// random stream.
+	config *configEdits
+	failed bool
 }
 
 // newRun starts a run in a new namespace of the test plane; under -short,
@@ -72,8 +81,11 @@ func newRun(ctx context.Context, t *testing.T, seed int64) (*run, error) {
 		return nil, err
 	}
 	r := &run{t: t, seed: seed, rng: rand.New(rand.NewSource(seed)), client: client, ext: ext, ns: ns.Name, dir: dir,
-		began: time.Now()}
-	r.watcher = invariant.Watch(context.Background(), r.clients(), r.ns, invariant.Options{Nodes: true})
+		began: time.Now(), shapes: newNodeShapes(seed, *flagOps), config: newConfigEdits(seed, *flagOps)}
+	if err := ensureLocalClass(ctx, r); err != nil {
+		return nil, fmt.Errorf("creating StorageClass %s: %w", localClass, err)
+	}
+	r.watcher = invariant.Watch(context.Background(), r.clients(), r.ns, invariant.Options{Nodes: true, Quarantine: quarantine})
 	r.watcher.WaitSynced()
 	r.markers = invariant.NewMarkers(client, r.ns)
 	return r, nil
@@ -105,9 +117,10 @@ func (r *run) execute(ctx context.Context) result {
 	r.startControllers()
 	r.chaos(ctx)
 	// A failed node comes back before the user's last fixes: a rollout
-	// its pods held up may have failed meanwhile (onFailure Pause), and
-	// the fixes resume it.
+	// its pods held up may have failed meanwhile (a hold of onFailure
+	// Pause or Rollback), and the fixes end or release it.
 	r.nodeFail.Wait()
+	r.shapes.wg.Wait()
 	r.fixAll(ctx)
 	r.stopFaults(ctx)
 	res.converged, res.why = r.converge(ctx)

@@ -2,10 +2,12 @@ package chaos
 
 import (
 	"context"
+	"math/rand"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/conflict"
@@ -17,8 +19,13 @@ type chaosSet struct {
 	extended bool
 	recreate bool // an extended set with the Recreate strategy
 	// templates are the templates the user applied, oldest first, for
-	// rollbacks (the controller's own rollbacks are not among them).
+	// rollbacks (the controller never changes a template).
 	templates []template
+	// paused is set while the pause op holds an apps/v1 set with a
+	// partition above every ordinal, and unpause is the partition it had
+	// before, which resume restores: the run must resume what it paused.
+	paused  bool
+	unpause *int32
 }
 
 // specFields are the parts of a set's spec the ops change, the same for both
@@ -48,18 +55,34 @@ func (r *run) createSet(ctx context.Context, i int) error {
 		r.watcher.UserWrite(created)
 		r.logf("create %s", describe(set))
 	} else {
-		set := randomExtended(r.rng, r.ns, cs.name)
-		randomTopology(r.rng, set)
+		set := randomExtended(r.rng, r.ns, cs.name, r.all)
+		randomTopology(r.rng, set, r.all)
+		randomBudget(rand.New(rand.NewSource(r.seed*7927+int64(i))), set, r.all)
+		if r.shapes.rng.Intn(2) == 0 || r.all {
+			set.Spec.VolumeClaimTemplates[0].Spec.StorageClassName = ptr.To(localClass)
+		}
+		r.allFeatures(set)
 		cs.recreate = set.Spec.UpdateStrategy.Type == v1alpha1.RecreateStatefulSetStrategyType
+		if err := r.configure(ctx, set); err != nil {
+			return err
+		}
 		created, err := r.ext.StatefulSets(r.ns).Create(ctx, set, metav1.CreateOptions{})
 		if err != nil {
 			return err
 		}
 		r.watcher.UserWrite(created)
-		r.logf("create %s", describeExtended(set))
+		r.logf("create %s%s", describeExtended(set), localWords(set))
 	}
 	r.sets = append(r.sets, cs)
 	return nil
+}
+
+// localWords says that set's claims are on local volumes.
+func localWords(set *v1alpha1.StatefulSet) string {
+	if c := set.Spec.VolumeClaimTemplates[0].Spec.StorageClassName; c != nil && *c == localClass {
+		return " on local volumes"
+	}
+	return ""
 }
 
 // mutate applies fn to the live set's fields, retrying on conflicts, and

@@ -6,6 +6,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 )
 
@@ -80,8 +82,8 @@ func (r *run) fixTemplate(ctx context.Context) bool {
 	return r.fix(ctx, cs)
 }
 
-// fix removes the behavior from cs's live template (which may be one the
-// controller rolled back to); false when it has none.
+// fix removes the behavior from cs's live template (the user's: the
+// controller never changes it); false when it has none.
 func (r *run) fix(ctx context.Context, cs *chaosSet) bool {
 	var fixed template
 	broken := false
@@ -100,23 +102,28 @@ func (r *run) fix(ctx context.Context, cs *chaosSet) bool {
 }
 
 // fixAll ends a run's chaos as a user would: every template fixed and
-// every extended rollout resumed.
+// every rollout the run paused resumed (an extended set's pause field, an
+// apps/v1 set's partition the pause op raised). A hold the controller
+// recorded ends with the fix when the fix changes the template; converge
+// releases the others.
 func (r *run) fixAll(ctx context.Context) {
 	r.fixProbes(ctx)
 	for _, cs := range r.sets {
 		r.logExtended(ctx, cs)
 		r.fix(ctx, cs)
-		if !cs.extended || cs.recreate {
-			continue
+		switch {
+		case !cs.extended && cs.paused:
+			r.resumeApps(ctx, cs, "resume")
+		case cs.extended && !cs.recreate:
+			err := r.mutate(ctx, cs, func(f specFields) { *f.paused = false })
+			r.logf("resume %s (%s)", cs.name, errWord(err))
 		}
-		err := r.mutate(ctx, cs, func(f specFields) { *f.paused = false })
-		r.logf("resume %s (%s)", cs.name, errWord(err))
 	}
 }
 
 // logExtended records what the controller's failure handling left on an
-// extended set when the chaos ends: paused or not, the pods it is blocked
-// by and its last automatic rollback.
+// extended set when the chaos ends: paused or not, its hold, the pods it
+// is blocked by and its last automatic rollback.
 func (r *run) logExtended(ctx context.Context, cs *chaosSet) {
 	if !cs.extended {
 		return
@@ -134,6 +141,14 @@ func (r *run) logExtended(ctx context.Context, cs *chaosSet) {
 	if rb := set.Status.Rollback; rb != nil {
 		rollback = fmt.Sprintf("%s -> %s (%s)", rb.From, rb.To, rb.Reason)
 	}
-	r.logf("%s at the end of the chaos: %s, paused %t, blocked by %d pod(s), last rollback %s", cs.name, templateOf(&set.Spec.Template), paused,
-		len(set.Status.BlockedBy), rollback)
+	r.logf("%s at the end of the chaos: %s, paused %t, %s, blocked by %d pod(s), last rollback %s", cs.name, templateOf(&set.Spec.Template), paused,
+		holdWords(set.Status.Hold), len(set.Status.BlockedBy), rollback)
+}
+
+// holdWords describes a hold of the failure policy for the scenario.
+func holdWords(h *v1alpha1.RolloutHold) string {
+	if h == nil {
+		return "not held"
+	}
+	return fmt.Sprintf("held %s %s (revision %s, running %s: %s)", h.ID, h.Action, h.FailedRevision, h.Revision, h.Reason)
 }

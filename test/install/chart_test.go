@@ -46,6 +46,7 @@ affinity:
 priorityClassName: system-cluster-critical
 `},
 	"network-policy": {name: "ordinal", namespace: "ordinal-system", values: `
+claimDeletion: {namespaces: [db], quarantine: 10m}
 metrics: {certSecret: ordinal-metrics-tls, serviceMonitor: {enabled: true, tlsConfig: {serverName: ordinal-controller-metrics.ordinal-system.svc}}}
 networkPolicy:
   enabled: true
@@ -92,6 +93,13 @@ func TestTheChartRefusesValuesThatCannotWork(t *testing.T) {
 			"metrics.serviceMonitor.enabled needs metrics.service.enabled"},
 		{"an API server address that is no CIDR", "networkPolicy: {apiServer: {cidrs: [kubernetes.default]}}", "/networkPolicy/apiServer/cidrs/0"},
 		{"a certificate Secret that is no name", "metrics: {certSecret: My_Secret}", "/metrics/certSecret"},
+		{"a quarantine without a unit", "claimDeletion: {quarantine: \"300\"}", "/claimDeletion/quarantine"},
+		{"a claim-deletion namespace that is no name", "claimDeletion: {namespaces: [Db]}", "/claimDeletion/namespaces/0"},
+		{"claim deletion by a controller of one namespace", "watchNamespace: db\nclaimDeletion: {namespaces: [db]}",
+			"claimDeletion.namespaces needs watchNamespace empty"},
+		{"a config-secrets namespace that is no name", "configSecrets: {namespaces: [Db]}", "/configSecrets/namespaces/0"},
+		{"Secrets of another namespace than a controller of one watches", "watchNamespace: db\nconfigSecrets: {namespaces: [queue]}",
+			"configSecrets.namespaces: a controller of one namespace"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := release{name: "ordinal", namespace: "ordinal-system", values: tc.values}.render(t)

@@ -65,7 +65,7 @@ func TestTheDoctorSeesOrdinalTakeOverAndStop(t *testing.T) {
 		"built-in":    `warn +built-in controller +no sign of it since Ordinal took the Lease \d+s ago .*flags are not visible here`,
 		"Ordinal":     `ok +Ordinal controller +running: Lease ordinal-system/ordinal-statefulset-controller held by \S+ and renewed while watching$`,
 		"the CRD":     `ok +extended kind CRD +installed and Established: the API server serves apps\.ordinal\.dev/v1alpha1 statefulsets$`,
-		"RBAC":        `ok +RBAC +ordinal-system/ordinal-controller may make all 57 calls the controller makes in all namespaces$`,
+		"RBAC":        `ok +RBAC +ordinal-system/ordinal-controller may make all 69 calls the controller makes in all namespaces$`,
 		"the gate":    `ok +maxUnavailable gate +on: `,
 		"the verdict": `verdict: OK, Ordinal runs StatefulSets`,
 	})
@@ -77,7 +77,7 @@ func TestTheDoctorSeesOrdinalTakeOverAndStop(t *testing.T) {
 	}
 	wantLines(t, out, map[string]string{
 		"Ordinal":     `FAIL +Ordinal controller +not running: Lease ordinal-system/ordinal-statefulset-controller has no holder$`,
-		"RBAC":        `ok +RBAC +ordinal-system/ordinal-controller may make all 57 calls the controller makes in all namespaces$`,
+		"RBAC":        `ok +RBAC +ordinal-system/ordinal-controller may make all 69 calls the controller makes in all namespaces$`,
 		"the verdict": `verdict: NOT READY, Ordinal controller failed$`,
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/doctor"
+	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
 // rbacKinds are the kinds that grant or hold permissions.
@@ -65,9 +66,9 @@ func find(t *testing.T, all []access, kind, name string) access {
 func TestTheChartGrantsExactlyWhatConfigGrants(t *testing.T) {
 	want := accessOf(t, buildConfig(t))
 	got := accessOf(t, releases["default"].mustRender(t))
-	if len(want) != 10 {
+	if len(want) != 12 {
 		t.Fatalf("config/ has %d RBAC objects, want a ServiceAccount, a ClusterRole and binding, two Roles and bindings, "+
-			"the metrics-auth ClusterRole and binding and the metrics-reader ClusterRole", len(want))
+			"the metrics-auth ClusterRole and binding, the metrics-reader ClusterRole, the claim-deleter and the config-secrets ClusterRoles", len(want))
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("RBAC (-config/ +chart):\n%s", diff)
@@ -131,6 +132,94 @@ func TestTheChartWatchingOneNamespaceGrantsNothingClusterWide(t *testing.T) {
 	}
 }
 
+// The controller may delete claims in no namespace but those that opt in:
+// no ClusterRoleBinding grants delete on claims, and the chart binds the
+// claim-deleter ClusterRole in each namespace of claimDeletion.namespaces,
+// as config/'s example RoleBinding does in one.
+func TestOnlyTheNamespacesThatOptInLetTheControllerDeleteClaims(t *testing.T) {
+	for name, manifest := range map[string]string{"config/": buildConfig(t), "the chart": releases["default"].mustRender(t)} {
+		for _, a := range accessOf(t, manifest) {
+			if a.Kind != "ClusterRole" || a.Name == planner.ClaimDeleterRole {
+				continue
+			}
+			for _, call := range calls(a.Rules) {
+				if call == " persistentvolumeclaims delete" || call == " persistentvolumeclaims *" {
+					t.Errorf("%s: ClusterRole %s lets the controller delete claims everywhere", name, a.Name)
+				}
+			}
+		}
+	}
+	example := accessOf(t, readFile(t, repo(t, "config", "claim-deletion-rolebinding.yaml")))
+	got := accessOf(t, release{name: "ordinal", namespace: "ordinal-system", values: "claimDeletion: {namespaces: [db, queue]}\n"}.mustRender(t))
+	var bindings []access
+	for _, a := range got {
+		if a.Kind == "RoleBinding" && a.RoleRef.Name == planner.ClaimDeleterRole {
+			bindings = append(bindings, a)
+		}
+	}
+	if len(example) != 1 || len(bindings) != 2 {
+		t.Fatalf("config/'s example has %d objects, want one RoleBinding; the chart binds the claim deleter %d times, want twice (db, queue)", len(example), len(bindings))
+	}
+	for i, ns := range []string{"db", "queue"} {
+		want := example[0]
+		want.Namespace = ns
+		if diff := cmp.Diff(want, bindings[i]); diff != "" {
+			t.Errorf("RoleBinding in %s (-config/'s example +chart):\n%s", ns, diff)
+		}
+	}
+}
+
+// configSecretsRole is config/'s ClusterRole for Secrets a namespace
+// opts in to (docs/config-revisions.md#secrets).
+const configSecretsRole = "ordinal-config-secrets"
+
+// The controller may read Secrets in no namespace but those that opt in:
+// no other role grants anything on secrets, and the chart binds the
+// config-secrets ClusterRole in each namespace of
+// configSecrets.namespaces, as config/'s example RoleBinding does in one;
+// a controller of one namespace gets a Role and binding there instead.
+func TestOnlyTheNamespacesThatOptInLetTheControllerReadSecrets(t *testing.T) {
+	for name, manifest := range map[string]string{"config/": buildConfig(t), "the chart": releases["default"].mustRender(t),
+		"the chart of one namespace": releases["one-namespace"].mustRender(t)} {
+		for _, a := range accessOf(t, manifest) {
+			if a.Name == configSecretsRole {
+				continue
+			}
+			for _, call := range calls(a.Rules) {
+				if strings.HasPrefix(call, " secrets ") {
+					t.Errorf("%s: %s %s grants %q", name, a.Kind, a.Name, call)
+				}
+			}
+		}
+	}
+	example := accessOf(t, readFile(t, repo(t, "config", "config-secrets-rolebinding.yaml")))
+	got := accessOf(t, release{name: "ordinal", namespace: "ordinal-system", values: "configSecrets: {namespaces: [db, queue]}\n"}.mustRender(t))
+	var bindings []access
+	for _, a := range got {
+		if a.Kind == "RoleBinding" && a.RoleRef.Name == configSecretsRole {
+			bindings = append(bindings, a)
+		}
+	}
+	if len(example) != 1 || len(bindings) != 2 {
+		t.Fatalf("config/'s example has %d objects, want one RoleBinding; the chart binds the Secret role %d times, want twice (db, queue)", len(example), len(bindings))
+	}
+	for i, ns := range []string{"db", "queue"} {
+		want := example[0]
+		want.Namespace = ns
+		if diff := cmp.Diff(want, bindings[i]); diff != "" {
+			t.Errorf("RoleBinding in %s (-config/'s example +chart):\n%s", ns, diff)
+		}
+	}
+	one := accessOf(t, release{name: "ordinal", namespace: "ordinal-system", values: "watchNamespace: db\nmanageAppsV1: false\nconfigSecrets: {namespaces: [db]}\n"}.mustRender(t))
+	role, binding := find(t, one, "Role", configSecretsRole), find(t, one, "RoleBinding", configSecretsRole)
+	if role.Namespace != "db" || binding.Namespace != "db" || binding.RoleRef.Kind != "Role" {
+		t.Errorf("watching db: Role in %q, RoleBinding in %q of a %s; want both in db, of the Role", role.Namespace, binding.Namespace, binding.RoleRef.Kind)
+	}
+	if diff := cmp.Diff(find(t, accessOf(t, buildConfig(t)), "ClusterRole", configSecretsRole).Rules, role.Rules); diff != "" {
+		t.Errorf("the Role's rules (-config/'s ClusterRole +chart):\n%s", diff)
+	}
+}
+
 // `ordinal doctor` checks the controller's account for exactly the calls
 // config/'s roles grant, and with the extended-only component for exactly
 // the calls its ClusterRole keeps.
@@ -145,6 +234,8 @@ func TestTheDoctorChecksExactlyTheCallsConfigGrants(t *testing.T) {
 		{find(t, extendedOnly, "ClusterRole", "ordinal-statefulset-controller"), notAppsV1},
 		{find(t, all, "Role", "ordinal-leader-election"), doctor.LeasePermissions},
 		{find(t, all, "ClusterRole", "ordinal-metrics-auth"), doctor.MetricsAuthPermissions},
+		{find(t, all, "ClusterRole", planner.ClaimDeleterRole), doctor.ClaimDeletionPermissions},
+		{find(t, all, "ClusterRole", configSecretsRole), doctor.ConfigSecretPermissions},
 	} {
 		var fromDoctor []string
 		for _, p := range tc.perms {

@@ -211,6 +211,9 @@ func TestDifferentialRetentionPolicyOnARunningSet(t *testing.T) {
 			}
 			return true, nil
 		})
+		// A controller writes the claims' owners before the status that
+		// observes the new generation: the outcome is taken after both.
+		waitSet(t, ns, time.Minute, "the new generation observed", settled)
 		r.step()
 	})
 	if ok {

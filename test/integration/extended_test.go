@@ -122,8 +122,9 @@ func TestAnExtendedSetRunsLikeItsAppsV1Twin(t *testing.T) {
 }
 
 // A template whose pods crash-loop, with onFailure Rollback: the rollout
-// fails at the first broken pod, the set's template goes back to the last
-// completed revision, and self-healing replaces the broken pod — no human.
+// fails at the first broken pod, the set runs the last completed revision
+// again while its spec keeps the broken template (status.hold says so),
+// and self-healing replaces the broken pod — no human.
 func TestABrokenRolloutRollsItselfBack(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
@@ -139,6 +140,9 @@ func TestABrokenRolloutRollsItselfBack(t *testing.T) {
 		if s.Status.Rollback == nil || s.Status.Rollback.To != good {
 			return fmt.Errorf("no rollback to %s recorded", good)
 		}
+		if h := s.Status.Hold; h == nil || h.Action != v1alpha1.HoldRolledBack || h.Revision != good || h.FailedRevision != s.Status.Rollback.From {
+			return fmt.Errorf("hold %+v, want RolledBack of %s running %s", h, s.Status.Rollback.From, good)
+		}
 		if err := extendedSettled(s); err != nil {
 			return err
 		}
@@ -148,10 +152,13 @@ func TestABrokenRolloutRollsItselfBack(t *testing.T) {
 		return nil
 	})
 	t.Logf("from the broken template to all pods Ready at %s again: %s", good, time.Since(broke).Round(100*time.Millisecond))
-	if _, ok := set.Spec.Template.Annotations[behaviorKey]; ok {
-		t.Errorf("the template still has the broken annotation: %v", set.Spec.Template.Annotations)
+	if set.Spec.Template.Annotations[behaviorKey] != "crash-loop" {
+		t.Errorf("the controller changed the template: annotations %v", set.Spec.Template.Annotations)
 	}
-	hasEvent(t, ns, "RolledBack", "rolling back to "+good)
+	if c := condition(set, v1alpha1.ConditionHeld); c.Status != metav1.ConditionTrue || c.Reason != string(v1alpha1.HoldRolledBack) {
+		t.Errorf("condition Held %s/%s, want True/RolledBack", c.Status, c.Reason)
+	}
+	hasEvent(t, ns, "RolledBack", "rolling back to "+good+": the spec is not changed")
 	// Only web-2 ever moved: the rollout stopped at the first broken pod,
 	// and self-healing replaced it; web-0 and web-1 kept running.
 	var moved []string
@@ -269,8 +276,8 @@ func TestReportingAndSelfHealingOfAStuckRollout(t *testing.T) {
 		}
 		return nil
 	})
-	if set.Spec.UpdateStrategy.RollingUpdate != nil && set.Spec.UpdateStrategy.RollingUpdate.Paused {
-		t.Error("Report paused the set")
+	if (set.Spec.UpdateStrategy.RollingUpdate != nil && set.Spec.UpdateStrategy.RollingUpdate.Paused) || set.Status.Hold != nil {
+		t.Errorf("Report paused or held the set: hold %+v", set.Status.Hold)
 	}
 	// The user reverts the template; web-2, at the broken revision and not
 	// Ready, is replaced without anyone deleting it.

@@ -71,6 +71,7 @@ func TestAMinimalExtendedManifestGetsTheDefaults(t *testing.T) {
 		},
 		ProgressDeadlineSeconds:   ptr(int32(600)),
 		VolumeClaimUpdateStrategy: v1alpha1.VolumeClaimUpdateStrategy{Type: v1alpha1.OnClaimDeleteVolumeClaimUpdateStrategyType},
+		NodeDrainPolicy:           v1alpha1.NodeDrainMove,
 	}
 	got := set.Spec
 	got.Selector, got.Template = nil, want.Template

@@ -11,11 +11,27 @@ import (
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 )
 
-// rows splits kubectl's table output into the fields of each line.
+// rows splits kubectl's table output into cells by the header's columns
+// (each starts after two spaces), so an empty cell stays a cell.
 func rows(out string) [][]string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	var starts []int
+	for i, r := range lines[0] {
+		if r != ' ' && (i == 0 || i >= 2 && lines[0][i-2:i] == "  ") {
+			starts = append(starts, i)
+		}
+	}
 	var rows [][]string
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		rows = append(rows, strings.Fields(line))
+	for _, line := range lines {
+		var row []string
+		for k, from := range starts {
+			to := len(line)
+			if k+1 < len(starts) {
+				to = min(starts[k+1], len(line))
+			}
+			row = append(row, strings.TrimSpace(line[min(from, len(line)):to]))
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }
@@ -40,18 +56,18 @@ func TestKubectlAppliesListsAndScalesAnExtendedSet(t *testing.T) {
 	})
 
 	got := rows(kubectl(t, ns, "get", "osts"))
-	want := [][]string{{"NAME", "DESIRED", "READY", "UPDATED", "PROGRESSING", "AGE"}, {"web", "3", "2", "2", "ProgressDeadlineExceeded"}}
-	if len(got) == 2 && len(got[1]) == 6 {
-		got[1] = got[1][:5] // the age
+	want := [][]string{{"NAME", "DESIRED", "READY", "UPDATED", "PROGRESSING", "HELD", "AGE"}, {"web", "3", "2", "2", "ProgressDeadlineExceeded", ""}}
+	if len(got) == 2 && len(got[1]) == 7 {
+		got[1] = got[1][:6] // the age
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("kubectl get osts (-want +got):\n%s", diff)
 	}
 	got = rows(kubectl(t, ns, "get", "osts", "-o", "wide"))
-	want = [][]string{{"NAME", "DESIRED", "READY", "UPDATED", "CURRENT", "REVISION", "UPDATE", "REVISION", "PROGRESSING", "AGE"},
-		{"web", "3", "2", "2", "web-5c9f486cd7", "web-896b9878c", "ProgressDeadlineExceeded"}}
-	if len(got) == 2 && len(got[1]) == 8 {
-		got[1] = got[1][:7]
+	want = [][]string{{"NAME", "DESIRED", "READY", "UPDATED", "CURRENT REVISION", "UPDATE REVISION", "PROGRESSING", "HELD", "AGE"},
+		{"web", "3", "2", "2", "web-5c9f486cd7", "web-896b9878c", "ProgressDeadlineExceeded", ""}}
+	if len(got) == 2 && len(got[1]) == 9 {
+		got[1] = got[1][:8] // the age
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("kubectl get osts -o wide (-want +got):\n%s", diff)

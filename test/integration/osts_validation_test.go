@@ -142,6 +142,24 @@ func hookCases() []invalidCase {
 			schemaErrors(`spec.lifecycle.preUpdate.failurePolicy: Unsupported value: "Ignore": supported values: "Halt", "Proceed"`, notChecked)},
 		{"a hook timeout over a day", hook(v1alpha1.LifecycleHook{HTTP: web, TimeoutSeconds: 86401}),
 			schemaErrors(`spec.lifecycle.preUpdate.timeoutSeconds: Invalid value: 86401: spec.lifecycle.preUpdate.timeoutSeconds in body should be less than or equal to 86400`)},
+		{"a reload hook without configRevisions", reloadHook(nil),
+			ruleError("spec.lifecycle.reload", noReload)},
+		{"a reload hook under apply Restart", reloadHook(&v1alpha1.ConfigRevisions{Apply: v1alpha1.ConfigApplyRestart}),
+			ruleError("spec.lifecycle.reload", noReload)},
+		{"a config apply it does not know", func(s *v1alpha1.StatefulSet) { s.Spec.ConfigRevisions = &v1alpha1.ConfigRevisions{Apply: "Hot"} },
+			schemaErrors(`spec.configRevisions.apply: Unsupported value: "Hot": supported values: "Restart", "Reload"`, notChecked)},
+	}
+}
+
+// noReload is the message of the rule that keeps lifecycle.reload to sets
+// that reload.
+const noReload = "spec.lifecycle.reload runs only when spec.configRevisions.apply is Reload: set it, or remove the hook"
+
+// reloadHook gives the set a reload handshake and config.
+func reloadHook(config *v1alpha1.ConfigRevisions) func(*v1alpha1.StatefulSet) {
+	return func(s *v1alpha1.StatefulSet) {
+		s.Spec.ConfigRevisions = config
+		s.Spec.Lifecycle = &v1alpha1.Lifecycle{Reload: handshakeHook(60, v1alpha1.HookHalt)}
 	}
 }
 
@@ -243,7 +261,7 @@ func TestInvalidExtendedSetsGetTheRulesMessage(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	sets := extendedSets(t, ns)
-	for _, c := range slices.Concat(createCases(), priorityCases(), hookCases(), roleCases()) {
+	for _, c := range slices.Concat(createCases(), priorityCases(), hookCases(), roleCases(), budgetCases()) {
 		t.Run(c.name, func(t *testing.T) {
 			set := extended(t, webSet(ns))
 			c.mutate(set)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,20 +28,37 @@ import (
 // grace is the plane's node monitor grace period.
 const grace = 8 * time.Second
 
+// quarantine is the controller's --node-loss-quarantine: how long a host
+// must be lost before volumes: Recreate gives its claims up.
+const quarantine = 15 * time.Second
+
 var (
 	client kubernetes.Interface
 	osts   *ostsclient.Client
+	// kubeconfig is the plane's admin kubeconfig, for the CLI.
+	kubeconfig string
 )
 
-// TestMain starts the package's plane with Ordinal's controller for both
-// kinds and a short node monitor grace period.
+// TestMain starts the package's plane with a short node monitor grace
+// period and the EvictionRequest API served (the EvictionRequestAPI gate,
+// with the plane's eviction request controller), and Ordinal's controller
+// for both kinds as a cluster runs it:
+// under the ServiceAccount and roles of config/rbac.yaml, which let it
+// delete claims only in a namespace that binds ordinal-claim-deleter
+// (optIn).
 func TestMain(m *testing.M) {
 	planetest.Main(m, func(cfg *plane.Config) {
 		cfg.NodeMonitorGracePeriod = grace
+		cfg.StatefulSetController = plane.ControllerNone
+		cfg.FeatureGates = map[string]bool{plane.GateEvictionRequests: true}
 	}, func() {
 		client = planetest.Client()
+		kubeconfig = planetest.Plane().KubeconfigPath()
 		var err error
 		if osts, err = ostsclient.NewForConfig(planetest.Plane().RESTConfig()); err != nil {
+			panic(err)
+		}
+		if err := runController(); err != nil {
 			panic(err)
 		}
 	})
@@ -55,7 +73,7 @@ func newNamespace(t *testing.T) string {
 	if err != nil {
 		t.Fatalf("creating namespace: %v", err)
 	}
-	w := invariant.Watch(context.Background(), invariant.Clients{Kube: client, Extended: osts}, ns.Name, invariant.Options{Nodes: true})
+	w := invariant.Watch(context.Background(), invariant.Clients{Kube: client, Extended: osts}, ns.Name, invariant.Options{Nodes: true, Quarantine: quarantine, Evictions: true})
 	w.WaitSynced()
 	watchers.Store(ns.Name, w)
 	t.Cleanup(func() {
@@ -72,10 +90,10 @@ func newNamespace(t *testing.T) string {
 // watchers holds each test namespace's invariant watcher.
 var watchers sync.Map
 
-// fence marks node out of service. Taint eviction then deletes the test's
-// pods there, which the invariant watcher is told are not the set
-// controller's deletions.
-func fence(t *testing.T, ns, node string) {
+// fence marks node out of service (force: although it is Ready). Taint
+// eviction then deletes the test's pods there, which the invariant watcher
+// is told are not the set controller's deletions.
+func fence(t *testing.T, ns, node string, force bool) {
 	t.Helper()
 	pods, err := client.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
 	if err != nil {
@@ -88,7 +106,11 @@ func fence(t *testing.T, ns, node string) {
 			}
 		}
 	}
-	if err := nodes.Fence(context.Background(), client, node); err != nil {
+	do := nodes.Fence
+	if force {
+		do = nodes.ForceFence
+	}
+	if err := do(context.Background(), client, node); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -98,13 +120,17 @@ func fence(t *testing.T, ns, node string) {
 const groupKey = "nodeloss.ordinal.dev/test"
 
 // addNode registers a simulated node for the test of namespace ns and
-// waits until it is Ready. It stays until the plane stops: deleting it
-// would make the node-failure policy act while the test's watcher stops.
+// waits until it is Ready. Like a node named by its DNS name, it is called
+// <ns>-<suffix>.nodes.ordinal.internal and labelled with the hostname
+// <ns>-<suffix> (hostOf), so no test passes because the two agree. It
+// stays until the plane stops: deleting it would make the node-failure
+// policy act while the test's watcher stops.
 func addNode(t *testing.T, ns, suffix string) string {
 	t.Helper()
-	name := ns + "-" + suffix
+	name := ns + "-" + suffix + "." + nodes.FQDNDomain
 	taint := corev1.Taint{Key: groupKey, Value: ns, Effect: corev1.TaintEffectNoSchedule}
-	if err := nodes.Register(context.Background(), client, name, map[string]string{groupKey: ns}, []corev1.Taint{taint}); err != nil {
+	labels := map[string]string{groupKey: ns, corev1.LabelHostname: hostOf(name)}
+	if err := nodes.Register(context.Background(), client, name, labels, []corev1.Taint{taint}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 30*time.Second, "node "+name+" Ready", func() (bool, error) {
@@ -113,6 +139,9 @@ func addNode(t *testing.T, ns, suffix string) string {
 	})
 	return name
 }
+
+// hostOf is the hostname label addNode gives node name.
+func hostOf(name string) string { return strings.TrimSuffix(name, "."+nodes.FQDNDomain) }
 
 func nodeReady(name string) (bool, error) {
 	n, err := client.CoreV1().Nodes().Get(context.Background(), name, metav1.GetOptions{})

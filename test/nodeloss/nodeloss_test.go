@@ -59,7 +59,7 @@ func TestAFencedNodesPodsAreRecreatedElsewhereAsUpstream(t *testing.T) {
 	}
 
 	fenced := time.Now()
-	fence(t, ns, a)
+	fence(t, ns, a, false)
 	for _, p := range []*corev1.Pod{appsPod, extPod} {
 		np := readyOn(t, ns, p.Name, b, time.Minute)
 		if np.UID == p.UID {
@@ -86,8 +86,9 @@ func localClass(t *testing.T, name string) {
 	})
 }
 
-// volumeNode is the node the claim's volume is pinned to.
-func volumeNode(t *testing.T, c *corev1.PersistentVolumeClaim) string {
+// volumeHost is the host (kubernetes.io/hostname) the claim's volume is
+// pinned to.
+func volumeHost(t *testing.T, c *corev1.PersistentVolumeClaim) string {
 	t.Helper()
 	pv, err := client.CoreV1().PersistentVolumes().Get(context.Background(), c.Spec.VolumeName, metav1.GetOptions{})
 	if err != nil {
@@ -109,17 +110,18 @@ func TestVolumesRecreateMovesAPodOffTheLocalVolumeOfAFencedNode(t *testing.T) {
 	ns := newNamespace(t)
 	class := "local-" + ns
 	localClass(t, class)
+	optIn(t, ns)
 	a := addNode(t, ns, "a")
 	createExtended(t, set(ns, "moves", 1, class), &v1alpha1.NodeFailurePolicy{Volumes: v1alpha1.RecreateNodeFailureVolumes})
 	createExtended(t, set(ns, "stays", 1, class), nil)
 	moves, stays := readyOn(t, ns, "moves-0", a, time.Minute), readyOn(t, ns, "stays-0", a, time.Minute)
 	oldMoves, oldStays := claimOf(t, ns, "data-moves-0"), claimOf(t, ns, "data-stays-0")
-	if n := volumeNode(t, oldMoves); n != a {
-		t.Fatalf("the local volume of moves-0 is pinned to %s, want %s", n, a)
+	if h := volumeHost(t, oldMoves); h != hostOf(a) {
+		t.Fatalf("the local volume of moves-0 is pinned to %s, want %s", h, hostOf(a))
 	}
 	b := addNode(t, ns, "b")
 	failNode(t, a)
-	fence(t, ns, a)
+	fence(t, ns, a, false)
 	fenced := time.Now()
 	np := readyOn(t, ns, "moves-0", b, 90*time.Second)
 	recovered := time.Since(fenced)
@@ -127,8 +129,8 @@ func TestVolumesRecreateMovesAPodOffTheLocalVolumeOfAFencedNode(t *testing.T) {
 	if np.UID == moves.UID || newMoves.UID == oldMoves.UID {
 		t.Errorf("moves-0 or its claim is the old one")
 	}
-	if n := volumeNode(t, newMoves); n != b {
-		t.Errorf("the new volume of moves-0 is pinned to %s, want %s", n, b)
+	if h := volumeHost(t, newMoves); h != hostOf(b) {
+		t.Errorf("the new volume of moves-0 is pinned to %s, want %s", h, hostOf(b))
 	}
 	if ok, err := hasEvent(ns, "moves", "ClaimRecreatedFromLostNode"); !ok {
 		t.Errorf("no ClaimRecreatedFromLostNode event: %v", err)
@@ -220,6 +222,7 @@ func TestAFenceAfterReplaceAfterGivesUpTheLocalVolume(t *testing.T) {
 	ns := newNamespace(t)
 	class := "local-" + ns
 	localClass(t, class)
+	optIn(t, ns)
 	a := addNode(t, ns, "a")
 	createExtended(t, set(ns, "web", 1, class), &v1alpha1.NodeFailurePolicy{
 		Volumes: v1alpha1.RecreateNodeFailureVolumes, ReplaceAfterSeconds: ptr.To[int32](2)})
@@ -237,7 +240,7 @@ func TestAFenceAfterReplaceAfterGivesUpTheLocalVolume(t *testing.T) {
 	if c := claimOf(t, ns, "data-web-0"); c.UID != oldClaim.UID || c.DeletionTimestamp != nil {
 		t.Fatalf("the claim was given up while its node was only NotReady")
 	}
-	fence(t, ns, a)
+	fence(t, ns, a, false)
 	fenced := time.Now()
 	readyOn(t, ns, "web-0", b, 90*time.Second)
 	if claimOf(t, ns, "data-web-0").UID == oldClaim.UID {

@@ -29,7 +29,8 @@ const benchPods = 20
 // another, once with podUpdatePolicy Recreate and once InPlaceIfPossible,
 // side by side in one run, under the chart's controller. Sandboxes,
 // networks, mounts and container starts are real costs here. Reports the
-// roll-out's wall time and the pods recreated, per policy.
+// roll-out's wall time and the pods recreated, per policy, and logs the
+// mean time each step of a pod's update took (timeline_test.go).
 //
 //	go test ./test/realnode -run '^$' -bench InPlaceAgainstRecreate -benchtime 1x
 func BenchmarkInPlaceAgainstRecreateOnRealPods(b *testing.B) {
@@ -74,6 +75,11 @@ func benchRollout(b *testing.B, policy string) {
 		before := podUIDs(ctx, b, ns)
 		img := images[i%2]
 		patch, _ := json.Marshal([]map[string]any{{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value": img}})
+		old := map[string]string{}
+		for name, uid := range before {
+			old[name] = string(uid)
+		}
+		tl := watchTimeline(ctx, b, ns, policy, img, old)
 		began := time.Now()
 		if _, err := dyn.Patch(ctx, "bench", types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
 			b.Fatal(err)
@@ -82,6 +88,7 @@ func benchRollout(b *testing.B, policy string) {
 			b.Fatalf("%s: the roll-out to %s did not finish: %v", policy, img, err)
 		}
 		total += time.Since(began)
+		b.Log(tl.report())
 		after := podUIDs(ctx, b, ns)
 		for name, uid := range before {
 			if after[name] != uid {

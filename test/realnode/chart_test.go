@@ -111,7 +111,7 @@ func TestTheChartsControllerRunsOnTheRealNodeAndManagesSimulatedSetsToo(t *testi
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "sim"}},
 				Spec: corev1.PodSpec{
-					NodeSelector: map[string]string{corev1.LabelHostname: nodes.NodeName(1)},
+					NodeSelector: map[string]string{corev1.LabelHostname: nodes.Hostname(1)},
 					Containers:   []corev1.Container{{Name: "app", Image: "registry.k8s.io/nginx-slim:0.8"}},
 				},
 			},

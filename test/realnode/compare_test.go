@@ -31,7 +31,7 @@ var sides = []side{{"real", true}, {"simulated", false}}
 func placed(s side, name string, spec corev1.PodSpec, simAnnotations map[string]string) *corev1.Pod {
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name + "-" + s.name}, Spec: spec}
 	if !s.real {
-		p.Spec.NodeSelector = map[string]string{corev1.LabelHostname: nodes.NodeName(0)}
+		p.Spec.NodeSelector = map[string]string{corev1.LabelHostname: nodes.Hostname(0)}
 		p.Spec.Tolerations = nil
 		p.Spec.Containers[0].ReadinessProbe = nil
 		p.Annotations = simAnnotations

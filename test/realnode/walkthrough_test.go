@@ -69,8 +69,15 @@ func TestTheSeedWalkThroughRunsOnRealContainers(t *testing.T) {
 		t.Fatal(err)
 	}
 	pods := waitSetReady(ctx, t, ns, "real", 3, "")
-	if err := <-order; err != nil {
-		t.Error(err)
+	seen := <-order
+	for _, note := range seen.notes {
+		t.Log(note)
+	}
+	if seen.err != nil {
+		t.Error(seen.err)
+	}
+	if seen.err != nil || len(seen.notes) > 0 {
+		logEvents(ctx, t, ns)
 	}
 	markers := map[string]string{}
 	for _, p := range pods {
@@ -147,41 +154,79 @@ func TestTheSeedWalkThroughRunsOnRealContainers(t *testing.T) {
 	})
 }
 
-// watchOrder watches the set's pods being created and reports an error if
-// a pod appears before every lower ordinal is Ready.
-func watchOrder(ctx context.Context, t *testing.T, ns, selector string) <-chan error {
+// watchOrder reports whether the set's three pods were created in order,
+// each only after the controller could have seen every lower one Running
+// and Ready: the watch shows every pod's changes in the order the API
+// server made them, so a lower pod's Running and Ready state must come
+// before the higher pod's creation. The controller decides on what its
+// cache last showed; a readiness probe that fails a moment later, before
+// the create lands, is not the controller's to see, and is logged (with
+// the lower pod's history) rather than judged.
+func watchOrder(ctx context.Context, t *testing.T, ns, selector string) <-chan orderSeen {
 	t.Helper()
 	w, err := client.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make(chan error, 1)
+	out := make(chan orderSeen, 1)
 	go func() {
 		defer w.Stop()
-		readyNow := map[string]bool{}
+		var notes []string
+		everReady, readyNow := map[string]bool{}, map[string]bool{}
+		history := map[string][]string{}
 		created := 0
 		for ev := range w.ResultChan() {
 			p, ok := ev.Object.(*corev1.Pod)
 			if !ok {
 				continue
 			}
+			history[p.Name] = append(history[p.Name], fmt.Sprintf("%s rv=%s phase=%s ready=%v at %s",
+				ev.Type, p.ResourceVersion, p.Status.Phase, ready(p), time.Now().Format("15:04:05.000")))
 			if ev.Type == watch.Added {
 				for i := range ordinal(p.Name) {
-					if lower := fmt.Sprintf("real-%d", i); !readyNow[lower] {
-						out <- fmt.Errorf("%s was created while %s was not Ready", p.Name, lower)
+					lower := fmt.Sprintf("real-%d", i)
+					seen := "\n  " + strings.Join(history[lower], "\n  ")
+					if !everReady[lower] {
+						out <- orderSeen{notes, fmt.Errorf("%s was created before %s was ever Running and Ready; %s was seen as:%s", p.Name, lower, lower, seen)}
 						return
+					}
+					if !readyNow[lower] {
+						notes = append(notes, fmt.Sprintf("%s was created after %s had been Ready, but %s was no longer Ready then:%s", p.Name, lower, lower, seen))
 					}
 				}
 				if created++; created == 3 {
-					out <- nil
+					out <- orderSeen{notes, nil}
 					return
 				}
 			}
-			readyNow[p.Name] = ready(p)
+			readyNow[p.Name] = ready(p) && p.Status.Phase == corev1.PodRunning
+			everReady[p.Name] = everReady[p.Name] || readyNow[p.Name]
 		}
-		out <- fmt.Errorf("the watch ended after %d pods", created)
+		out <- orderSeen{notes, fmt.Errorf("the watch ended after %d pods", created)}
 	}()
 	return out
+}
+
+// logEvents logs the namespace's events (the kubelet's probe failures
+// among them), to tell why a pod was not Ready when expected.
+func logEvents(ctx context.Context, t *testing.T, ns string) {
+	t.Helper()
+	events, err := client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Logf("listing the events of %s: %v", ns, err)
+		return
+	}
+	for _, e := range events.Items {
+		t.Logf("event %s %s/%s %s: %s (x%d, last %s)", e.Type, e.InvolvedObject.Kind, e.InvolvedObject.Name,
+			e.Reason, e.Message, e.Count, e.LastTimestamp.Format("15:04:05"))
+	}
+}
+
+// orderSeen is what watchOrder saw: an error if the order was broken, and
+// notes on lower pods that were Ready before a creation but not at it.
+type orderSeen struct {
+	notes []string
+	err   error
 }
 
 // watchRollout reports the order in which the set's pods are deleted,

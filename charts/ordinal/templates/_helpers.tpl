@@ -2,8 +2,8 @@
 Names. With the release name "ordinal" they are config/'s: the ServiceAccount
 and Deployment ordinal-controller, the ClusterRole and Lease
 ordinal-statefulset-controller, the Roles ordinal-leader-election and
-ordinal-hook-token, the ClusterRoles ordinal-metrics-auth and
-ordinal-metrics-reader.
+ordinal-hook-token, the ClusterRoles ordinal-metrics-auth,
+ordinal-metrics-reader, ordinal-claim-deleter and ordinal-config-secrets.
 */}}
 {{- define "ordinal.name" -}}
 {{- printf "%s-controller" .Release.Name | trunc 63 | trimSuffix "-" -}}
@@ -23,6 +23,14 @@ ordinal-metrics-reader.
 
 {{- define "ordinal.metricsReaderRole" -}}
 {{- printf "%s-metrics-reader" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "ordinal.claimDeleterRole" -}}
+{{- printf "%s-claim-deleter" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "ordinal.configSecretsRole" -}}
+{{- printf "%s-config-secrets" .Release.Name | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
 {{- define "ordinal.hookTokenRole" -}}
@@ -76,11 +84,11 @@ config/extended-only).
   verbs: ["update"]
 {{ end -}}
 # The extended StatefulSet (apps.ordinal.dev/v1alpha1): the controller
-# writes its spec (a rollback restores the template, a failure pauses it)
-# and its status; it never uses the scale subresource.
+# reads it and writes its status only (the failure policy's decisions live
+# in status.hold, never in the spec); it never uses the scale subresource.
 - apiGroups: ["apps.ordinal.dev"]
   resources: ["statefulsets"]
-  verbs: ["get", "list", "watch", "update", "patch"]
+  verbs: ["get", "list", "watch"]
 - apiGroups: ["apps.ordinal.dev"]
   resources: ["statefulsets/status"]
   verbs: ["update", "patch"]
@@ -106,10 +114,37 @@ config/extended-only).
 - apiGroups: [""]
   resources: ["pods/eviction"]
   verbs: ["create"]
+# PodDisruptionBudgets: the budgets that select an extended set's pods
+# (a second one makes every eviction fail), the budget changes that let a
+# refused eviction go at once, and the budget a set with
+# spec.disruptionBudget keeps of its own, owned by it.
+- apiGroups: ["policy"]
+  resources: ["poddisruptionbudgets"]
+  verbs: ["get", "list", "watch", "create", "update", "delete"]
+# The eviction responder of the extended kind's pods, where the API
+# server serves the EvictionRequest API (lifecycle.k8s.io/v1alpha1, alpha
+# in 1.37): the controller follows Evictions and writes its own progress,
+# heartbeats and completion to their status. It creates no Eviction and
+# no EvictionRequest. Unused, and harmless, where the API is not served.
+- apiGroups: ["lifecycle.k8s.io"]
+  resources: ["evictions"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["lifecycle.k8s.io"]
+  resources: ["evictions/status"]
+  verbs: ["update"]
+# No delete: the controller deletes a claim only under an extended set's
+# nodeFailurePolicy.volumes: Recreate, and only in a namespace of
+# claimDeletion.namespaces (claim-deletion.yaml).
 - apiGroups: [""]
   resources: ["persistentvolumeclaims"]
-  # delete: only under an extended set's nodeFailurePolicy.volumes: Recreate
-  verbs: ["get", "list", "watch", "create", "patch", "delete"]
+  verbs: ["get", "list", "watch", "create", "patch"]
+# ConfigMaps whose data an extended set's revisions hold
+# (spec.configRevisions): their changes wake the set, and the controller
+# makes immutable copies of them, owned by the revisions that read them.
+# Secrets are not here: a namespace opts in (docs/config-revisions.md).
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["get", "list", "watch", "create", "patch"]
 - apiGroups: ["", "events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch", "update"]

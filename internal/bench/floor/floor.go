@@ -20,6 +20,8 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/ordinal-sh/ordinal/internal/workloop"
 )
 
 // maxInFlight bounds one sync's concurrent writes, like upstream's
@@ -83,33 +85,10 @@ func (fl *Floor) Run(ctx context.Context, workers int) error {
 	if !cache.WaitForCacheSync(ctx.Done(), fl.synced...) {
 		return fmt.Errorf("caches did not sync")
 	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for fl.processNext(ctx) {
-			}
-		}()
-	}
-	<-ctx.Done()
-	fl.queue.ShutDown()
-	wg.Wait()
+	workloop.Loop[string]{Queue: fl.queue, Sync: func(ctx context.Context, key string) (time.Duration, error) {
+		return 0, fl.sync(ctx, key)
+	}}.Run(ctx, workers)
 	return nil
-}
-
-func (fl *Floor) processNext(ctx context.Context) bool {
-	key, quit := fl.queue.Get()
-	if quit {
-		return false
-	}
-	defer fl.queue.Done(key)
-	if err := fl.sync(ctx, key); err != nil {
-		fl.queue.AddRateLimited(key)
-		return true
-	}
-	fl.queue.Forget(key)
-	return true
 }
 
 // WriteStats rewrites path with the write count every 100 ms until ctx ends.

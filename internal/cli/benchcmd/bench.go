@@ -29,11 +29,16 @@ type options struct {
 	fromJSON   string
 	// contenderDir holds the contenders' binaries.
 	contenderDir string
+	// baseline holds the recorded runs the CPU ratios are compared with,
+	// and cpuShift is the move (a fraction of the recorded ratio) that is
+	// flagged.
+	baseline string
+	cpuShift float64
 }
 
 func newOptions() *options {
 	cfg := bench.NewConfig()
-	o := &options{cfg: cfg, burst: cfg.Limits[0].Burst}
+	o := &options{cfg: cfg, burst: cfg.Limits[0].Burst, baseline: defaultBaseline, cpuShift: bench.DefaultCPUShift}
 	for _, l := range cfg.Limits {
 		o.qps = append(o.qps, l.QPS)
 	}
@@ -65,6 +70,8 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.scalingSVG, "scaling-svg", "", "also write the scaling scenarios' chart (CPU per pod event, peak RSS, restart to first action against pods) to this SVG file")
 	fs.StringVar(&o.report, "report", "", "also write a Markdown report (machine, command, table) to this file")
 	fs.StringVar(&o.fromJSON, "from-json", "", "render results saved with --json instead of running")
+	fs.StringVar(&o.baseline, "baseline", o.baseline, baselineFlagHelp)
+	fs.Float64Var(&o.cpuShift, "cpu-shift", o.cpuShift, "flag a CPU ratio to builtin that moved by more than this fraction of the recorded one")
 }
 
 // Register adds `bench` and its hidden helper commands to root.
@@ -93,8 +100,14 @@ writes counted at the API server, CPU-seconds and peak RSS of the contender.`,
 func (o *options) run(ctx context.Context, cmd *cobra.Command) error {
 	stdout := cmd.OutOrStdout()
 	m := bench.DescribeMachine()
+	if o.cpuShift <= 0 {
+		return fmt.Errorf("--cpu-shift must be positive, got %g", o.cpuShift)
+	}
+	recorded, err := o.readBaseline()
+	if err != nil {
+		return err
+	}
 	var results []bench.Result
-	var err error
 	if o.fromJSON != "" {
 		results, err = readResults(o.fromJSON)
 		m.From = o.fromJSON
@@ -105,6 +118,9 @@ func (o *options) run(ctx context.Context, cmd *cobra.Command) error {
 		return err
 	}
 	m.LoadEnd, m.Finished = bench.LoadAverage(), time.Now()
+	// With --json, stdout holds results only: the comparison goes to
+	// stderr with the progress lines.
+	compareTo := cmd.ErrOrStderr()
 	if !o.json {
 		if err := bench.WriteTable(stdout, results); err != nil {
 			return err
@@ -112,8 +128,12 @@ func (o *options) run(ctx context.Context, cmd *cobra.Command) error {
 		if err := bench.WriteScalingTable(stdout, results); err != nil {
 			return err
 		}
+		compareTo = stdout
 	}
-	return o.writeFiles(m, results)
+	if err := o.writeComparison(compareTo, results, recorded); err != nil {
+		return err
+	}
+	return o.writeFiles(m, results, recorded)
 }
 
 func (o *options) bench(ctx context.Context, progress, stdout io.Writer) ([]bench.Result, error) {
@@ -146,7 +166,7 @@ func (o *options) bench(ctx context.Context, progress, stdout io.Writer) ([]benc
 	return bench.Run(ctx, cfg, emit)
 }
 
-func (o *options) writeFiles(m bench.Machine, results []bench.Result) error {
+func (o *options) writeFiles(m bench.Machine, results []bench.Result, recorded []bench.Recorded) error {
 	if o.svg != "" {
 		if err := writeFile(o.svg, func(w io.Writer) error { return bench.WriteSVG(w, results) }); err != nil {
 			return err
@@ -163,7 +183,12 @@ func (o *options) writeFiles(m bench.Machine, results []bench.Result) error {
 		if o.svg != "" {
 			svgName = relativeTo(o.report, o.svg)
 		}
-		return writeFile(o.report, func(w io.Writer) error { return bench.WriteReport(w, m, command, svgName, results) })
+		return writeFile(o.report, func(w io.Writer) error {
+			if err := bench.WriteReport(w, m, command, svgName, results); err != nil {
+				return err
+			}
+			return o.writeComparison(w, results, recorded)
+		})
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ var ControllerPermissions = []Permission{
 	{Group: "apps", Resource: "statefulsets", Verbs: []string{"get", "list", "watch"}, AppsV1Only: true},
 	{Group: "apps", Resource: "statefulsets/status", Verbs: []string{"update"}, AppsV1Only: true},
 	{Group: "apps", Resource: "statefulsets/finalizers", Verbs: []string{"update"}, AppsV1Only: true},
-	{Group: "apps.ordinal.dev", Resource: "statefulsets", Verbs: []string{"get", "list", "watch", "update", "patch"}},
+	{Group: "apps.ordinal.dev", Resource: "statefulsets", Verbs: []string{"get", "list", "watch"}},
 	{Group: "apps.ordinal.dev", Resource: "statefulsets/status", Verbs: []string{"update", "patch"}},
 	{Group: "apps.ordinal.dev", Resource: "statefulsets/finalizers", Verbs: []string{"update"}},
 	{Group: "apps", Resource: "controllerrevisions", Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
@@ -33,7 +33,11 @@ var ControllerPermissions = []Permission{
 	{Group: "", Resource: "pods/status", Verbs: []string{"patch"}},
 	{Group: "", Resource: "pods/resize", Verbs: []string{"patch"}},
 	{Group: "", Resource: "pods/eviction", Verbs: []string{"create"}},
-	{Group: "", Resource: "persistentvolumeclaims", Verbs: []string{"get", "list", "watch", "create", "patch", "delete"}},
+	{Group: "policy", Resource: "poddisruptionbudgets", Verbs: []string{"get", "list", "watch", "create", "update", "delete"}},
+	{Group: "lifecycle.k8s.io", Resource: "evictions", Verbs: []string{"get", "list", "watch"}},
+	{Group: "lifecycle.k8s.io", Resource: "evictions/status", Verbs: []string{"update"}},
+	{Group: "", Resource: "persistentvolumeclaims", Verbs: []string{"get", "list", "watch", "create", "patch"}},
+	{Group: "", Resource: "configmaps", Verbs: []string{"get", "list", "watch", "create", "patch"}},
 	{Group: "", Resource: "events", Verbs: []string{"create", "patch", "update"}},
 	{Group: "events.k8s.io", Resource: "events", Verbs: []string{"create", "patch", "update"}},
 	{Group: "", Resource: "services", Verbs: []string{"get"}},
@@ -41,6 +45,26 @@ var ControllerPermissions = []Permission{
 	{Group: "storage.k8s.io", Resource: "storageclasses", Verbs: []string{"list", "watch"}, ClusterOnly: true},
 	{Group: "", Resource: "nodes", Verbs: []string{"get", "list", "watch"}, ClusterOnly: true},
 	{Group: "", Resource: "persistentvolumes", Verbs: []string{"get", "list", "watch"}, ClusterOnly: true},
+}
+
+// ClaimDeletionPermissions are what the controller needs in a namespace
+// whose extended sets use nodeFailurePolicy.volumes: Recreate: the rules of
+// config/rbac.yaml's ClusterRole ordinal-claim-deleter, which a namespace
+// opts in to with a RoleBinding. They are not among ControllerPermissions:
+// without them the policy reports itself not applied (condition
+// ClaimRecreation) and deletes nothing.
+var ClaimDeletionPermissions = []Permission{
+	{Group: "", Resource: "persistentvolumeclaims", Verbs: []string{"delete"}},
+}
+
+// ConfigSecretPermissions are what the controller needs in a namespace
+// whose extended sets name Secrets in spec.configRevisions.secrets: the
+// rules of config/rbac.yaml's ClusterRole ordinal-config-secrets, which a
+// namespace opts in to with a RoleBinding. Not among
+// ControllerPermissions: without them such a set holds (ConfigForbidden)
+// and reads no Secret.
+var ConfigSecretPermissions = []Permission{
+	{Group: "", Resource: "secrets", Verbs: []string{"get", "create", "patch"}},
 }
 
 // LeasePermissions are what leader election needs in the Lease's

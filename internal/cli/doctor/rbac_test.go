@@ -50,8 +50,8 @@ func TestRBACNamesEveryCallTheAccountMayNotMake(t *testing.T) {
 	if got.Status != Fail || got.Message != want {
 		t.Errorf("got %s %q\nwant FAIL %q", got.Status, got.Message, want)
 	}
-	if len(r.seen) != 57 || r.seen[0].User != "system:serviceaccount:ordinal-system:ordinal-controller" {
-		t.Errorf("asked %d reviews, the first for %q; want 57 for the ServiceAccount", len(r.seen), r.seen[0].User)
+	if len(r.seen) != 69 || r.seen[0].User != "system:serviceaccount:ordinal-system:ordinal-controller" {
+		t.Errorf("asked %d reviews, the first for %q; want 69 for the ServiceAccount", len(r.seen), r.seen[0].User)
 	}
 }
 
@@ -66,7 +66,7 @@ func TestRBACChecksTheAccountOfThePodHoldingTheLease(t *testing.T) {
 	r.answer(&client.Fake, func(authorizationv1.ResourceAttributes) bool { return true })
 	lease := heldLease("platform", "ordinal-controller-7d9f-x2x4k_5c1e", time.Minute)
 	got := d.checkRBAC(context.Background(), leaseSeen{renewed: lease, namespace: "platform"})
-	if got.Status != OK || got.Message != "platform/sts-controller may make all 49 calls the controller makes in namespace shop" {
+	if got.Status != OK || got.Message != "platform/sts-controller may make all 61 calls the controller makes in namespace shop" {
 		t.Errorf("got %s %q", got.Status, got.Message)
 	}
 	for _, s := range r.seen {
@@ -111,7 +111,7 @@ func TestRBACAsksForTheLeaseByNameAndNotForAppsV1WhenExtendedOnly(t *testing.T) 
 		return a.Resource != "leases" || a.Verb == "create" || a.Name == "sts-lease"
 	})
 	got := d.checkRBAC(context.Background(), leaseSeen{namespace: "ordinal-system", name: "sts-lease", extendedOnly: true})
-	if got.Status != OK || got.Message != "ordinal-system/ordinal-controller may make all 52 calls the controller makes in all namespaces" {
+	if got.Status != OK || got.Message != "ordinal-system/ordinal-controller may make all 64 calls the controller makes in all namespaces" {
 		t.Errorf("got %s %q", got.Status, got.Message)
 	}
 	var leases []string
@@ -149,8 +149,8 @@ func TestRBACChecksTheMetricsReviewsUnlessThePodServesMetricsPlainOrNone(t *test
 	}{
 		{[]string{"--namespace=shop"}, "platform/sts-controller may not create tokenreviews.authentication.k8s.io, create subjectaccessreviews.authorization.k8s.io in namespace shop"},
 		{[]string{"--namespace=shop", "--metrics-secure=true", "--metrics-address=:8080"}, "platform/sts-controller may not create tokenreviews.authentication.k8s.io, create subjectaccessreviews.authorization.k8s.io in namespace shop"},
-		{[]string{"--namespace=shop", "--metrics-secure=false"}, "platform/sts-controller may make all 47 calls the controller makes in namespace shop"},
-		{[]string{"--namespace=shop", "--metrics-address="}, "platform/sts-controller may make all 47 calls the controller makes in namespace shop"},
+		{[]string{"--namespace=shop", "--metrics-secure=false"}, "platform/sts-controller may make all 59 calls the controller makes in namespace shop"},
+		{[]string{"--namespace=shop", "--metrics-address="}, "platform/sts-controller may make all 59 calls the controller makes in namespace shop"},
 	} {
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "ordinal-controller-7d9f-x2x4k", Namespace: "platform"},
 			Spec: corev1.PodSpec{ServiceAccountName: "sts-controller", Containers: []corev1.Container{{Name: "controller", Args: tc.args}}}}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,7 +15,8 @@ import (
 )
 
 func TestFenceTaintsTheNodeAndSaysSo(t *testing.T) {
-	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
+	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}},
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "up"}, Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}})
 	var out bytes.Buffer
 	if err := run(context.Background(), &out, c, "n1", nodes.Fence, "node %s fenced\n"); err != nil {
 		t.Fatal(err)
@@ -36,6 +38,23 @@ func TestFenceTaintsTheNodeAndSaysSo(t *testing.T) {
 	if n, _ := c.CoreV1().Nodes().Get(context.Background(), "n1", metav1.GetOptions{}); len(n.Spec.Taints) != 1 {
 		t.Errorf("fenced twice: taints %v", n.Spec.Taints)
 	}
+	out.Reset()
+	if err := run(context.Background(), &out, c, "up", nodes.Fence, "%s"); !errors.Is(err, nodes.ErrReady) || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("fencing a Ready node: %v, want ErrReady and a word about --force", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("printed %q for a refusal", out.String())
+	}
+}
+
+func TestReplaceRefusesAnAfterOutOfRange(t *testing.T) {
+	cmd := New()
+	cmd.SetArgs([]string{"replace", "n1", "--after", "-1s"})
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--after -1s is out of range") {
+		t.Errorf("error %v, want --after out of range", err)
+	}
 }
 
 func TestFailRefusesANodeThatIsNotSimulated(t *testing.T) {
@@ -47,5 +66,26 @@ func TestFailRefusesANodeThatIsNotSimulated(t *testing.T) {
 	}
 	if out.Len() != 0 {
 		t.Errorf("printed %q for a refusal", out.String())
+	}
+}
+
+func TestDrainRefusesANegativeTimeout(t *testing.T) {
+	cmd := New()
+	cmd.SetArgs([]string{"drain", "n1", "--timeout", "-1s"})
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--timeout -1s is negative") {
+		t.Errorf("error %v, want --timeout negative", err)
+	}
+}
+
+func TestCordonAndUncordonSayWhatTheyDid(t *testing.T) {
+	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
+	var out bytes.Buffer
+	if err := run(context.Background(), &out, c, "n1", nodes.Cordon, "node/%s cordoned\n"); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := c.CoreV1().Nodes().Get(context.Background(), "n1", metav1.GetOptions{}); !n.Spec.Unschedulable || out.String() != "node/n1 cordoned\n" {
+		t.Errorf("unschedulable %v, printed %q", n.Spec.Unschedulable, out.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,7 +79,9 @@ func (r result) mustSucceed(t *testing.T) result {
 	return r
 }
 
-// namespace creates a fresh namespace for one test.
+// namespace creates a fresh namespace for one test. If the test fails,
+// the namespace's events (the controllers' creates and deletes among
+// them) are logged before it goes.
 func namespace(t *testing.T) string {
 	t.Helper()
 	name := "rollout-" + rand.String(6)
@@ -86,8 +89,28 @@ func namespace(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = client.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		if t.Failed() {
+			logEvents(t, name)
+		}
+		_ = client.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
 	return name
+}
+
+// logEvents logs ns's events, oldest first.
+func logEvents(t *testing.T, ns string) {
+	events, err := client.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Logf("listing the events of %s: %v", ns, err)
+		return
+	}
+	items := events.Items
+	slices.SortStableFunc(items, func(a, b corev1.Event) int { return a.LastTimestamp.Compare(b.LastTimestamp.Time) })
+	for _, e := range items {
+		t.Logf("event %s %s %s/%s %s: %s (x%d)", e.LastTimestamp.Format("15:04:05"), e.Type,
+			e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message, e.Count)
+	}
 }
 
 type setOption func(*appsv1.StatefulSet)

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
+	"github.com/ordinal-sh/ordinal/internal/configrev"
 	"github.com/ordinal-sh/ordinal/internal/revision"
 	"github.com/ordinal-sh/ordinal/internal/rolloutview"
 	"github.com/ordinal-sh/ordinal/internal/setops"
@@ -63,7 +64,7 @@ func (h *historyOptions) run(ctx context.Context, arg string) error {
 	if err != nil {
 		return classify(err)
 	}
-	entries := rolloutview.NewHistory(t.Set, revs, pods)
+	entries := rolloutview.NewHistory(t.Set, revs, pods, setops.HeldRevision(t.Extended))
 	if h.output != "" {
 		return printObject(h.out, h.output, entries)
 	}
@@ -90,7 +91,24 @@ func (h *historyOptions) showRevision(t *setops.Target, revs []*appsv1.Controlle
 		return fmt.Errorf("encoding the template of revision %d: %w", h.revision, err)
 	}
 	fmt.Fprintf(h.out, "%s with revision #%d (%s)\nPod Template:\n%s", t.Ref(), rev.Revision, rev.Name, indent(string(text)))
-	return showOverrides(h.out, rev)
+	if err := showOverrides(h.out, rev); err != nil {
+		return err
+	}
+	return showConfig(h.out, rev)
+}
+
+// showConfig prints the objects whose data the revision holds and the
+// copies its pods read; nothing for a revision without any.
+func showConfig(w io.Writer, rev *appsv1.ControllerRevision) error {
+	records, err := configrev.Records(rev)
+	if err != nil || len(records) == 0 {
+		return err
+	}
+	fmt.Fprintf(w, "Config:\n")
+	for _, r := range records {
+		fmt.Fprintf(w, "  %s %s: copy %s\n", r.Kind, r.Name, r.Copy)
+	}
+	return nil
 }
 
 // showOverrides prints the overrides an extended set's revision holds,
@@ -160,5 +178,15 @@ func (o *options) diff(ctx context.Context, arg, a, b string) error {
 		return nil
 	}
 	d.Render(o.out)
+	changes, err := t.ConfigDiff(ctx, revs, na, nb)
+	if err != nil {
+		return classify(err)
+	}
+	if len(changes) > 0 {
+		fmt.Fprintf(o.out, "Config (ConfigMaps: the values; Secrets: key names and hashes only):\n")
+		configrev.Render(o.out, changes, func(w io.Writer, a, b string) {
+			rolloutview.Diff(w, fmt.Sprintf("revision %d", na), fmt.Sprintf("revision %d", nb), a, b)
+		})
+	}
 	return nil
 }

@@ -37,11 +37,17 @@ current revision). Recreate sets are refused too.`,
 func newResume(o *options) *cobra.Command {
 	return &cobra.Command{
 		Use:   "resume SET",
-		Short: "Resume a rollout held by pause: restore the saved partition",
+		Short: "Resume a rollout held by pause or by the failure policy",
 		Long: `Restore the partition saved by pause and remove the annotation. Running it on
 a set that is not paused changes nothing. For an extended set (osts/NAME),
 clear spec.updateStrategy.rollingUpdate.paused (and restore a partition
-saved while the set was still apps/v1).`,
+saved while the set was still apps/v1), and release the hold its failure
+policy (onFailure Pause or Rollback) recorded in status.hold: the
+annotation ` + v1alpha1.ReleaseHoldAnnotation + ` is set to the hold's ID,
+and the controller rolls the failed revision out again. If it fails again,
+the controller records a new hold, which that annotation does not release,
+so a retry never loops. The spec is not changed for a hold; to roll out
+something else instead, change the template (or ordinal rollout undo).`,
 		Args:              oneSet,
 		ValidArgsFunction: o.completeSets,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -56,7 +62,7 @@ func (o *options) act(ctx context.Context, arg string, op func(*setops.Target) (
 	if err != nil {
 		return err
 	}
-	msg, err := op(t)
+	msg, err := t.Retrying(ctx, func() (string, error) { return op(t) })
 	if err != nil {
 		return classify(err)
 	}

@@ -195,7 +195,13 @@ function renderExtended(v, x) {
   const parts = [el("h2", {}, "Conditions"), el("p", {class: "muted", id: "rollout-settings"}, settings.join(" · ")),
     el("table", {id: "conditions"}, el("thead", {}, el("tr", {}, ...["type", "status", "reason", "message"].map((h) => el("th", {}, h)))), el("tbody", {}, ...rows))];
   if (blocked.length) parts.push(el("h3", {}, "Blocked by"), el("ul", {class: "failures", id: "blocked"}, ...blocked));
-  if (x.rollback) parts.push(el("p", {id: "rollback"}, "rolled back from " + x.rollback.from + " to " + x.rollback.to + (x.rollback.reason ? ": " + x.rollback.reason : "")));
+  if (x.hold) {
+    const what = x.hold.action === "RolledBack"
+      ? "revision " + x.hold.failedRevision + " failed and is held: the set runs " + x.hold.revision + " again, the spec is unchanged"
+      : "revision " + x.hold.failedRevision + " failed and is held where it is, at " + x.hold.revision + "; the spec is unchanged";
+    parts.push(el("p", {id: "hold"}, "Held (" + x.hold.action + "): " + what + (x.hold.reason ? " — " + x.hold.reason : "") + ". To go on: " + x.hold.next + "."));
+  }
+  if (x.rollback) parts.push(el("p", {id: "rollback"}, "last rollback from " + x.rollback.from + " to " + x.rollback.to + (x.rollback.reason ? ": " + x.rollback.reason : "")));
   v.extended.replaceChildren(...parts);
 }
 
@@ -209,9 +215,9 @@ function changed(v, part, data) {
 }
 
 function legend(d, st) {
-  const out = d.revisions.filter((r) => r.ordinals.length || r.current || r.update).map((r) =>
+  const out = d.revisions.filter((r) => r.ordinals.length || r.current || r.update || r.held).map((r) =>
     el("span", {}, el("span", {class: "sw", style: "background:var(--r" + r.colour + ")"}),
-      "#" + r.revision + " " + r.name + (r.update ? " (update)" : r.current ? " (current)" : "")));
+      "#" + r.revision + " " + r.name + (r.update ? " (update)" : r.current ? " (current)" : r.held ? " (held)" : "")));
   for (const [state, title] of [["starting", "starting"], ["failing", "failing"], ["terminating", "terminating"], ["missing", "missing"], ["reserved", "reserved"]]) {
     out.push(el("span", {}, el("span", {class: "sw cell r0 " + state, style: "width:12px;height:12px;display:inline-block"}), title));
   }
@@ -375,8 +381,11 @@ function renderActions(kind, ns, name, v, d) {
     "Pause " + ref + "?", field
       ? "spec.updateStrategy.rollingUpdate.paused is set: no further pod is updated until Resume; pods already updated stay updated, scaling still works."
       : "The partition is raised so that no further pod is replaced; pods already updated stay updated. Resume restores the partition.")}, "Pause"));
+  const hold = field && d.status.extended.hold;
   if (a.resume) buttons.push(el("button", {id: "resume", onclick: () => confirmAction(kind, ns, name, "resume",
-    "Resume " + ref + "?", field
+    "Resume " + ref + "?", hold
+      ? "The hold of revision " + hold.failedRevision + " is released (annotation apps.ordinal.dev/release-hold): it rolls out again, and a new failure makes a new hold. The spec is not changed."
+      : field
       ? "spec.updateStrategy.rollingUpdate.paused is cleared and the rollout continues."
       : "The partition saved by pause is restored and the rollout continues.")}, "Resume"));
   if (a.undo) buttons.push(el("button", {id: "undo", onclick: () => confirmUndo(kind, ns, name, d)}, "Undo…"));

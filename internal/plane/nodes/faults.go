@@ -149,39 +149,75 @@ func condition(p *corev1.Pod, t corev1.PodConditionType) corev1.ConditionStatus 
 	return ""
 }
 
-// Fence puts OutOfServiceTaint on node name, any node (what
-// FenceCommand does); it is idempotent. Fence a node only once it is
+// ErrReady is returned by Fence for a node whose Ready condition is True:
+// the out-of-service taint says a node is shut down, and upstream's pod
+// garbage collector and attach/detach controller act on it only beside
+// NotReady. A person who knows the node is shut down although it still
+// shows Ready (its heartbeats stopped less than a grace period ago)
+// fences it with ForceFence.
+var ErrReady = errors.New("is Ready: fence a node only once it is shut down")
+
+// Fence puts OutOfServiceTaint on node name, any node that is not Ready
+// (what FenceCommand does); it is idempotent. Fence a node only once it is
 // really shut down: its pods are then deleted without waiting for them.
 func Fence(ctx context.Context, c kubernetes.Interface, name string) error {
-	return editTaints(ctx, c, name, func(taints []corev1.Taint) []corev1.Taint {
-		if slices.ContainsFunc(taints, isOutOfService) {
+	return fence(ctx, c, name, false)
+}
+
+// ForceFence is Fence of a node whatever its Ready condition: a fencing
+// agent that has just powered the node off, or an autoscaler or a mistake
+// on a healthy node (which the tests rehearse).
+func ForceFence(ctx context.Context, c kubernetes.Interface, name string) error {
+	return fence(ctx, c, name, true)
+}
+
+func fence(ctx context.Context, c kubernetes.Interface, name string, force bool) error {
+	var refused error
+	err := editTaints(ctx, c, name, func(node *corev1.Node) []corev1.Taint {
+		refused = nil
+		if slices.ContainsFunc(node.Spec.Taints, isOutOfService) {
 			return nil
 		}
-		return append(taints, OutOfServiceTaint)
+		if !force && nodeReady(node) {
+			refused = fmt.Errorf("node %s %w (--force fences it anyway)", name, ErrReady)
+			return nil
+		}
+		return append(node.Spec.Taints, OutOfServiceTaint)
 	})
+	return errors.Join(err, refused)
+}
+
+// nodeReady reports whether node's Ready condition is True.
+func nodeReady(node *corev1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // Unfence removes the out-of-service taint from node name.
 func Unfence(ctx context.Context, c kubernetes.Interface, name string) error {
-	return editTaints(ctx, c, name, func(taints []corev1.Taint) []corev1.Taint {
-		if !slices.ContainsFunc(taints, isOutOfService) {
+	return editTaints(ctx, c, name, func(node *corev1.Node) []corev1.Taint {
+		if !slices.ContainsFunc(node.Spec.Taints, isOutOfService) {
 			return nil
 		}
-		return slices.DeleteFunc(slices.Clone(taints), isOutOfService)
+		return slices.DeleteFunc(slices.Clone(node.Spec.Taints), isOutOfService)
 	})
 }
 
 func isOutOfService(t corev1.Taint) bool { return t.Key == corev1.TaintNodeOutOfService }
 
-// editTaints writes edit's taints to the node; edit returns nil to write
-// nothing.
-func editTaints(ctx context.Context, c kubernetes.Interface, name string, edit func([]corev1.Taint) []corev1.Taint) error {
+// editTaints writes the taints edit returns for the node; edit returns nil
+// to write nothing.
+func editTaints(ctx context.Context, c kubernetes.Interface, name string, edit func(*corev1.Node) []corev1.Taint) error {
 	return conflict.Retry(func() error {
 		node, err := c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return fmt.Errorf("reading node %s: %w", name, err)
 		}
-		taints := edit(node.Spec.Taints)
+		taints := edit(node)
 		if taints == nil {
 			return nil
 		}
@@ -204,15 +240,12 @@ func simulated(ctx context.Context, c kubernetes.Interface, name string) error {
 }
 
 // Register creates a simulated node called name with these labels (and
-// kubernetes.io/hostname) and taints; kwok plays it like the plane's own.
+// kubernetes.io/hostname, name unless labels give another) and taints;
+// kwok plays it like the plane's own.
 // Tests that fail nodes register their own, so no other test's pods are
 // on them.
 func Register(ctx context.Context, c kubernetes.Interface, name string, labels map[string]string, taints []corev1.Taint) error {
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
-		Name:        name,
-		Annotations: map[string]string{managedAnnotation: "fake", "node.alpha.kubernetes.io/ttl": "0"},
-		Labels:      map[string]string{"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", "type": "kwok"},
-	}}
+	node := newNode(name, name)
 	for k, v := range labels {
 		node.Labels[k] = v
 	}

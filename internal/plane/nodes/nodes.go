@@ -8,7 +8,8 @@
 // small controller in Go (inplace.go, planned by planPod). A leader
 // election among a set's pods that ask for one is played by another
 // (election.go, planned by planElection). A node can be failed, fenced
-// and restored as on a real cluster (faults.go, `ordinal node`).
+// and restored as on a real cluster (faults.go, `ordinal node`), and any
+// cluster's node drained as kubectl drain does (drain.go).
 package nodes
 
 import (
@@ -73,6 +74,11 @@ type Config struct {
 	Kubeconfig string
 	// Count is how many nodes to keep: ordinal-node-0 … ordinal-node-(Count-1).
 	Count int
+	// FQDN is how many of them, the last ones, are named by a fully
+	// qualified name whose first label is their kubernetes.io/hostname
+	// label (Names): a node's name and its hostname label differ on many
+	// clusters, and what pins a local volume is the label.
+	FQDN int
 	// Zones spreads the nodes over zones round robin: node i gets
 	// ZoneLabel zone-(i mod Zones); 0 gives no node the label.
 	Zones int
@@ -95,8 +101,33 @@ const PodCIDR = "10.244.0.1/16"
 // nodePrefix starts every simulated node's name.
 const nodePrefix = "ordinal-node-"
 
-// NodeName is the name of the i-th simulated node.
+// NodeName is the name of the i-th simulated node when it is not one of
+// the FQDN nodes; it is every node's kubernetes.io/hostname label
+// (Hostname).
 func NodeName(i int) string { return nodePrefix + strconv.Itoa(i) }
+
+// Hostname is the kubernetes.io/hostname label of the i-th simulated node,
+// whatever its name: select a node by this label, never by its name.
+func Hostname(i int) string { return NodeName(i) }
+
+// FQDNDomain is the domain of the nodes named by a fully qualified name
+// (Config.FQDN): ordinal-node-2.nodes.ordinal.internal, whose hostname
+// label is ordinal-node-2, as a cloud's node named by its DNS name is
+// labelled with the machine's short hostname.
+const FQDNDomain = "nodes.ordinal.internal"
+
+// Names are the names of count simulated nodes, of which the last fqdn
+// are named by a fully qualified name.
+func Names(count, fqdn int) []string {
+	out := make([]string, count)
+	for i := range out {
+		out[i] = NodeName(i)
+		if i >= count-fqdn {
+			out[i] += "." + FQDNDomain
+		}
+	}
+	return out
+}
 
 // Start registers the nodes and starts kwok's controllers and the in-place
 // part of the simulated kubelet (inplace.go); they stop when ctx ends. It returns once the controllers run; use WaitReady to wait for
@@ -117,7 +148,7 @@ func Start(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	if err := registerNodes(ctx, typed, cfg.Count, cfg.Zones); err != nil {
+	if err := registerNodes(ctx, typed, cfg.Count, cfg.FQDN, cfg.Zones); err != nil {
 		return err
 	}
 	ip, err := newInPlace(typed, cfg.ReadyDelay)
@@ -232,18 +263,12 @@ func ZoneOf(i, zones int) string {
 	return "zone-" + strconv.Itoa(i%zones)
 }
 
-// registerNodes creates the missing Node objects. Existing ones, and nodes
-// beyond count from an earlier run, are left as they are.
-func registerNodes(ctx context.Context, c kubernetes.Interface, count, zones int) error {
-	for i := 0; i < count; i++ {
-		name := NodeName(i)
-		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
-			Name:        name,
-			Annotations: ManagedAnnotations(),
-			Labels: map[string]string{
-				"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", "type": "kwok",
-			},
-		}}
+// registerNodes creates the missing Node objects, the last fqdn of them
+// named by a fully qualified name (Names). Existing ones, and nodes beyond
+// count from an earlier run, are left as they are.
+func registerNodes(ctx context.Context, c kubernetes.Interface, count, fqdn, zones int) error {
+	for i, name := range Names(count, fqdn) {
+		node := newNode(name, Hostname(i))
 		if zone := ZoneOf(i, zones); zone != "" {
 			node.Labels[ZoneLabel] = zone
 		}
@@ -255,11 +280,23 @@ func registerNodes(ctx context.Context, c kubernetes.Interface, count, zones int
 	return nil
 }
 
-// CountReady returns how many of the first count simulated nodes are Ready.
-func CountReady(ctx context.Context, c kubernetes.Interface, count int) (int, error) {
+// newNode is a simulated node called name whose kubernetes.io/hostname
+// label is hostname.
+func newNode(name, hostname string) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+		Name:        name,
+		Annotations: ManagedAnnotations(),
+		Labels: map[string]string{
+			corev1.LabelHostname: hostname, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", "type": "kwok",
+		},
+	}}
+}
+
+// CountReady returns how many of the nodes called names are Ready.
+func CountReady(ctx context.Context, c kubernetes.Interface, names []string) (int, error) {
 	ready := 0
-	for i := 0; i < count; i++ {
-		n, err := c.CoreV1().Nodes().Get(ctx, NodeName(i), metav1.GetOptions{})
+	for _, name := range names {
+		n, err := c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return ready, err
 		}

@@ -2,14 +2,14 @@ package nodes
 
 import (
 	"context"
-	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+
+	"github.com/ordinal-sh/ordinal/internal/workloop"
 )
 
 // queueLoop is the loop the simulated kubelet's parts share: an informer
@@ -35,35 +35,7 @@ func (l *queueLoop) run(ctx context.Context) {
 	if !cache.WaitForNamedCacheSyncWithContext(ctx, l.synced) {
 		return
 	}
-	var wg sync.WaitGroup
-	for range l.workers {
-		wg.Go(func() { wait.UntilWithContext(ctx, l.worker, time.Second) })
-	}
-	<-ctx.Done()
-	l.queue.ShutDown()
-	wg.Wait()
-}
-
-func (l *queueLoop) worker(ctx context.Context) {
-	for l.next(ctx) {
-	}
-}
-
-func (l *queueLoop) next(ctx context.Context) bool {
-	key, shutdown := l.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer l.queue.Done(key)
-	after, err := l.sync(ctx, key)
-	if err != nil {
+	workloop.Loop[string]{Queue: l.queue, Sync: l.sync, Failed: func(ctx context.Context, key string, err error) {
 		klog.FromContext(ctx).V(2).Info(l.what+" failed, will retry", "key", key, "err", err)
-		l.queue.AddRateLimited(key)
-		return true
-	}
-	l.queue.Forget(key)
-	if after > 0 {
-		l.queue.AddAfter(key, after)
-	}
-	return true
+	}}.Run(ctx, l.workers)
 }

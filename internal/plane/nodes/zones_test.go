@@ -21,7 +21,7 @@ func TestTheNodesAreSpreadOverTheZones(t *testing.T) {
 		{zones: 0, want: []string{"", "", "", ""}},
 	} {
 		c := fake.NewClientset()
-		if err := registerNodes(context.Background(), c, 4, tt.zones); err != nil {
+		if err := registerNodes(context.Background(), c, 4, 0, tt.zones); err != nil {
 			t.Fatal(err)
 		}
 		var got []string

@@ -40,10 +40,13 @@ func Client() kubernetes.Interface { return client }
 func DataDir() string { return dataDir }
 
 // Config returns the test defaults for a plane on dataDir: free ports, fast
-// simulated pods, etcd without fsync.
+// simulated pods, etcd without fsync, and one node (the last) named by a
+// fully qualified name unlike its hostname label, so that no test passes
+// only because node names and hostnames agree.
 func Config(dataDir string) plane.Config {
 	cfg := plane.NewConfig()
 	cfg.DataDir = dataDir
+	cfg.FQDNNodes = 1
 	cfg.Port = 0
 	cfg.ReadyDelay = 150 * time.Millisecond
 	cfg.UnsafeNoFsync = true

@@ -15,7 +15,7 @@ import (
 // PersistentVolume controller leaves them.
 func boundPair(h *harness, opts ...claimOpt) (*corev1.PersistentVolumeClaim, *corev1.PersistentVolume) {
 	claim := boundClaim("1Gi", opts...)
-	pv := newVolume(claim, newStorageClass(Config{}.withDefaults()), DefaultName, h.root)
+	pv := newVolume(claim, newStorageClass(Config{}.withDefaults()), DefaultName, h.root, "")
 	pv.Status.Phase = corev1.VolumeBound
 	return claim, pv
 }

@@ -200,7 +200,14 @@ func TestNewVolume(t *testing.T) {
 					MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "kubernetes.io/hostname", Operator: corev1.NodeSelectorOpIn, Values: []string{tt.wantNode}}},
 				}}}}
 			}
-			got := newVolume(claim, tt.class, DefaultName, testRoot)
+			host, pinned := pinsToNode(claim, tt.class)
+			if pinned != (tt.wantNode != "") {
+				t.Errorf("pinned to a node %t, want %t", pinned, tt.wantNode != "")
+			}
+			if !pinned {
+				host = ""
+			}
+			got := newVolume(claim, tt.class, DefaultName, testRoot, host)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("newVolume mismatch (-want +got):\n%s", diff)
 			}

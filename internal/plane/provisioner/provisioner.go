@@ -11,7 +11,6 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -23,6 +22,8 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
+
+	"github.com/ordinal-sh/ordinal/internal/workloop"
 )
 
 // workers is how many items are synced at once. The queue never hands the
@@ -181,34 +182,17 @@ func (p *Provisioner) Run(ctx context.Context) error {
 	}
 	logger.Info("Provisioner started", "provisioner", p.name, "root", p.root)
 
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() { wait.UntilWithContext(ctx, p.runWorker, time.Second) })
-	}
 	p.readyOnce.Do(func() { close(p.ready) })
-	<-ctx.Done()
-	p.queue.ShutDown()
-	wg.Wait()
+	workloop.Loop[item]{Queue: p.queue, Sync: p.syncItem, Failed: p.logFailure}.Run(ctx, workers)
 	logger.Info("Provisioner stopped")
 	return nil
 }
 
-// runWorker syncs items until the queue shuts down.
-func (p *Provisioner) runWorker(ctx context.Context) {
-	for p.processNext(ctx) {
-	}
-}
-
-// processNext syncs one item. A transient failure requeues it with
-// per-item exponential backoff (5ms doubling to 1000s) under an overall
-// rate limit, so a failing item never loops hot; success or a permanent
-// failure forgets its backoff.
-func (p *Provisioner) processNext(ctx context.Context) bool {
-	it, shutdown := p.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer p.queue.Done(it)
+// syncItem syncs one item. A transient failure requeues it with per-item
+// exponential backoff (5ms doubling to 1000s) under an overall rate limit,
+// so a failing item never loops hot; success or a permanent failure
+// forgets its backoff; a requeueError looks at it again after its delay.
+func (p *Provisioner) syncItem(ctx context.Context, it item) (time.Duration, error) {
 	var err error
 	switch it.kind {
 	case claimItem:
@@ -219,19 +203,15 @@ func (p *Provisioner) processNext(ctx context.Context) bool {
 	if p.afterSync != nil {
 		p.afterSync(it, err)
 	}
-	if err == nil {
-		p.queue.Forget(it)
-		return true
-	}
 	if re, ok := errors.AsType[*requeueError](err); ok {
-		p.queue.Forget(it)
-		p.queue.AddAfter(it, re.after)
-		return true
+		return re.after, nil
 	}
+	return 0, err
+}
+
+func (p *Provisioner) logFailure(ctx context.Context, it item, err error) {
 	klog.FromContext(ctx).Error(err, "Sync failed, will retry", "kind", it.kind, "namespace", it.namespace, "name", it.name,
 		"retries", p.queue.NumRequeues(it))
-	p.queue.AddRateLimited(it)
-	return true
 }
 
 func (p *Provisioner) enqueueClaim(obj any) {

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -58,6 +60,22 @@ func TestProvisionClaim(t *testing.T) {
 			}
 			h.waitEvent("Normal ProvisioningSucceeded Successfully provisioned volume pvc-uid-data")
 		})
+	}
+}
+
+// A local volume is pinned by the selected node's kubernetes.io/hostname
+// label, as local volume provisioners pin theirs, not by the node's name:
+// on a node named by its DNS name the two differ.
+func TestALocalVolumeIsPinnedByTheNodesHostnameLabel(t *testing.T) {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-2.example.internal", Labels: map[string]string{corev1.LabelHostname: "node-2"}}}
+	h := newHarness(t, node, newClass("local", DefaultName, withBinding(storagev1.VolumeBindingWaitForFirstConsumer)))
+	h.start()
+	h.createClaim(newClaim("data", withClass(ptr.To("local")), withAnnotation(annSelectedNode, node.Name)))
+	pv := h.waitVolume("pvc-uid-data")
+	want := &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+		MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{"node-2"}}}}}}}
+	if diff := cmp.Diff(want, pv.Spec.NodeAffinity); diff != "" {
+		t.Errorf("node affinity (-want +got):\n%s", diff)
 	}
 }
 

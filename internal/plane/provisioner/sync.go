@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -62,12 +63,16 @@ func (p *Provisioner) syncClaim(ctx context.Context, namespace, name string) err
 // never points at a directory that does not exist. A failed attempt leaves
 // the directory for the retry to reuse.
 func (p *Provisioner) provision(ctx context.Context, claim *corev1.PersistentVolumeClaim, plan claimPlan) error {
-	pv := newVolume(claim, plan.class, p.name, p.root)
+	host, err := p.pinHost(ctx, claim, plan.class)
+	if err != nil {
+		return err
+	}
+	pv := newVolume(claim, plan.class, p.name, p.root, host)
 	if err := ensureDir(p.root, pv.Name); err != nil {
 		p.recorder.Eventf(claim, corev1.EventTypeWarning, reasonProvisioningFailed, "creating directory for volume %s: %v", pv.Name, err)
 		return fmt.Errorf("provisioning claim %s/%s: %w", claim.Namespace, claim.Name, err)
 	}
-	_, err := p.client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{})
+	_, err = p.client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		// An earlier attempt created it and the cache had not caught up.
 		return nil
@@ -80,6 +85,22 @@ func (p *Provisioner) provision(ctx context.Context, claim *corev1.PersistentVol
 	p.recorder.Eventf(claim, corev1.EventTypeNormal, reasonProvisioningSucceeded,
 		"Successfully provisioned volume %s at %s", pv.Name, pv.Spec.HostPath.Path)
 	return nil
+}
+
+// pinHost is the host a local volume for claim is pinned to (hostOf the
+// node the scheduler selected), or "" for a volume every node can use. A
+// selected node that cannot be read fails the attempt, which is retried.
+func (p *Provisioner) pinHost(ctx context.Context, claim *corev1.PersistentVolumeClaim, class *storagev1.StorageClass) (string, error) {
+	name, ok := pinsToNode(claim, class)
+	if !ok {
+		return "", nil
+	}
+	node, err := p.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		p.recorder.Eventf(claim, corev1.EventTypeWarning, reasonProvisioningFailed, "reading the selected node %s: %v", name, err)
+		return "", fmt.Errorf("reading node %s selected for claim %s/%s: %w", name, claim.Namespace, claim.Name, err)
+	}
+	return hostOf(node), nil
 }
 
 // syncVolume carries out planVolume for one volume, with the same error

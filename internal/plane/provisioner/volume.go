@@ -24,22 +24,41 @@ func volumeName(claim *corev1.PersistentVolumeClaim) string {
 
 // newVolume is the volume that answers claim: a hostPath directory at
 // root/<volume name>, pre-bound to the claim through claimRef so that the
-// PersistentVolume controller binds exactly this pair. A class that binds
-// Immediate gives volumes without node affinity: every simulated node
-// "mounts" every directory, as with network storage. A WaitForFirstConsumer
-// class gives local volumes: each is pinned, by node affinity on
-// kubernetes.io/hostname, to the node the scheduler selected for the
-// claim's first pod, as local-path provisioners do, so a pod whose node is
-// lost can start nowhere else while it keeps that claim.
-func newVolume(claim *corev1.PersistentVolumeClaim, class *storagev1.StorageClass, name, root string) *corev1.PersistentVolume {
+// PersistentVolume controller binds exactly this pair. host, when set, is
+// the kubernetes.io/hostname label of the node the scheduler selected for
+// the claim's first pod (pinHost): the volume is then a local volume,
+// pinned to that host by node affinity, as local volume provisioners pin
+// theirs, so a pod whose node is lost can start nowhere else while it keeps
+// that claim. Without host every simulated node "mounts" every directory,
+// as with network storage.
+func newVolume(claim *corev1.PersistentVolumeClaim, class *storagev1.StorageClass, name, root, host string) *corev1.PersistentVolume {
 	pv := hostPathVolume(claim, class, name, root)
-	if node := claim.Annotations[annSelectedNode]; node != "" &&
-		ptr.Deref(class.VolumeBindingMode, storagev1.VolumeBindingImmediate) == storagev1.VolumeBindingWaitForFirstConsumer {
+	if host != "" {
 		pv.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
+			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{host}}},
 		}}}}
 	}
 	return pv
+}
+
+// pinsToNode reports whether a volume of class for claim is a local one,
+// and the name of the node the scheduler selected: a class that binds
+// WaitForFirstConsumer, and a claim the scheduler has picked a node for.
+func pinsToNode(claim *corev1.PersistentVolumeClaim, class *storagev1.StorageClass) (string, bool) {
+	node := claim.Annotations[annSelectedNode]
+	wffc := ptr.Deref(class.VolumeBindingMode, storagev1.VolumeBindingImmediate) == storagev1.VolumeBindingWaitForFirstConsumer
+	return node, node != "" && wffc
+}
+
+// hostOf is the value a local volume on node is pinned by: its
+// kubernetes.io/hostname label, which need not be its name (a node named
+// by its DNS name carries its short hostname), or its name when it has
+// no such label.
+func hostOf(node *corev1.Node) string {
+	if host := node.Labels[corev1.LabelHostname]; host != "" {
+		return host
+	}
+	return node.Name
 }
 
 func hostPathVolume(claim *corev1.PersistentVolumeClaim, class *storagev1.StorageClass, name, root string) *corev1.PersistentVolume {

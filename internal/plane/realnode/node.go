@@ -7,9 +7,12 @@ import (
 	"net"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/ordinal-sh/ordinal/internal/child"
 )
 
 // Timeouts of the node's stages and of its shutdown.
@@ -23,9 +26,9 @@ const (
 type Node struct {
 	cfg        Config
 	gateway    net.IP
-	containerd *process
-	kubelet    *process
-	proxy      *process
+	containerd *child.Process
+	kubelet    *child.Process
+	proxy      *child.Process
 	cri        *criClient
 	hostDirs   hostDirs
 	exited     chan error
@@ -106,7 +109,7 @@ func (n *Node) startContainerd(ctx context.Context) error {
 		return fmt.Errorf("real node: containerd configuration: %w", err)
 	}
 	var err error
-	n.containerd, err = startProcess("containerd", n.cfg.logPath("containerd"), n.cfg.env(), n.cfg.bin("containerd"), "--config", n.cfg.containerdConf())
+	n.containerd, err = n.startTool("containerd", "--config", n.cfg.containerdConf())
 	if err != nil {
 		return fmt.Errorf("real node: %w", err)
 	}
@@ -115,8 +118,8 @@ func (n *Node) startContainerd(ctx context.Context) error {
 	}
 	var last error
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, runtimeReadyTimeout, true, func(ctx context.Context) (bool, error) {
-		if done, err := n.containerd.exited(); done {
-			return false, fmt.Errorf("%w (its log: %s)", err, n.cfg.logPath("containerd"))
+		if err := n.containerd.Exited(); err != nil {
+			return false, fmt.Errorf("%w (its log: %s)", err, n.containerd.LogPath())
 		}
 		last = n.cri.ready(ctx)
 		return last == nil, nil
@@ -135,7 +138,7 @@ func (n *Node) startKubelet() error {
 		return fmt.Errorf("real node: kubelet configuration: %w", err)
 	}
 	var err error
-	n.kubelet, err = startProcess("kubelet", n.cfg.logPath("kubelet"), n.cfg.env(), n.cfg.bin("kubelet"), n.cfg.kubeletArgs(n.gateway)...)
+	n.kubelet, err = n.startTool("kubelet", n.cfg.kubeletArgs(n.gateway)...)
 	if err != nil {
 		return fmt.Errorf("real node: %w", err)
 	}
@@ -147,23 +150,32 @@ func (n *Node) startProxy() error {
 		return fmt.Errorf("real node: kube-proxy configuration: %w", err)
 	}
 	var err error
-	n.proxy, err = startProcess("kube-proxy", n.cfg.logPath("kube-proxy"), n.cfg.env(), n.cfg.bin("kube-proxy"), "--config="+n.cfg.proxyConf(), "--v=1")
+	n.proxy, err = n.startTool("kube-proxy", "--config="+n.cfg.proxyConf(), "--v=1")
 	if err != nil {
 		return fmt.Errorf("real node: %w", err)
 	}
 	return nil
 }
 
+// startTool starts the node's tool name with args, its output appended to
+// its log. The child is in a process group of its own, so a Ctrl-C at the
+// terminal reaches the plane, which stops the node in order, not every
+// child at once; and it is killed if the plane dies without stopping it.
+func (n *Node) startTool(name string, args ...string) (*child.Process, error) {
+	return child.Start(child.Options{Name: name, Binary: n.cfg.bin(name), Args: args, Env: n.cfg.env(),
+		Log: n.cfg.logPath(name), OwnGroup: true})
+}
+
 // watch reports the first process that ends before Close.
 func (n *Node) watch() {
 	select {
-	case <-n.containerd.done:
-	case <-n.kubelet.done:
-	case <-n.proxy.done:
+	case <-n.containerd.Done():
+	case <-n.kubelet.Done():
+	case <-n.proxy.Done():
 	}
-	for _, p := range []*process{n.containerd, n.kubelet, n.proxy} {
-		if done, err := p.exited(); done {
-			n.exited <- fmt.Errorf("real node: %w (its log: %s)", err, n.cfg.logPath(p.name))
+	for _, p := range []*child.Process{n.containerd, n.kubelet, n.proxy} {
+		if err := p.Exited(); err != nil {
+			n.exited <- fmt.Errorf("real node: %w (its log: %s)", err, p.LogPath())
 			return
 		}
 	}
@@ -202,7 +214,7 @@ func (n *Node) LogDir() string { return n.cfg.path("logs") }
 func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
 		var errs []error
-		errs = append(errs, n.kubelet.stop(stopGrace), n.proxy.stop(stopGrace))
+		errs = append(errs, n.kubelet.Stop(syscall.SIGTERM, stopGrace), n.proxy.Stop(syscall.SIGTERM, stopGrace))
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		if n.proxy != nil {
 			errs = append(errs, run(ctx, n.cfg.bin("kube-proxy"), "--cleanup", "--config="+n.cfg.proxyConf()))
@@ -218,7 +230,7 @@ func (n *Node) Close() error {
 			errs = append(errs, err)
 			_ = n.cri.Close()
 		}
-		errs = append(errs, n.containerd.stop(stopGrace))
+		errs = append(errs, n.containerd.Stop(syscall.SIGTERM, stopGrace))
 		errs = append(errs, unmountUnder(n.cfg.Dir))
 		if n.kubelet != nil {
 			removeKubepodsCgroups()

@@ -1,15 +1,12 @@
 package shape
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"io"
+	"github.com/ordinal-sh/ordinal/internal/kubeclient"
+
 	"net/http"
 	"strings"
 	"sync"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 )
 
@@ -74,22 +71,7 @@ func (t counted) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // refuse answers req with the Forbidden Status the API server would send.
 func refuse(req *http.Request) (*http.Response, error) {
-	if req.Body != nil {
-		_ = req.Body.Close()
-	}
-	msg := fmt.Sprintf("%s %s refused: a rehearsal only reads its source cluster", req.Method, req.URL.Path)
-	body, err := json.Marshal(metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   metav1.StatusFailure, Message: msg, Reason: metav1.StatusReasonForbidden, Code: http.StatusForbidden,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &http.Response{
-		Status: "403 Forbidden", StatusCode: http.StatusForbidden, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: http.Header{"Content-Type": []string{"application/json"}},
-		Body:   io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Request: req,
-	}, nil
+	return kubeclient.Refuse(req, "a rehearsal only reads its source cluster")
 }
 
 // Classify names the request a method and an API path make: GET is a

@@ -1,0 +1,37 @@
+package planner_test
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/testgen"
+)
+
+// The plan of a 1000-pod Parallel set with one claim each, at the end of
+// its scale-up: every pod created, half of them Ready, half still
+// Pending, as the pod events that follow the creates find it. Each pod is
+// named, checked for identity and storage, and its claims looked up (a
+// Pending pod's twice: restored, then repaired), on every sync.
+func BenchmarkAPlanOfAThousandPodSetScalingUp(b *testing.B) {
+	f := steady(testgen.Replicas(1000), testgen.Parallel(), testgen.ClaimTemplates("data"))
+	var pods []*corev1.Pod
+	var claims []*corev1.PersistentVolumeClaim
+	for i := range int32(1000) {
+		opts := []testgen.PodOption{}
+		if i%2 == 1 {
+			opts = append(opts, testgen.Pending())
+		}
+		pods = append(pods, f.pod(i, opts...))
+		claims = append(claims, testgen.Claim(f.set, "data", i))
+	}
+	in := f.input(pods, claims...)
+	b.ReportAllocs()
+	defer testgen.ReportCPU(b)()
+	for b.Loop() {
+		if plan := planner.Compute(in); plan.Status.Replicas != 1000 {
+			b.Fatalf("the plan counts %d pods, want 1000", plan.Status.Replicas)
+		}
+	}
+}
