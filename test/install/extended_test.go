@@ -118,7 +118,7 @@ func TestWithManageAppsV1FalseOrdinalRunsOnlyTheExtendedKind(t *testing.T) {
 		"Ordinal": `ok +Ordinal controller +running: Lease ordinal-system/ordinal-statefulset-controller held by \S+ and renewed while watching; ` +
 			`it manages only apps\.ordinal\.dev StatefulSets \(--manage-apps-v1=false\), the built-in controller apps/v1 ones$`,
 		"the CRD":     `ok +extended kind CRD +installed and Established: `,
-		"RBAC":        `ok +RBAC +ordinal-system/ordinal-controller may make all 58 calls `,
+		"RBAC":        `ok +RBAC +ordinal-system/ordinal-controller may make all 64 calls `,
 		"the verdict": `verdict: OK, Ordinal runs StatefulSets \(see the note about built-in controller\)$`,
 	})
 }
