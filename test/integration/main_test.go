@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -103,14 +104,26 @@ func startOrdinalWith(t *testing.T, ns string, opts controller.Options) {
 // more than once.
 func runOrdinalController(t *testing.T, ns string, opts controller.Options) (stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	return runOrdinalControllerThrough(t, context.Background(), ns, opts, nil)
+}
+
+// runOrdinalControllerThrough is runOrdinalController under parent (whose
+// logger the controller logs to) with every request of the controller, on
+// both of its clients, sent through wrap (none if nil).
+func runOrdinalControllerThrough(t *testing.T, parent context.Context, ns string, opts controller.Options, wrap func(http.RoundTripper) http.RoundTripper) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(parent)
 	done := make(chan error, 1)
 	opts.Workers, opts.Namespace, opts.StorageClasses, opts.Nodes = 5, ns, true, true
+	cfg := restConfig(20, 30)
+	if wrap != nil {
+		cfg.Wrap(wrap)
+	}
 	var err error
-	if opts.Extended, err = kubeclient.ExtendedClient(restConfig(20, 30)); err != nil {
+	if opts.Extended, err = kubeclient.ExtendedClient(rest.CopyConfig(cfg)); err != nil {
 		t.Fatal(err)
 	}
-	go func() { done <- controller.Run(ctx, controllerClient(), opts) }()
+	go func() { done <- controller.Run(ctx, kubernetes.NewForConfigOrDie(cfg), opts) }()
 	return sync.OnceFunc(func() {
 		cancel()
 		select {
