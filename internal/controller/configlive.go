@@ -48,11 +48,21 @@ func (c *apiPodControl) writeOneLive(ctx context.Context, set *appsv1.StatefulSe
 	}
 	owner := metav1.OwnerReference{APIVersion: v1alpha1.Kind.GroupVersion().String(), Kind: v1alpha1.Kind.Kind, Name: set.Name, UID: set.UID}
 	want := configrev.LiveConfigMap(l, pod, set.Name, owner, src)
-	_, err = cms.Create(ctx, want, metav1.CreateOptions{})
-	if !apierrors.IsAlreadyExists(err) {
-		return err
+	// A pod recreated under its name finds its live ConfigMap there
+	// already (it outlives the pod, owned by the set): where the cache
+	// shows it, it is read and patched, not created and refused first.
+	if !c.liveCached(pod.Namespace, l.Name) {
+		_, err = cms.Create(ctx, want, metav1.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			return err
+		}
 	}
 	cur, err := cms.Get(ctx, l.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		// The cache was behind a deletion.
+		_, err = cms.Create(ctx, want, metav1.CreateOptions{})
+		return err
+	}
 	if err != nil {
 		return err
 	}
@@ -68,6 +78,16 @@ func (c *apiPodControl) writeOneLive(ctx context.Context, set *appsv1.StatefulSe
 	}
 	_, err = cms.Patch(ctx, l.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 	return err
+}
+
+// liveCached reports whether the ConfigMap cache shows a ConfigMap named
+// name in ns; false without the cache.
+func (c *apiPodControl) liveCached(ns, name string) bool {
+	if c.configMaps == nil {
+		return false
+	}
+	_, err := c.configMaps.ConfigMaps(ns).Get(name)
+	return err == nil
 }
 
 func sameBinary(a, b map[string][]byte) bool {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+	"k8s.io/component-base/version"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/root"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
@@ -164,6 +165,10 @@ func (u *upProcess) interrupt(t *testing.T) time.Duration {
 func TestOrdinalUpStopsWithinTenSecondsAndComesBackWithItsObjects(t *testing.T) {
 	dir := t.TempDir()
 	kubectl := planetest.KubectlOrSkip(t)
+	if v := version.Get().GitVersion; strings.Contains(v, "$Format") {
+		t.Fatalf("this test binary's Kubernetes version is not stamped (%s), and kubectl cannot parse it: "+
+			`run the test with go test -ldflags "$(hack/ldflags.sh)", as hack/test.sh does`, v)
+	}
 	up := startUp(t, dir)
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	run := func(args ...string) string {
