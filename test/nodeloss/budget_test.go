@@ -17,7 +17,7 @@ import (
 // A rolling update and a drain at once: a three-member "database" keeping
 // its own budget (spec.disruptionBudget) rolls out a template whose pods
 // take 15 s to turn Ready, and while a member is down for it, its node is
-// cordoned and drained with `ordinal node drain`. The drain's evictions
+// cordoned and drained with `ordinal node drain --via evictions`. The drain's evictions
 // wait on the set's budget (they are refused while the set has a member
 // down), the set moves its members off the node in its own turn, and at
 // every state a watch of the pods observed at least two of the three
@@ -67,7 +67,10 @@ func TestARolloutAndADrainAtOnceKeepAQuorumUnderTheSetsBudget(t *testing.T) {
 		return false, fmt.Errorf("%d pods, none of app:2 on its way up", len(pods.Items))
 	})
 	external(t, ns, a)
-	out, errOut, code := ordinal("node", "drain", a, "--timeout", "4m")
+	// Evictions, as kubectl drain makes them: this plane also serves
+	// eviction requests, which the set answers itself without a refusal
+	// (evictionrequest_test.go).
+	out, errOut, code := ordinal("node", "drain", a, "--via", "evictions", "--timeout", "4m")
 	t.Logf("drain output:\n%s%s", out, errOut)
 	if code != 0 {
 		t.Fatalf("ordinal node drain exited %d: %s\n%s", code, errOut, out)

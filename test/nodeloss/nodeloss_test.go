@@ -132,9 +132,11 @@ func TestVolumesRecreateMovesAPodOffTheLocalVolumeOfAFencedNode(t *testing.T) {
 	if h := volumeHost(t, newMoves); h != hostOf(b) {
 		t.Errorf("the new volume of moves-0 is pinned to %s, want %s", h, hostOf(b))
 	}
-	if ok, err := hasEvent(ns, "moves", "ClaimRecreatedFromLostNode"); !ok {
-		t.Errorf("no ClaimRecreatedFromLostNode event: %v", err)
-	}
+	// Events reach the API server after the action, through the
+	// controller's event broadcaster and its client's rate limit.
+	waitFor(t, 30*time.Second, "a ClaimRecreatedFromLostNode event", func() (bool, error) {
+		return hasEvent(ns, "moves", "ClaimRecreatedFromLostNode")
+	})
 	waitFor(t, 30*time.Second, "stays-0 recreated and Pending on its kept claim", func() (bool, error) {
 		p, err := client.CoreV1().Pods(ns).Get(context.Background(), "stays-0", metav1.GetOptions{})
 		if err != nil {
