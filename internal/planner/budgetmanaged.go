@@ -184,15 +184,23 @@ func (p *planner) hiddenWhy(pod *corev1.Pod) string {
 }
 
 // handingOver reports whether the pod's switchover is under way (started,
-// not Failed): it still holds its exclusive role, and the set disrupts it
-// once the role has moved. Meanwhile no eviction may take it, nor any
-// other pod of the set, whose disruption the set's own then adds to.
+// not Failed, not past its timeout): it still holds its exclusive role,
+// and the set disrupts it once the role has moved. Meanwhile no eviction
+// may take it, nor any other pod of the set, whose disruption the set's
+// own then adds to. A switchover past its timeout is over either way:
+// under Proceed the set evicts the pod through this same budget, which
+// must then allow it; under Halt the pod stays in service.
 func (p *planner) handingOver(pod *corev1.Pod) bool {
-	if p.ext.Switchover == nil {
+	h := p.ext.Switchover
+	if h == nil {
 		return false
 	}
-	state, ok := pod.Labels[p.ext.Switchover.Label]
-	return ok && state != v1alpha1.HookFailed
+	state, ok := pod.Labels[h.Label]
+	if !ok || state == v1alpha1.HookFailed {
+		return false
+	}
+	rec := hookRecordOf(pod, h.Label)
+	return rec.Since.IsZero() || p.in.Now.Before(rec.Since.Add(h.Timeout))
 }
 
 // nodeNotReady reports whether the observed nodes show node not Ready

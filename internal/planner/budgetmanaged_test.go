@@ -115,6 +115,16 @@ func TestTheSetsOwnBudgetIsSizedFromItsQuorumAndShrunkByWhatItAloneSeesDown(t *t
 		pods: []*corev1.Pod{three.pod(0, leader, switchingAt(v1alpha1.HookPending, now.Add(-time.Second), "rev", "leader")), three.pod(1, follower), three.pod(2, follower)},
 		want: "minAvailable 3 of 3 (allowance 1, hidden 1)",
 	}, {
+		name: "a switchover past its timeout shrinks it no longer: under Proceed the set evicts the leader through it",
+		f:    three, e: database(switchover(true), keeping(0)),
+		pods: []*corev1.Pod{three.pod(0, leader, switchingAt(v1alpha1.HookPending, now.Add(-5*time.Minute-time.Second), "rev", "leader")), three.pod(1, follower), three.pod(2, follower)},
+		want: "minAvailable 2 of 3 (allowance 1, hidden 0)",
+	}, {
+		name: "a quorum of one whose switchover timed out can still be evicted by the set",
+		f:    steady(testgen.Replicas(1)), e: database(switchover(true), keeping(0)),
+		pods: []*corev1.Pod{steady(testgen.Replicas(1)).pod(0, leader, switchingAt(v1alpha1.HookPending, now.Add(-5*time.Minute-time.Second), "rev", "leader"))},
+		want: "minAvailable 0 of 1 (allowance 1, hidden 0)",
+	}, {
 		name: "once the role has moved the old holder counts as any member",
 		f:    three, e: database(switchover(false), keeping(0)),
 		pods: []*corev1.Pod{three.pod(0, follower, switchingAt(v1alpha1.HookDone, now.Add(-time.Second), "rev", "leader")), three.pod(1, leader), three.pod(2, follower)},
