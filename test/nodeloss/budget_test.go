@@ -26,16 +26,10 @@ func TestARolloutAndADrainAtOnceKeepAQuorumUnderTheSetsBudget(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	a := addNode(t, ns, "a")
-	s := extendedSet(t, set(ns, "db", 3, "-"), nil)
-	s.Spec.Template.Annotations = map[string]string{nodes.AnnotationRole: nodes.RoleElect}
-	s.Spec.Roles = &v1alpha1.Roles{LabelKey: "role", Values: []v1alpha1.Role{
-		{Name: "leader", Quorum: true, Exclusive: true}, {Name: "follower", Quorum: true}}}
-	s.Spec.Lifecycle = &v1alpha1.Lifecycle{Switchover: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{},
-		TimeoutSeconds: 120, FailurePolicy: v1alpha1.HookHalt}}
-	s.Spec.DisruptionBudget = &v1alpha1.DisruptionBudget{}
-	if _, err := osts.StatefulSets(ns).Create(context.Background(), s, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	database(t, ns, func(s *v1alpha1.StatefulSet) {
+		s.Spec.Lifecycle.Switchover.TimeoutSeconds = 120
+		s.Spec.DisruptionBudget = &v1alpha1.DisruptionBudget{}
+	})
 	for _, name := range []string{"db-0", "db-1", "db-2"} {
 		readyOn(t, ns, name, a, time.Minute)
 	}

@@ -31,8 +31,9 @@ const (
 
 // database creates the three-member "database" of the drain tests: its
 // simulated pods elect a leader, role=leader is an exclusive quorum role
-// and the leader hands over (a switchover handshake) before it goes.
-func database(t *testing.T, ns string) {
+// and the leader hands over (a switchover handshake, 60 s, Halt) before
+// it goes; each of also changes the set before it is created.
+func database(t *testing.T, ns string, also ...func(*v1alpha1.StatefulSet)) {
 	t.Helper()
 	s := extendedSet(t, set(ns, "db", 3, "-"), nil)
 	s.Spec.Template.Annotations = map[string]string{nodes.AnnotationRole: nodes.RoleElect}
@@ -40,8 +41,32 @@ func database(t *testing.T, ns string) {
 		{Name: "leader", Quorum: true, Exclusive: true}, {Name: "follower", Quorum: true}}}
 	s.Spec.Lifecycle = &v1alpha1.Lifecycle{Switchover: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{},
 		TimeoutSeconds: 60, FailurePolicy: v1alpha1.HookHalt}}
+	for _, f := range also {
+		f(s)
+	}
 	if _, err := osts.StatefulSets(ns).Create(context.Background(), s, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// leaderWentLast fails the test unless the members went followers first
+// and leader last, never while leading, with two of three Available and
+// a Ready leader at every observed state.
+func leaderWentLast(t *testing.T, gone []string, fewest int, leaderless []string, leader string) {
+	t.Helper()
+	if len(gone) != 3 || !strings.HasPrefix(gone[2], leader+"=") {
+		t.Errorf("members went as %v, want the two followers, then %s", gone, leader)
+	}
+	for _, g := range gone {
+		if strings.HasSuffix(g, "=leader") {
+			t.Errorf("%s went while it still led", g)
+		}
+	}
+	if fewest < 2 {
+		t.Errorf("%d members available at the fewest, want 2 (a quorum of three)", fewest)
+	}
+	if len(leaderless) > 0 {
+		t.Errorf("states without a Ready leader: %v", leaderless)
 	}
 }
 
@@ -80,20 +105,7 @@ func TestADrainThroughEvictionRequestsMovesTheLeaderAfterItsSwitchover(t *testin
 		readyOn(t, ns, name, b, 2*time.Minute)
 	}
 	gone, fewest, leaderless := w.stop()
-	if len(gone) != 3 || !strings.HasPrefix(gone[2], leader+"=") {
-		t.Errorf("members went as %v, want the two followers, then %s", gone, leader)
-	}
-	for _, g := range gone {
-		if strings.HasSuffix(g, "=leader") {
-			t.Errorf("%s went while it still led", g)
-		}
-	}
-	if fewest < 2 {
-		t.Errorf("%d members available at the fewest, want 2 (a quorum of three)", fewest)
-	}
-	if len(leaderless) > 0 {
-		t.Errorf("states without a Ready leader: %v", leaderless)
-	}
+	leaderWentLast(t, gone, fewest, leaderless, leader)
 	for _, name := range []string{"db-0", "db-1", "db-2"} {
 		evs.movedBySet(t, name)
 	}

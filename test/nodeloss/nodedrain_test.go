@@ -14,8 +14,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/ordinal-sh/ordinal/api/v1alpha1"
-	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 )
 
@@ -28,15 +26,7 @@ func TestACordonedNodesMembersMoveOffAfterTheLeadersSwitchover(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t)
 	a := addNode(t, ns, "a")
-	s := extendedSet(t, set(ns, "db", 3, "-"), nil)
-	s.Spec.Template.Annotations = map[string]string{nodes.AnnotationRole: nodes.RoleElect}
-	s.Spec.Roles = &v1alpha1.Roles{LabelKey: "role", Values: []v1alpha1.Role{
-		{Name: "leader", Quorum: true, Exclusive: true}, {Name: "follower", Quorum: true}}}
-	s.Spec.Lifecycle = &v1alpha1.Lifecycle{Switchover: &v1alpha1.LifecycleHook{Handshake: &v1alpha1.HandshakeHook{},
-		TimeoutSeconds: 60, FailurePolicy: v1alpha1.HookHalt}}
-	if _, err := osts.StatefulSets(ns).Create(context.Background(), s, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	database(t, ns)
 	for _, name := range []string{"db-0", "db-1", "db-2"} {
 		readyOn(t, ns, name, a, time.Minute)
 	}
@@ -51,20 +41,7 @@ func TestACordonedNodesMembersMoveOffAfterTheLeadersSwitchover(t *testing.T) {
 		readyOn(t, ns, name, b, 2*time.Minute)
 	}
 	gone, fewest, leaderless := w.stop()
-	if len(gone) != 3 || !strings.HasPrefix(gone[2], leader+"=") {
-		t.Errorf("members went as %v, want the two followers, then %s", gone, leader)
-	}
-	for _, g := range gone {
-		if strings.HasSuffix(g, "=leader") {
-			t.Errorf("%s went while it still led", g)
-		}
-	}
-	if fewest < 2 {
-		t.Errorf("%d members available at the fewest, want 2 (a quorum of three)", fewest)
-	}
-	if len(leaderless) > 0 {
-		t.Errorf("states without a Ready leader: %v", leaderless)
-	}
+	leaderWentLast(t, gone, fewest, leaderless, leader)
 	waitFor(t, 10*time.Second, "a MovingOffNode event for "+leader, func() (bool, error) {
 		return movingEvent(ns, planner.MovingOffNode(leader, a, "cordoned"))
 	})
