@@ -36,7 +36,9 @@ func (st *setTrack) keepsBudget(v *appsv1.StatefulSet) bool {
 // whoever asked for it: a drain, a person, or the controller itself. A
 // deletion recorded as the test's (ExternalDelete) is judged too when it
 // is an eviction: that is the outside disruption the set's budget is
-// for.
+// for. It is judged when the set keeps a budget of its own, or, without
+// one, when the set had to answer an eviction request for the pod
+// (setAnswered): then the request went through the set, not around it.
 func (r *replay) judgeEviction(ev Event, st *setTrack, ord int32, before, pod *corev1.Pod) {
 	if !st.extended() || ev.Relisted || finished(before) || finished(pod) || !evicted(pod) && !evicted(before) {
 		return
@@ -47,7 +49,10 @@ func (r *replay) judgeEviction(ev Event, st *setTrack, ord int32, before, pod *c
 	}
 	pt.evictJudged[pod.UID] = true
 	specs := r.specsWithin(st, ev.Time)
-	if len(specs) == 0 || st.gone || !allSpecs(specs, st.keepsBudget) || anySpec(specs, func(s *appsv1.StatefulSet) bool { return !r.inRange(s, ord) }) {
+	if len(specs) == 0 || st.gone || anySpec(specs, func(s *appsv1.StatefulSet) bool { return !r.inRange(s, ord) }) {
+		return
+	}
+	if !allSpecs(specs, st.keepsBudget) && !r.setAnswered(ev, st, specs, pod) {
 		return
 	}
 	r.judgeSwitchoverEvict(ev, st, specs, pod)
@@ -89,4 +94,66 @@ func (r *replay) judgeSwitchoverEvict(ev Event, st *setTrack, specs []*appsv1.St
 		r.violate(RuleSwitchoverEvict, key(pod.Namespace, pod.Name), ev,
 			"evicted %s while it held an exclusive role with its switchover under way all along: the role had not moved yet", pod.Name)
 	}
+}
+
+// setAnswered reports whether an eviction request for pod went through
+// its set in the window before ev, so that whatever evicted it the set
+// answers for the quorum and the switchover without a budget of its own:
+// with evictions and nodes watched, an Eviction made the controller its
+// active responder, and none of the reasons the set may decline a
+// request held at any instant of the window (the checker re-derives them
+// from the specs, nodes and volumes it saw, not from the responder's
+// words): nodeDrainPolicy Ignore or a paused rollout in some version,
+// the pod's node not Ready, or a claim of the pod on a volume pinned to
+// one host.
+func (r *replay) setAnswered(ev Event, st *setTrack, specs []*appsv1.StatefulSet, pod *corev1.Pod) bool {
+	if !r.opts.Evictions || !r.opts.Nodes || !r.evictionAsked(ev, pod.UID) {
+		return false
+	}
+	if anySpec(specs, func(s *appsv1.StatefulSet) bool {
+		x := st.extOf(s)
+		ru := x.Spec.UpdateStrategy.RollingUpdate
+		return x.Spec.NodeDrainPolicy == v1alpha1.NodeDrainIgnore || ru != nil && ru.Paused
+	}) {
+		return false
+	}
+	return r.nodeReadyThroughout(pod.Spec.NodeName, ev.Time.Add(-r.opts.Window), ev.Time) && !r.onPinnedVolume(pod)
+}
+
+// nodeReadyThroughout reports whether node was Ready in every state its
+// track holds for [from, to], the one in force at from included.
+func (r *replay) nodeReadyThroughout(node string, from, to time.Time) bool {
+	nt := r.nodes[node]
+	if node == "" || nt == nil {
+		return false
+	}
+	if n := nt.stateAt(from, false); n == nil || !nodeReady(n) {
+		return false
+	}
+	for _, s := range nt.history {
+		if s.t.After(from) && !s.t.After(to) && (s.state == nil || !nodeReady(s.state)) {
+			return false
+		}
+	}
+	return true
+}
+
+// onPinnedVolume reports whether a claim pod mounts is bound to a volume
+// that only one host can reach, or is not known to be bound to one that
+// is not: such a pod could start on no other node.
+func (r *replay) onPinnedVolume(pod *corev1.Pod) bool {
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim == nil {
+			continue
+		}
+		ct := r.claims[key(pod.Namespace, v.PersistentVolumeClaim.ClaimName)]
+		if ct == nil || ct.live == nil || ct.live.Spec.VolumeName == "" {
+			return true
+		}
+		pv := r.volumes[ct.live.Spec.VolumeName]
+		if pv == nil || volumeHost(pv) != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -206,8 +206,14 @@ const (
 	// Quorums of one or two members, which the controller disrupts one
 	// member at a time, are not judged.
 	RuleQuorumDelete Rule = "quorum-delete"
-	// RuleQuorumFloor (extended kind, spec.disruptionBudget and a quorum
-	// role in every version of the window): an eviction of an in-range
+	// RuleQuorumFloor (extended kind, a quorum role in every version of
+	// the window, and spec.disruptionBudget in every version or an
+	// eviction request that went through the set: with evictions and
+	// nodes watched, an Eviction of the pod made the controller its active
+	// responder in the window, and no reason to decline held: no version
+	// with nodeDrainPolicy Ignore or a paused rollout, the pod's node
+	// Ready throughout, no claim of the pod on a volume pinned to one
+	// host): an eviction of an in-range
 	// pod, whoever asked for it (the pod carries condition
 	// DisruptionTarget, reason EvictionByEvictionAPI, which the API
 	// server sets before it deletes an evicted pod), leaves a majority of
@@ -218,8 +224,9 @@ const (
 	// the members Available never drop below a majority by a disruption
 	// the set could have refused.
 	RuleQuorumFloor Rule = "quorum-floor"
-	// RuleSwitchoverEvict (extended kind, spec.disruptionBudget and
-	// lifecycle.switchover in every version of the window): no pod is
+	// RuleSwitchoverEvict (extended kind, lifecycle.switchover in every
+	// version of the window, and spec.disruptionBudget or a request that
+	// went through the set, as for RuleQuorumFloor): no pod is
 	// evicted, by anyone, whose every state in the window held a role
 	// exclusive in every version and carried a switchover under way
 	// (label not Failed): until the role has moved the set's budget

@@ -11,7 +11,10 @@
 // (its own process) and back, crashing and deleting pods, removing and
 // failing nodes, and meeting the shapes real nodes take (a name unlike
 // the hostname label, a node registered again under its name, a fence on
-// a Ready node, no Ready condition); then it requires every set to converge with no invariant violated
+// a Ready node, no Ready condition), draining and cordoning nodes (by
+// evictions and by eviction requests: the plane serves the
+// EvictionRequest API) and asking pods to go with eviction requests
+// alone; then it requires every set to converge with no invariant violated
 // (package internal/invariant).
 //
 //	go test ./test/chaos/ -run TestChaos -v -args -runs=N -seed=S

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/ordinal-sh/ordinal/internal/plane"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
 )
 
@@ -75,7 +76,8 @@ func (p *planeProc) start(timeout time.Duration) error {
 		return err
 	}
 	cmd := exec.Command(os.Args[0], "up", "--data-dir", p.dataDir, "--port", strconv.Itoa(p.port),
-		"--nodes", "3", "--fqdn-nodes", "1", "--statefulset-controller", "none", "--ready-delay", "150ms", "--node-monitor-grace-period", nodeGrace.String())
+		"--nodes", "3", "--fqdn-nodes", "1", "--statefulset-controller", "none", "--ready-delay", "150ms", "--node-monitor-grace-period", nodeGrace.String(),
+		"--feature-gates", plane.GateEvictionRequests+"=true")
 	cmd.Env = append(os.Environ(), planetest.ExecMainEnv+"=1")
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {

@@ -85,7 +85,7 @@ func newRun(ctx context.Context, t *testing.T, seed int64) (*run, error) {
 	if err := ensureLocalClass(ctx, r); err != nil {
 		return nil, fmt.Errorf("creating StorageClass %s: %w", localClass, err)
 	}
-	r.watcher = invariant.Watch(context.Background(), r.clients(), r.ns, invariant.Options{Nodes: true, Quarantine: quarantine})
+	r.watcher = invariant.Watch(context.Background(), r.clients(), r.ns, invariant.Options{Nodes: true, Evictions: true, Quarantine: quarantine})
 	r.watcher.WaitSynced()
 	r.markers = invariant.NewMarkers(client, r.ns)
 	return r, nil
