@@ -231,6 +231,12 @@ func (d *drain) evict(ctx context.Context, p *corev1.Pod) error {
 			// Gone already, or another pod of that name (the UID
 			// precondition failed): nothing of this one to evict.
 			return nil
+		case namespaceTerminating(err):
+			// The API server takes no eviction in a namespace being
+			// deleted; the namespace's deletion takes the pod: wait
+			// for that, as kubectl drain does.
+			fmt.Fprintf(d.out, "pod %s/%s goes with its namespace, which is being deleted\n", p.Namespace, p.Name)
+			return nil
 		case apierrors.IsTooManyRequests(err):
 			fmt.Fprintf(d.out, "error when evicting pod %s/%s (will retry after %s): %v\n", p.Namespace, p.Name, d.retryInterval(), err)
 		case ctx.Err() != nil:
@@ -242,6 +248,13 @@ func (d *drain) evict(ctx context.Context, p *corev1.Pod) error {
 			return fmt.Errorf("evicting pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
 	}
+}
+
+// namespaceTerminating reports whether err is the API server refusing
+// to create anything (an eviction, an eviction request) in a namespace
+// that is being deleted.
+func namespaceTerminating(err error) bool {
+	return apierrors.IsForbidden(err) && apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause)
 }
 
 func (d *drain) retryInterval() time.Duration {

@@ -178,3 +178,38 @@ func TestCordonAndUncordonAreIdempotent(t *testing.T) {
 		t.Errorf("cordoning a missing node: %v, want NotFound", err)
 	}
 }
+
+// A pod whose namespace is being deleted can be neither evicted nor
+// asked to go with a request (the API server creates nothing there); a
+// drain, by either way, waits for the namespace's deletion to take it.
+func TestADrainWaitsForAPodWhoseNamespaceIsBeingDeleted(t *testing.T) {
+	for _, requests := range []bool{false, true} {
+		c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, drainPod("web-0", "n1", "StatefulSet"))
+		terminating := func(a k8stesting.Action) (bool, runtime.Object, error) {
+			if a.GetResource().Resource == "pods" && a.GetSubresource() != "eviction" {
+				return false, nil, nil
+			}
+			err := apierrors.NewForbidden(a.GetResource().GroupResource(), "web-0", errors.New("unable to create new content in namespace ns because it is being terminated"))
+			err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: corev1.NamespaceTerminatingCause, Message: "namespace ns is being terminated", Field: "metadata.namespace"}}
+			return true, nil, err
+		}
+		c.PrependReactor("create", "pods", terminating)
+		c.PrependReactor("create", "evictionrequests", terminating)
+		if requests {
+			serving(c)
+		}
+		go func() {
+			time.Sleep(50 * time.Millisecond)
+			_ = c.Tracker().Delete(schema.GroupVersionResource{Version: "v1", Resource: "pods"}, "ns", "web-0")
+		}()
+		var out bytes.Buffer
+		if err := Drain(context.Background(), c, "n1", DrainOptions{Timeout: 5 * time.Second, RetryInterval: time.Millisecond, Out: &out}); err != nil {
+			t.Errorf("requests %v: drain: %v\n%s", requests, err, out.String())
+		}
+		for _, want := range []string{"pod ns/web-0 goes with its namespace, which is being deleted", "pod/web-0 evicted", "node/n1 drained"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("requests %v: drain printed no %q:\n%s", requests, want, out.String())
+			}
+		}
+	}
+}

@@ -70,7 +70,12 @@ func useRequests(c kubernetes.Interface, via string) (bool, error) {
 // byRequest asks for p's eviction with an EvictionRequest and waits until
 // p is gone; at the drain's timeout the request is withdrawn.
 func (d *drain) byRequest(ctx context.Context, p *corev1.Pod) error {
-	if err := d.request(ctx, p); err != nil {
+	if err := d.request(ctx, p); namespaceTerminating(err) {
+		// No request can be made in a namespace being deleted, and
+		// none is needed: its deletion takes the pod.
+		fmt.Fprintf(d.out, "pod %s/%s goes with its namespace, which is being deleted\n", p.Namespace, p.Name)
+		return d.waitGone(ctx, p)
+	} else if err != nil {
 		return err
 	}
 	err := d.waitRequested(ctx, p)
