@@ -1,6 +1,7 @@
 package invariant
 
 import (
+	"encoding/json"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -68,7 +69,8 @@ func (r *replay) judgeEviction(ev Event, st *setTrack, ord int32, before, pod *c
 
 // judgeSwitchoverEvict checks RuleSwitchoverEvict: an eviction of a pod
 // whose every state in the window held a role exclusive in every version
-// and carried a switchover under way (its label, not Failed).
+// and carried a switchover under way (its label, not Failed, and not past
+// a timeout that failurePolicy Proceed goes on after).
 func (r *replay) judgeSwitchoverEvict(ev Event, st *setTrack, specs []*appsv1.StatefulSet, pod *corev1.Pod) {
 	if !allSpecs(specs, func(s *appsv1.StatefulSet) bool {
 		x := st.extOf(s)
@@ -82,6 +84,9 @@ func (r *replay) judgeSwitchoverEvict(ev Event, st *setTrack, specs []*appsv1.St
 			return false
 		}
 		if state, ok := p.Labels[v1alpha1.SwitchoverHookLabel]; !ok || state == v1alpha1.HookFailed {
+			return false
+		}
+		if r.switchoverLapsed(st, specs, p, ev.Time) {
 			return false
 		}
 		for _, s := range specs {
@@ -157,3 +162,38 @@ func (r *replay) onPinnedVolume(pod *corev1.Pod) bool {
 	}
 	return false
 }
+
+// switchoverLapsed reports whether, at instant at, the switchover p
+// carries had run past the timeout of a version whose failurePolicy is
+// Proceed: from then on that version lets the pod go, the set's own
+// eviction and its budget's allowance alike. The start is the hook
+// record's (the controller's clock, on this machine); a record that
+// cannot be read lapses nothing.
+func (r *replay) switchoverLapsed(st *setTrack, specs []*appsv1.StatefulSet, p *corev1.Pod, at time.Time) bool {
+	var rec v1alpha1.HookRecord
+	if json.Unmarshal([]byte(p.Annotations[v1alpha1.SwitchoverHookLabel]), &rec) != nil || rec.Since.IsZero() {
+		return false
+	}
+	for _, s := range specs {
+		x := st.extOf(s)
+		if x == nil || x.Spec.Lifecycle == nil || x.Spec.Lifecycle.Switchover == nil {
+			continue
+		}
+		h := x.Spec.Lifecycle.Switchover
+		if h.FailurePolicy != v1alpha1.HookProceed {
+			continue
+		}
+		timeout := time.Duration(h.TimeoutSeconds) * time.Second
+		if timeout == 0 {
+			timeout = defaultHookTimeout
+		}
+		if !at.Before(rec.Since.Add(timeout)) {
+			return true
+		}
+	}
+	return false
+}
+
+// defaultHookTimeout is a hook's timeout when timeoutSeconds is unset
+// (the field's documented default).
+const defaultHookTimeout = 300 * time.Second

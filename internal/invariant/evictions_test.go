@@ -77,6 +77,24 @@ var evictionCases = []struct {
 	},
 	want: []Rule{RuleSwitchoverEvict},
 }, {
+	name: "under failurePolicy Proceed a drain evicts the leader before its switchover's timeout: switchover-evict",
+	history: func() *history {
+		h := rolesThree([3]string{"follower", "follower", "leader"}, extRoles(false), extSwitchover(v1alpha1.HookProceed), extBudget,
+			func(s *v1alpha1.StatefulSet) { s.Spec.Lifecycle.Switchover.TimeoutSeconds = 30 })
+		h.external("web-2-a")
+		h.add(5, modified, mkPod(2, "a", ready, role("leader"), switching(v1alpha1.HookPending, "leader")))
+		return h.add(20, modified, mkPod(2, "a", ready, role("leader"), switching(v1alpha1.HookPending, "leader"), evictedNow, terminating))
+	},
+	want: []Rule{RuleSwitchoverEvict},
+}, {
+	name: "under failurePolicy Proceed the leader goes once its switchover timed out",
+	history: func() *history {
+		h := rolesThree([3]string{"follower", "follower", "leader"}, extRoles(false), extSwitchover(v1alpha1.HookProceed), extBudget)
+		h.external("web-2-a")
+		h.add(5, modified, mkPod(2, "a", ready, role("leader"), switching(v1alpha1.HookPending, "leader")))
+		return h.add(20, modified, mkPod(2, "a", ready, role("leader"), switching(v1alpha1.HookPending, "leader"), evictedNow, terminating))
+	},
+}, {
 	name: "a drain evicts the old leader once its role has moved",
 	history: func() *history {
 		h := rolesThree([3]string{"follower", "follower", "leader"}, extRoles(false), extSwitchover(v1alpha1.HookHalt), extBudget)

@@ -229,7 +229,8 @@ const (
 	// went through the set, as for RuleQuorumFloor): no pod is
 	// evicted, by anyone, whose every state in the window held a role
 	// exclusive in every version and carried a switchover under way
-	// (label not Failed): until the role has moved the set's budget
+	// (label not Failed, and not past the timeout of a version whose
+	// switchover has failurePolicy Proceed, from the hook record's start): until the role has moved the set's budget
 	// allows no eviction. (RuleSwitchover holds the controller's own
 	// disruptions of a holder.)
 	RuleSwitchoverEvict Rule = "switchover-evict"
