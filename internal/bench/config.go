@@ -74,13 +74,14 @@ type Config struct {
 	Progress io.Writer
 }
 
-// NewConfig returns the defaults: every scenario and contender at KCM's
-// limits (QPS 20, burst 30) and unthrottled, 5 workers: the controller's
-// own defaults (controller.NewConfig).
+// NewConfig returns the defaults: every scenario but node-drain (run only
+// when asked for) and every contender at KCM's limits (QPS 20, burst 30)
+// and unthrottled, 5 workers: the controller's own defaults
+// (controller.NewConfig).
 func NewConfig() Config {
 	d := controller.NewConfig()
 	return Config{
-		Scenarios: slices.Clone(ScenarioNames),
+		Scenarios: slices.DeleteFunc(slices.Clone(ScenarioNames), func(s string) bool { return s == ScenarioNodeDrain }),
 		Contenders: slices.DeleteFunc(slices.Clone(ContenderNames), func(c string) bool {
 			return c == ContenderOrdinalInPlace || c == ContenderOrdinalOverrides || c == ContenderOrdinalConfig || c == ContenderOrdinalReload
 		}),
@@ -107,6 +108,10 @@ func (c *Config) Validate() error {
 	}
 	if len(c.Scenarios) == 0 || len(c.Contenders) == 0 || len(c.Limits) == 0 {
 		errs = append(errs, errors.New("need at least one scenario, contender and QPS setting"))
+	}
+	if n := nodeDrainNodes(c.Sizes.SetReplicas); slices.Contains(c.Scenarios, ScenarioNodeDrain) && c.Nodes < n {
+		errs = append(errs, fmt.Errorf("%s needs at least %d nodes (--nodes), one per member of a set and one free, got %d",
+			ScenarioNodeDrain, n, c.Nodes))
 	}
 	if c.Workers < 1 {
 		errs = append(errs, fmt.Errorf("--workers must be at least 1, got %d", c.Workers))

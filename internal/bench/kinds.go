@@ -89,12 +89,47 @@ type extendedWriter struct {
 	// mounts and its revisions hold, written through kube (configset.go).
 	config v1alpha1.ConfigApply
 	kube   kubernetes.Interface
+	// ownBudget gives each set spec.disruptionBudget (one pod at most)
+	// and nodeDrainPolicy Move (withOwnBudget).
+	ownBudget bool
+}
+
+// extendedKind reports whether w writes the extended kind.
+func extendedKind(w setWriter) bool {
+	_, ok := w.(extendedWriter)
+	return ok
+}
+
+// withOwnBudget returns w writing sets that keep a disruption budget of
+// their own, of one pod, and move their members off a cordoned node
+// themselves (spec.disruptionBudget, spec.nodeDrainPolicy: Move). apps/v1
+// has neither: an apps/v1 writer is returned as it is, and a scenario
+// that wants a budget for its sets writes one (nodedrain.go).
+func withOwnBudget(w setWriter) setWriter {
+	if e, ok := w.(extendedWriter); ok {
+		e.ownBudget = true
+		return e
+	}
+	return w
 }
 
 func (w extendedWriter) create(ctx context.Context, namespace string, set *appsv1.StatefulSet) error {
+	ext, err := w.extended(set)
+	if err != nil {
+		return err
+	}
+	if err := w.readConfig(ctx, namespace, ext); err != nil {
+		return err
+	}
+	_, err = w.client.StatefulSets(namespace).Create(ctx, ext, metav1.CreateOptions{})
+	return err
+}
+
+// extended is set in the extended kind, with the writer's own fields.
+func (w extendedWriter) extended(set *appsv1.StatefulSet) (*v1alpha1.StatefulSet, error) {
 	ext := &v1alpha1.StatefulSet{}
 	if err := convertJSON(set, ext); err != nil {
-		return err
+		return nil, err
 	}
 	ext.APIVersion, ext.Kind = v1alpha1.SchemeGroupVersion.String(), v1alpha1.Kind.Kind
 	if w.policy != "" {
@@ -104,11 +139,12 @@ func (w extendedWriter) create(ctx context.Context, namespace string, set *appsv
 		ext.Spec.UpdateStrategy.RollingUpdate.PodUpdatePolicy = w.policy
 	}
 	ext.Spec.Overrides = w.overrides
-	if err := w.readConfig(ctx, namespace, ext); err != nil {
-		return err
+	if w.ownBudget {
+		one := intstr.FromInt32(1)
+		ext.Spec.DisruptionBudget = &v1alpha1.DisruptionBudget{MaxUnavailable: &one}
+		ext.Spec.NodeDrainPolicy = v1alpha1.NodeDrainMove
 	}
-	_, err := w.client.StatefulSets(namespace).Create(ctx, ext, metav1.CreateOptions{})
-	return err
+	return ext, nil
 }
 
 // change applies change to the set's apps/v1 reading and copies back the

@@ -36,6 +36,7 @@ type observer struct {
 	gone      int64       // pods that finished terminating while recording
 	events    int64       // pod watch events (add, update, delete) while recording
 	lag       *statusLag  // the sets' status.readyReplicas against their Ready pods
+	floor     readyFloor  // the fewest Ready members of one set
 }
 
 // startObserver runs informers on namespace's pods and on its sets of
@@ -77,6 +78,7 @@ func (o *observer) notePod(obj any) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.lag.pod(pod.Namespace+"/"+pod.Name, pod.Labels[setLabel], pod, time.Now())
+	o.floor.pod(pod.Namespace+"/"+pod.Name, pod.Labels[setLabel], pod)
 }
 
 // notePodGone takes a deleted pod out of the status lag.
@@ -91,6 +93,7 @@ func (o *observer) notePodGone(obj any) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.lag.pod(pod.Namespace+"/"+pod.Name, pod.Labels[setLabel], nil, time.Now())
+	o.floor.pod(pod.Namespace+"/"+pod.Name, pod.Labels[setLabel], nil)
 }
 
 // noteSet records a set's status.readyReplicas in the status lag.
@@ -175,6 +178,15 @@ func (o *observer) record(on bool) {
 	defer o.mu.Unlock()
 	o.recording = on
 	o.lag.record(on, time.Now())
+	o.floor.record(on)
+}
+
+// fewestReady returns the fewest Ready members any one set had in the
+// last recorded window.
+func (o *observer) fewestReady() (int32, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.floor.result()
 }
 
 // counts returns pods created, marked for deletion and gone while recording.
@@ -237,11 +249,15 @@ type desiredSet struct {
 	// Config, when set, is the copy of the set's ConfigMap every pod must
 	// read (configset.go).
 	Config string
+	// AvoidNode, when set, is a node no pod of the set may be on: the
+	// node the node-drain scenario drains.
+	AvoidNode string
 }
 
 // converged reports whether the pods are exactly the desired ones: for each
 // set, ordinals 0..replicas-1, Ready, not terminating, running the set's
-// image, and no other pod in the namespace. why says what is missing.
+// image, off the set's AvoidNode, and no other pod in the namespace. why
+// says what is missing.
 func (o *observer) converged(want map[string]desiredSet) (ok bool, why string) {
 	seen := map[string]int32{}
 	for _, obj := range o.store.List() {
@@ -258,6 +274,8 @@ func (o *observer) converged(want map[string]desiredSet) (ok bool, why string) {
 			return false, "old pod " + pod.Name
 		case !podReady(pod):
 			return false, "unready pod " + pod.Name
+		case d.AvoidNode != "" && pod.Spec.NodeName == d.AvoidNode:
+			return false, "pod " + pod.Name + " is still on node " + d.AvoidNode
 		case d.Config != "" && !readsConfig(pod, d.Config):
 			return false, "pod " + pod.Name + " does not read " + d.Config
 		}
@@ -269,6 +287,16 @@ func (o *observer) converged(want map[string]desiredSet) (ok bool, why string) {
 		}
 	}
 	return true, ""
+}
+
+// pods returns the namespace's pods as last seen.
+func (o *observer) pods() []*corev1.Pod {
+	objs := o.store.List()
+	out := make([]*corev1.Pod, 0, len(objs))
+	for _, obj := range objs {
+		out = append(out, obj.(*corev1.Pod))
+	}
+	return out
 }
 
 // waitConverged polls the informer's store until converged or timeout.

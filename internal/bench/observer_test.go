@@ -24,6 +24,7 @@ func benchPod(name, set, image string, ready bool) *corev1.Pod {
 func TestConvergedNeedsExactlyTheDesiredReadyPods(t *testing.T) {
 	terminating := benchPod("web-1", "web", imageV1, true)
 	terminating.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+	onNode := func(p *corev1.Pod, node string) *corev1.Pod { p.Spec.NodeName = node; return p }
 	cases := []struct {
 		name string
 		pods []*corev1.Pod
@@ -41,6 +42,14 @@ func TestConvergedNeedsExactlyTheDesiredReadyPods(t *testing.T) {
 			map[string]desiredSet{"web": {Replicas: 2, Image: imageV1}}, false},
 		{"a pod of a deleted set does not", []*corev1.Pod{benchPod("old-0", "old", imageV1, true)}, map[string]desiredSet{}, false},
 		{"no pods and no sets converge", nil, map[string]desiredSet{}, true},
+		{"a pod on the node to avoid does not", []*corev1.Pod{onNode(benchPod("web-0", "web", imageV1, true), "n-1"),
+			onNode(benchPod("web-1", "web", imageV1, true), "n-0")},
+			map[string]desiredSet{"web": {Replicas: 2, Image: imageV1, AvoidNode: "n-0"}}, false},
+		{"pods off the node to avoid converge", []*corev1.Pod{onNode(benchPod("web-0", "web", imageV1, true), "n-1"),
+			onNode(benchPod("web-1", "web", imageV1, true), "n-2")},
+			map[string]desiredSet{"web": {Replicas: 2, Image: imageV1, AvoidNode: "n-0"}}, true},
+		{"a set without a node to avoid may be anywhere", []*corev1.Pod{onNode(benchPod("web-0", "web", imageV1, true), "n-0")},
+			map[string]desiredSet{"web": {Replicas: 1, Image: imageV1}}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -144,6 +144,12 @@ func note(r Result) string {
 	if r.Scenario == ScenarioSteady && r.QuietWaitSeconds >= 1 {
 		parts = append(parts, fmt.Sprintf("idle after %.0fs of event backlog", r.QuietWaitSeconds))
 	}
+	if d := r.Drain; d != nil {
+		parts = append(parts, fmt.Sprintf("fewest Ready members of one set %d; the drain evicted %d (%d refused)", d.FewestReady, d.Evicted, d.Refused))
+		if d.MovedSeconds > 0 {
+			parts = append(parts, fmt.Sprintf("moved off the cordoned node in %.1fs", d.MovedSeconds))
+		}
+	}
 	if r.SelfCountedWrites != nil && *r.SelfCountedWrites != r.APIWrites {
 		parts = append(parts, fmt.Sprintf("self-counted %d", *r.SelfCountedWrites))
 	}

@@ -2,7 +2,9 @@ package bench
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"net/http"
 	"sort"
 	"time"
 )
@@ -71,6 +73,9 @@ type Result struct {
 	// Restart is what the restart after the window measured, for the
 	// scenarios that restart the contender.
 	Restart *Restart `json:"restart,omitempty"`
+	// Drain is what the node-drain scenario's drain did and what the sets
+	// kept meanwhile.
+	Drain *Drain `json:"drain,omitempty"`
 	// SelfCountedWrites is the floor's own count of its writes, a check on
 	// the API-server count.
 	SelfCountedWrites *int64 `json:"self_counted_writes,omitempty"`
@@ -97,6 +102,55 @@ type Restart struct {
 	// CPUSeconds and PeakRSSBytes are the restarted process's, up to rest.
 	CPUSeconds   float64 `json:"cpu_seconds"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+}
+
+// Drain is one run of the node-drain scenario: a node holding one member
+// of each set was drained (nodedrain.go).
+type Drain struct {
+	Node string `json:"node"`
+	// FewestReady is the fewest Ready members, not terminating, that any
+	// one set had at any pod event of the measured window.
+	FewestReady int32 `json:"fewest_ready"`
+	// Evicted and Refused are the drain's eviction requests that were
+	// granted and that a budget refused (429). They are the harness's
+	// requests: the run's API writes leave them, and the deletions the
+	// granted ones made, out.
+	Evicted int64 `json:"evicted"`
+	Refused int64 `json:"refused"`
+	// MovedSeconds is, for the extended kind, the time from the cordon
+	// until every set had moved its member off the node, before the drain.
+	MovedSeconds float64 `json:"moved_seconds,omitempty"`
+}
+
+// evictionsOf splits eviction requests by response code, between two
+// readings, into granted (2xx), refused by a budget (429) and the rest
+// (a pod already gone, another pod of that name).
+func evictionsOf(before, after map[int]int64) (granted, refused, other int64) {
+	for code, n := range after {
+		n -= before[code]
+		switch {
+		case code/100 == 2:
+			granted += n
+		case code == http.StatusTooManyRequests:
+			refused += n
+		default:
+			other += n
+		}
+	}
+	return granted, refused, other
+}
+
+// withoutHarness returns delta less the harness's own eviction requests
+// made between two readings of their counts by code.
+func withoutHarness(delta map[writeKey]int64, before, after map[int]int64) map[writeKey]int64 {
+	out := maps.Clone(delta)
+	for code, n := range after {
+		k := writeKey{"POST", "pods/eviction", code}
+		if out[k] -= n - before[code]; out[k] == 0 {
+			delete(out, k)
+		}
+	}
+	return out
 }
 
 // Phase is the wall time of one measured step.

@@ -132,7 +132,8 @@ func runOnPlane(ctx context.Context, cfg Config, sc scenario, contender string, 
 	if err != nil {
 		return err
 	}
-	h := &harness{client: client, kubeconfig: kubeconfig, sets: writerFor(contender, client, extended), namespace: benchNamespace, obs: obs, alive: alive, want: map[string]desiredSet{}}
+	h := &harness{client: client, kubeconfig: kubeconfig, sets: writerFor(contender, client, extended), namespace: benchNamespace, obs: obs, alive: alive,
+		stepTimeout: cfg.StepTimeout, want: map[string]desiredSet{}}
 	for _, st := range sc.setup {
 		cfg.progress("%s %s %s: setup %s", sc.name, QPSLabel(l.QPS, l.Burst), contender, st.name)
 		if _, _, err := runStep(ctx, cfg, h, st); err != nil {
@@ -167,6 +168,7 @@ type window struct {
 	marks     int64
 	gone      int64
 	podEvents int64
+	evictions map[int]int64 // the harness's own eviction requests by code
 }
 
 func readWindow(ctx context.Context, h *harness, proc, plane *child.Process, statsFile string) (window, error) {
@@ -188,6 +190,9 @@ func readWindow(ctx context.Context, h *harness, proc, plane *child.Process, sta
 	w.floor = readCount(statsFile)
 	w.added, w.marks, w.gone = h.obs.counts()
 	w.podEvents = h.obs.podEvents()
+	if h.drain != nil {
+		w.evictions = h.drain.evictor.counts.snapshot()
+	}
 	return w, nil
 }
 
@@ -245,14 +250,24 @@ func measure(ctx context.Context, cfg Config, sc scenario, h *harness, proc, pla
 	if mean, peak, ok := h.obs.statusLag(); ok && sc.idle == 0 {
 		r.StatusLagMean, r.StatusLagMax = &mean, &peak
 	}
+	if sc.drain && h.drain != nil {
+		fewest, _ := h.obs.fewestReady()
+		granted, refused, _ := evictionsOf(start.evictions, end.evictions)
+		r.Drain = &Drain{Node: h.drain.node, FewestReady: fewest, Evicted: granted, Refused: refused,
+			MovedSeconds: h.drain.moved.Seconds()}
+	}
 	return nil
 }
 
-// fill computes the result's figures from the window's edges.
+// fill computes the result's figures from the window's edges. The
+// harness's own evictions (a drain's) are not the contender's writes, nor
+// are the deletions they make.
 func fill(r *Result, sc scenario, start, writesEnd, end window, reactions []time.Duration) {
 	delta := diffWrites(start.writes, writesEnd.writes)
 	r.PodsGone, r.PodDeleteMarks = writesEnd.gone-start.gone, writesEnd.marks-start.marks
-	r.APIWrites, r.APIWriteErrors, r.WritesBy = sumWrites(delta, r.PodDeleteMarks)
+	harnessEvicted, _, _ := evictionsOf(start.evictions, writesEnd.evictions)
+	r.APIWrites, r.APIWriteErrors, r.WritesBy = sumWrites(withoutHarness(delta, start.evictions, writesEnd.evictions),
+		r.PodDeleteMarks-harnessEvicted)
 	r.RawWrites = rawWrites(delta)
 	for name, n := range writesEnd.events {
 		r.EventWrites += n - start.events[name]

@@ -29,11 +29,14 @@ const (
 	// created and rolled, then the contender killed and restarted.
 	ScenarioScaling     = "scaling"
 	ScenarioScalingSets = "scaling-sets"
+	// ScenarioNodeDrain drains a node that holds one member of each set
+	// (nodedrain.go). A bare `ordinal bench` leaves it out (NewConfig).
+	ScenarioNodeDrain = "node-drain"
 )
 
 // ScenarioNames lists every scenario in report order.
 var ScenarioNames = []string{ScenarioParallelScaleUp, ScenarioParallelScaleDown, ScenarioOrderedRollout,
-	ScenarioMaxUnavailable, ScenarioConfigRollout, ScenarioManySets, ScenarioSteady, ScenarioScaling, ScenarioScalingSets}
+	ScenarioMaxUnavailable, ScenarioConfigRollout, ScenarioManySets, ScenarioSteady, ScenarioScaling, ScenarioScalingSets, ScenarioNodeDrain}
 
 // Images the scenarios roll between; the simulated nodes never pull them.
 const (
@@ -44,8 +47,8 @@ const (
 // Sizes adjusts the scenarios; zero fields keep each scenario's default.
 type Sizes struct {
 	Replicas    int32         // the single set of the one-set scenarios
-	Sets        int           // many-sets, steady-10k and scaling-sets
-	SetReplicas int32         // replicas per set in many-sets, steady-10k and scaling-sets
+	Sets        int           // many-sets, steady-10k, scaling-sets and node-drain
+	SetReplicas int32         // replicas per set in many-sets, steady-10k, scaling-sets and node-drain
 	Idle        time.Duration // steady-10k's idle window
 	ReadyDelay  time.Duration // ordered-rollout's pod readiness delay
 }
@@ -72,6 +75,9 @@ type scenario struct {
 	// restart, after the measured window, kills the contender, scales every
 	// set up by one while it is down and times its restart (restart.go).
 	restart bool
+	// drain reports what the node-drain scenario's drain did and the
+	// fewest Ready members any set kept (Result.Drain).
+	drain bool
 }
 
 // setSpec shapes one benchmark StatefulSet.
@@ -82,6 +88,13 @@ type setSpec struct {
 	maxUnavailable string // "" leaves it unset
 	claims         bool
 	readyDelay     time.Duration // 0 keeps the plane's default
+	// spreadHosts puts every pod of the set on a node of its own: a
+	// required anti-affinity among the set's pods on kubernetes.io/hostname.
+	spreadHosts bool
+	// ownBudget makes an extended set keep its own disruption budget of
+	// one pod and move its members off a cordoned node (kinds.go); apps/v1
+	// has neither, and its sets are written as they are.
+	ownBudget bool
 }
 
 func orDefault[T comparable](v, def T) T {
@@ -143,6 +156,8 @@ func buildScenario(name string, s Sizes) (scenario, error) {
 		}
 		return scenario{name: name, size: size, restart: true,
 			measured: []step{{"create", createSets(specs...)}, {"rollout", updateImageAll(imageV2)}}}, nil
+	case ScenarioNodeDrain:
+		return nodeDrainScenario(s), nil
 	}
 	return scenario{}, fmt.Errorf("unknown scenario %q (known: %v)", name, ScenarioNames)
 }
@@ -177,6 +192,14 @@ func statefulSet(spec setSpec) *appsv1.StatefulSet {
 	}
 	if spec.ordered {
 		ss.Spec.PodManagementPolicy = appsv1.OrderedReadyPodManagement
+	}
+	if spec.spreadHosts {
+		ss.Spec.Template.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{setLabel: spec.name}},
+				TopologyKey:   corev1.LabelHostname,
+			}},
+		}}
 	}
 	if spec.readyDelay > 0 {
 		ss.Spec.Template.Annotations = map[string]string{"sim.ordinal.dev/ready-delay": spec.readyDelay.String()}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/client-go/kubernetes"
@@ -20,6 +21,11 @@ type harness struct {
 	namespace  string
 	obs        *observer
 	alive      func() error // non-nil error once a process under test died
+	// stepTimeout bounds a step's own waits (Config.StepTimeout).
+	stepTimeout time.Duration
+	// drain is the node-drain scenario's choice of nodes and its drain's
+	// evictions (nodedrain.go); nil in every other scenario.
+	drain *drainRun
 
 	mu   sync.Mutex
 	want map[string]desiredSet
@@ -89,7 +95,11 @@ func createSets(specs ...setSpec) func(context.Context, *harness) error {
 			h.setWant(s.name, desiredSet{Replicas: s.replicas, Image: imageV1}, true)
 		}
 		return forEach(names, func(name string) error {
-			if err := h.sets.create(ctx, h.namespace, statefulSet(byName[name])); err != nil {
+			w := h.sets
+			if byName[name].ownBudget {
+				w = withOwnBudget(w)
+			}
+			if err := w.create(ctx, h.namespace, statefulSet(byName[name])); err != nil {
 				return fmt.Errorf("creating statefulset %s: %w", name, err)
 			}
 			return nil
