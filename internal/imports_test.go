@@ -29,6 +29,7 @@ var rooms = []struct {
 	{"internal/migrate", 6},
 	{"internal/controller", 5},
 	{"internal/setops", 5},
+	{"internal/drain", 5},
 	{"internal/kubeclient", 3},
 	{"internal/ostsclient", 2},
 	{"internal/osts", 4},

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/ordinal-sh/ordinal/internal/drain"
 )
 
 // The node-drain scenario drains a node that holds one member of each of
@@ -113,7 +115,7 @@ func holdNodes(open int) func(context.Context, *harness) error {
 		}
 		h.drain = &drainRun{node: drained, spare: spare, evictor: ev}
 		for _, n := range spare {
-			if err := setUnschedulable(ctx, h.client, n, true); err != nil {
+			if err := drain.Cordon(ctx, h.client, n); err != nil {
 				return err
 			}
 		}
@@ -129,7 +131,7 @@ func freeNodes() func(context.Context, *harness) error {
 			return fmt.Errorf("the sets are not placed for the drain: %s", why)
 		}
 		for _, n := range h.drain.spare {
-			if err := setUnschedulable(ctx, h.client, n, false); err != nil {
+			if err := drain.Uncordon(ctx, h.client, n); err != nil {
 				return err
 			}
 		}
@@ -234,7 +236,7 @@ func drainTheNode() func(context.Context, *harness) error {
 		h.avoidNode(d.node)
 		if extendedKind(h.sets) {
 			began := time.Now()
-			if err := setUnschedulable(ctx, h.client, d.node, true); err != nil {
+			if err := drain.Cordon(ctx, h.client, d.node); err != nil {
 				return err
 			}
 			if err := h.obs.waitConverged(ctx, h.snapshotWant(), h.stepTimeout, h.alive); err != nil {

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
+	"github.com/ordinal-sh/ordinal/internal/drain"
 )
 
 var flagDrains = flag.Float64("drains", 0.5,
@@ -61,7 +61,7 @@ const drainTimeout = 60 * time.Second
 
 // drainVias are the ways a drain asks pods to go; the plane serves
 // eviction requests (plane_test.go), so each is real.
-var drainVias = []string{nodes.ViaEvictions, nodes.ViaEvictionRequests}
+var drainVias = []string{drain.ViaEvictions, drain.ViaEvictionRequests}
 
 // drainNode drains a node with pods of the run (ordinal node drain:
 // cordon, then evictions honouring every disruption budget, or an
@@ -77,11 +77,11 @@ func (r *run) drainNode(ctx context.Context) bool {
 	via := drainVias[rng.Intn(len(drainVias))]
 	r.logf("drain node %s via %s (uncordon %s after)", node, via, stay)
 	r.background(node, func() {
-		err := nodes.Drain(ctx, r.client, node, nodes.DrainOptions{Timeout: drainTimeout, RetryInterval: time.Second,
+		err := drain.Drain(ctx, r.client, node, drain.DrainOptions{Timeout: drainTimeout, RetryInterval: time.Second,
 			IgnoreDaemonSets: true, DeleteEmptyDirData: true, Via: via})
 		r.logf("node %s drained (%v)", node, errWord(err))
 		time.Sleep(stay)
-		err = nodes.Uncordon(ctx, r.client, node)
+		err = drain.Uncordon(ctx, r.client, node)
 		r.logf("uncordon node %s (%v)", node, errWord(err))
 	})
 	return true
@@ -96,7 +96,7 @@ func (r *run) cordonNode(ctx context.Context) bool {
 		return false
 	}
 	stay := time.Duration(3+rng.Intn(13)) * time.Second
-	if err := nodes.Cordon(ctx, r.client, node); err != nil {
+	if err := drain.Cordon(ctx, r.client, node); err != nil {
 		r.logf("cordon node %s: %v", node, err)
 		r.shapes.release(node)
 		return false
@@ -104,7 +104,7 @@ func (r *run) cordonNode(ctx context.Context) bool {
 	r.logf("cordon node %s (for %s)", node, stay)
 	r.background(node, func() {
 		time.Sleep(stay)
-		err := nodes.Uncordon(ctx, r.client, node)
+		err := drain.Uncordon(ctx, r.client, node)
 		r.logf("uncordon node %s (%v)", node, errWord(err))
 	})
 	return true

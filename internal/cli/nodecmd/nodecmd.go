@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ordinal-sh/ordinal/internal/cli/exit"
+	"github.com/ordinal-sh/ordinal/internal/drain"
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 )
 
@@ -57,8 +58,8 @@ docs/node-failure.md and docs/drains.md.`,
 	}
 	flags.AddFlags(cmd.PersistentFlags())
 	cmd.AddCommand(drainCmd(flags),
-		verb(flags, "cordon", "Mark a node unschedulable", nodes.Cordon, "node/%s cordoned\n"),
-		verb(flags, "uncordon", "Make a node schedulable again", nodes.Uncordon, "node/%s uncordoned\n"),
+		verb(flags, "cordon", "Mark a node unschedulable", drain.Cordon, "node/%s cordoned\n"),
+		verb(flags, "uncordon", "Make a node schedulable again", drain.Uncordon, "node/%s uncordoned\n"),
 		failCmd(flags),
 		verb(flags, "restore", "Start a failed simulated node's heartbeats again", nodes.Restore,
 			"node %s restored: heartbeats again (an out-of-service taint stays until ordinal node unfence)\n"),
@@ -71,14 +72,14 @@ docs/node-failure.md and docs/drains.md.`,
 }
 
 func drainCmd(flags *genericclioptions.ConfigFlags) *cobra.Command {
-	var opts nodes.DrainOptions
+	var opts drain.DrainOptions
 	var grace int64
 	cmd := verb(flags, "drain", "Cordon a node and evict its pods, honouring disruption budgets, as kubectl drain does",
 		func(ctx context.Context, c kubernetes.Interface, name string) error {
 			if grace >= 0 {
 				opts.GracePeriodSeconds = &grace
 			}
-			return nodes.Drain(ctx, c, name, opts)
+			return drain.Drain(ctx, c, name, opts)
 		}, "")
 	f := cmd.Flags()
 	f.DurationVar(&opts.Timeout, "timeout", 0, "give up after this long, naming the pods still on the node (0: wait as long as it takes)")
@@ -86,17 +87,17 @@ func drainCmd(flags *genericclioptions.ConfigFlags) *cobra.Command {
 	f.BoolVar(&opts.IgnoreDaemonSets, "ignore-daemonsets", false, "leave DaemonSet-managed pods on the node instead of refusing the drain")
 	f.BoolVar(&opts.DeleteEmptyDirData, "delete-emptydir-data", false, "evict pods with emptyDir volumes (their data is lost) instead of refusing the drain")
 	f.BoolVar(&opts.Force, "force", false, "evict pods no controller owns (nothing recreates them) instead of refusing the drain")
-	f.StringVar(&opts.Via, "via", nodes.ViaAuto, "how pods are asked to go: "+nodes.ViaEvictionRequests+
+	f.StringVar(&opts.Via, "via", drain.ViaAuto, "how pods are asked to go: "+drain.ViaEvictionRequests+
 		" (an EvictionRequest per pod, lifecycle.k8s.io/v1alpha1: the responders the pod names first, then the Eviction API), "+
-		nodes.ViaEvictions+" (the Eviction API, as kubectl drain), or "+nodes.ViaAuto+" (eviction requests where the API server serves them)")
+		drain.ViaEvictions+" (the Eviction API, as kubectl drain), or "+drain.ViaAuto+" (eviction requests where the API server serves them)")
 	cmd.PreRunE = func(c *cobra.Command, _ []string) error {
 		if opts.Timeout < 0 {
 			return exit.Usage(fmt.Errorf("--timeout %s is negative", opts.Timeout))
 		}
 		switch opts.Via {
-		case nodes.ViaAuto, nodes.ViaEvictionRequests, nodes.ViaEvictions:
+		case drain.ViaAuto, drain.ViaEvictionRequests, drain.ViaEvictions:
 		default:
-			return exit.Usage(fmt.Errorf("--via %q is not one of %s, %s, %s", opts.Via, nodes.ViaAuto, nodes.ViaEvictionRequests, nodes.ViaEvictions))
+			return exit.Usage(fmt.Errorf("--via %q is not one of %s, %s, %s", opts.Via, drain.ViaAuto, drain.ViaEvictionRequests, drain.ViaEvictions))
 		}
 		opts.Out = c.OutOrStdout()
 		return nil

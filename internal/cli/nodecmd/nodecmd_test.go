@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/ordinal-sh/ordinal/internal/drain"
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 )
 
@@ -82,7 +83,7 @@ func TestDrainRefusesANegativeTimeout(t *testing.T) {
 func TestCordonAndUncordonSayWhatTheyDid(t *testing.T) {
 	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
 	var out bytes.Buffer
-	if err := run(context.Background(), &out, c, "n1", nodes.Cordon, "node/%s cordoned\n"); err != nil {
+	if err := run(context.Background(), &out, c, "n1", drain.Cordon, "node/%s cordoned\n"); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := c.CoreV1().Nodes().Get(context.Background(), "n1", metav1.GetOptions{}); !n.Spec.Unschedulable || out.String() != "node/n1 cordoned\n" {

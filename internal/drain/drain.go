@@ -1,4 +1,4 @@
-package nodes
+package drain
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 // drain does, on any cluster: it cordons the node, then evicts its pods
 // through the eviction subresource, so that every PodDisruptionBudget is
 // honoured (or, where the API server serves them, asks each pod to go
-// with an EvictionRequest: drainrequests.go). An eviction the API server refuses for a budget (429 Too Many
+// with an EvictionRequest: requests.go). An eviction the API server refuses for a budget (429 Too Many
 // Requests) is tried again after DrainOptions.RetryInterval, and the
 // drain ends when every evicted pod is gone (a pod recreated under the
 // same name is another pod: its UID tells them apart), or fails at
@@ -58,7 +58,7 @@ type DrainOptions struct {
 	Out io.Writer
 	// Via is how pods are asked to go: ViaEvictions (the Eviction API, as
 	// kubectl drain), ViaEvictionRequests (an EvictionRequest per pod,
-	// drainrequests.go), or ViaAuto ("" too): eviction requests where the
+	// requests.go), or ViaAuto ("" too): eviction requests where the
 	// API server serves them, else evictions.
 	Via string
 }
