@@ -53,7 +53,7 @@ func newEvictor(kubeconfig string) (*evictor, error) {
 // drain drains node as kubectl drain does (internal/drain, by
 // evictions; DaemonSet and mirror pods stay), giving up after timeout.
 func (e *evictor) drain(ctx context.Context, node string, timeout time.Duration) error {
-	return drain.Drain(ctx, e.client, node, drain.DrainOptions{Timeout: timeout, RetryInterval: e.retry,
+	return drain.Drain(ctx, e.client, node, drain.Options{Timeout: timeout, RetryInterval: e.retry,
 		IgnoreDaemonSets: true, DeleteEmptyDirData: true, Via: drain.ViaEvictions})
 }
 

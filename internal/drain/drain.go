@@ -24,18 +24,18 @@ import (
 // through the eviction subresource, so that every PodDisruptionBudget is
 // honoured (or, where the API server serves them, asks each pod to go
 // with an EvictionRequest: requests.go). An eviction the API server refuses for a budget (429 Too Many
-// Requests) is tried again after DrainOptions.RetryInterval, and the
+// Requests) is tried again after Options.RetryInterval, and the
 // drain ends when every evicted pod is gone (a pod recreated under the
 // same name is another pod: its UID tells them apart), or fails at
-// DrainOptions.Timeout naming the pods still there.
+// Options.Timeout naming the pods still there.
 
 // DefaultEvictRetryInterval is how long a drain waits before it asks
 // again for an eviction a disruption budget refused: kubectl's delay.
 const DefaultEvictRetryInterval = 5 * time.Second
 
-// DrainOptions are a drain's choices; the zero value is kubectl drain's
+// Options are a drain's choices; the zero value is kubectl drain's
 // defaults (no timeout, each pod's own grace period).
-type DrainOptions struct {
+type Options struct {
 	// Timeout bounds the whole drain; 0 waits as long as it takes.
 	Timeout time.Duration
 	// RetryInterval is the wait before an eviction refused by a
@@ -100,7 +100,7 @@ func setUnschedulable(ctx context.Context, c kubernetes.Interface, name string, 
 // (ErrDrainRefused) the node stays cordoned and no pod is evicted, as
 // with kubectl drain; eviction requests asked for where they are not
 // served leave the node as it was.
-func Drain(ctx context.Context, c kubernetes.Interface, name string, opts DrainOptions) error {
+func Drain(ctx context.Context, c kubernetes.Interface, name string, opts Options) error {
 	out := opts.Out
 	if out == nil {
 		out = io.Discard
@@ -140,7 +140,7 @@ func Drain(ctx context.Context, c kubernetes.Interface, name string, opts DrainO
 // podsToEvict returns the pods a drain evicts, or ErrDrainRefused naming
 // every pod that needs a flag; mirror pods, and DaemonSet pods under
 // IgnoreDaemonSets, stay.
-func podsToEvict(pods []corev1.Pod, opts DrainOptions, out io.Writer) ([]corev1.Pod, error) {
+func podsToEvict(pods []corev1.Pod, opts Options, out io.Writer) ([]corev1.Pod, error) {
 	var evict []corev1.Pod
 	var refused []string
 	for _, p := range pods {
@@ -165,7 +165,7 @@ func podsToEvict(pods []corev1.Pod, opts DrainOptions, out io.Writer) ([]corev1.
 
 // drainRefusal says which flag pod p needs before a drain may evict it, or "".
 // A pod that has finished loses nothing and needs none.
-func drainRefusal(p *corev1.Pod, opts DrainOptions) string {
+func drainRefusal(p *corev1.Pod, opts Options) string {
 	finished := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 	switch {
 	case daemonSetPod(p) && !opts.IgnoreDaemonSets:
@@ -186,7 +186,7 @@ func daemonSetPod(p *corev1.Pod) bool {
 // drain is one drain's eviction of its pods.
 type drain struct {
 	client kubernetes.Interface
-	opts   DrainOptions
+	opts   Options
 	out    io.Writer
 	// requests asks pods to go through EvictionRequests.
 	requests bool

@@ -71,7 +71,7 @@ func TestDrainCordonsEvictsAndRetriesWhatABudgetRefuses(t *testing.T) {
 		drainPod("other", "n2", "StatefulSet"), mirror)
 	asked := evictions(c, map[string]int{"web-1": 2})
 	var out bytes.Buffer
-	err := Drain(context.Background(), c, "n1", DrainOptions{RetryInterval: time.Millisecond, Out: &out})
+	err := Drain(context.Background(), c, "n1", Options{RetryInterval: time.Millisecond, Out: &out})
 	if err != nil {
 		t.Fatalf("drain: %v\n%s", err, out.String())
 	}
@@ -99,7 +99,7 @@ func TestDrainRefusesPodsThatNeedAFlagAndEvictsNone(t *testing.T) {
 	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}},
 		drainPod("bare", "n1", ""), drainPod("agent", "n1", "DaemonSet"), empty, done, drainPod("web-0", "n1", "StatefulSet"))
 	asked := evictions(c, nil)
-	err := Drain(context.Background(), c, "n1", DrainOptions{RetryInterval: time.Millisecond})
+	err := Drain(context.Background(), c, "n1", Options{RetryInterval: time.Millisecond})
 	if !errors.Is(err, ErrDrainRefused) {
 		t.Fatalf("error %v, want ErrDrainRefused", err)
 	}
@@ -116,7 +116,7 @@ func TestDrainRefusesPodsThatNeedAFlagAndEvictsNone(t *testing.T) {
 	}
 	// With the flags the same node drains, leaving the DaemonSet's pod.
 	var out bytes.Buffer
-	if err := Drain(context.Background(), c, "n1", DrainOptions{RetryInterval: time.Millisecond, Force: true, IgnoreDaemonSets: true, DeleteEmptyDirData: true, Out: &out}); err != nil {
+	if err := Drain(context.Background(), c, "n1", Options{RetryInterval: time.Millisecond, Force: true, IgnoreDaemonSets: true, DeleteEmptyDirData: true, Out: &out}); err != nil {
 		t.Fatalf("drain with flags: %v", err)
 	}
 	if got := asked(); len(got) != 4 || got["agent"] != 0 {
@@ -132,7 +132,7 @@ func TestDrainTimesOutNamingThePodsLeft(t *testing.T) {
 		drainPod("web-0", "n1", "StatefulSet"), drainPod("web-1", "n1", "StatefulSet"))
 	evictions(c, map[string]int{"web-1": 1 << 30})
 	start := time.Now()
-	err := Drain(context.Background(), c, "n1", DrainOptions{RetryInterval: 10 * time.Millisecond, Timeout: 200 * time.Millisecond})
+	err := Drain(context.Background(), c, "n1", Options{RetryInterval: 10 * time.Millisecond, Timeout: 200 * time.Millisecond})
 	if !errors.Is(err, ErrDrainTimeout) || !strings.Contains(err.Error(), "ns/web-1") || strings.Contains(err.Error(), "web-0") {
 		t.Fatalf("error %v, want ErrDrainTimeout naming web-1 alone", err)
 	}
@@ -156,7 +156,7 @@ func TestDrainCountsAPodRecreatedUnderItsNameAsGone(t *testing.T) {
 		fresh.UID = "new"
 		return true, nil, c.Tracker().Add(fresh)
 	})
-	if err := Drain(context.Background(), c, "n1", DrainOptions{Timeout: 5 * time.Second}); err != nil {
+	if err := Drain(context.Background(), c, "n1", Options{Timeout: 5 * time.Second}); err != nil {
 		t.Fatalf("drain: %v", err)
 	}
 }
@@ -203,7 +203,7 @@ func TestADrainWaitsForAPodWhoseNamespaceIsBeingDeleted(t *testing.T) {
 			_ = c.Tracker().Delete(schema.GroupVersionResource{Version: "v1", Resource: "pods"}, "ns", "web-0")
 		}()
 		var out bytes.Buffer
-		if err := Drain(context.Background(), c, "n1", DrainOptions{Timeout: 5 * time.Second, RetryInterval: time.Millisecond, Out: &out}); err != nil {
+		if err := Drain(context.Background(), c, "n1", Options{Timeout: 5 * time.Second, RetryInterval: time.Millisecond, Out: &out}); err != nil {
 			t.Errorf("requests %v: drain: %v\n%s", requests, err, out.String())
 		}
 		for _, want := range []string{"pod ns/web-0 goes with its namespace, which is being deleted", "pod/web-0 evicted", "node/n1 drained"} {

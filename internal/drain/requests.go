@@ -29,7 +29,7 @@ import (
 // outstanding are withdrawn, so that nothing evicts after the drain gave
 // up.
 
-// Ways a drain asks pods to go (DrainOptions.Via).
+// Ways a drain asks pods to go (Options.Via).
 const (
 	ViaAuto             = "auto"
 	ViaEvictionRequests = "eviction-requests"

@@ -45,7 +45,7 @@ func TestADrainWhereEvictionRequestsAreServedAsksEachPodWithOne(t *testing.T) {
 	playingTheMachinery(c)
 	asked := evictions(c, nil)
 	var out bytes.Buffer
-	if err := Drain(context.Background(), c, "n1", DrainOptions{Timeout: 5 * time.Second, Out: &out}); err != nil {
+	if err := Drain(context.Background(), c, "n1", Options{Timeout: 5 * time.Second, Out: &out}); err != nil {
 		t.Fatalf("drain: %v\n%s", err, out.String())
 	}
 	if n := len(asked()); n != 0 {
@@ -65,7 +65,7 @@ func TestADrainWhereEvictionRequestsAreServedAsksEachPodWithOne(t *testing.T) {
 func TestADrainThatTimesOutWithdrawsItsRequests(t *testing.T) {
 	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, drainPod("web-0", "n1", "StatefulSet"))
 	serving(c)
-	err := Drain(context.Background(), c, "n1", DrainOptions{Via: ViaEvictionRequests, Timeout: 300 * time.Millisecond})
+	err := Drain(context.Background(), c, "n1", Options{Via: ViaEvictionRequests, Timeout: 300 * time.Millisecond})
 	if !errors.Is(err, ErrDrainTimeout) || !strings.Contains(err.Error(), "web-0") {
 		t.Fatalf("error %v, want ErrDrainTimeout naming web-0", err)
 	}
@@ -84,7 +84,7 @@ func TestADrainFailsWithAFailedRequestsReason(t *testing.T) {
 		gvr := schema.GroupVersionResource{Group: "lifecycle.k8s.io", Version: "v1alpha1", Resource: "evictionrequests"}
 		return true, er, c.Tracker().Create(gvr, er, er.Namespace)
 	})
-	err := Drain(context.Background(), c, "n1", DrainOptions{Timeout: 5 * time.Second})
+	err := Drain(context.Background(), c, "n1", Options{Timeout: 5 * time.Second})
 	if err == nil || !strings.Contains(err.Error(), "failed (NoFurtherResponder): every responder has had its turn") {
 		t.Errorf("error %v, want the request's failure", err)
 	}
@@ -92,7 +92,7 @@ func TestADrainFailsWithAFailedRequestsReason(t *testing.T) {
 
 func TestADrainAsksForRequestsOnlyWhereTheyAreServed(t *testing.T) {
 	c := fake.NewClientset(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, drainPod("web-0", "n1", "StatefulSet"))
-	err := Drain(context.Background(), c, "n1", DrainOptions{Via: ViaEvictionRequests})
+	err := Drain(context.Background(), c, "n1", Options{Via: ViaEvictionRequests})
 	if err == nil || !strings.Contains(err.Error(), "does not serve EvictionRequests") {
 		t.Fatalf("error %v, want a refusal", err)
 	}
@@ -101,7 +101,7 @@ func TestADrainAsksForRequestsOnlyWhereTheyAreServed(t *testing.T) {
 	}
 	asked := evictions(c, nil)
 	var out bytes.Buffer
-	if err := Drain(context.Background(), c, "n1", DrainOptions{Out: &out, Timeout: 5 * time.Second}); err != nil || asked()["web-0"] != 1 {
+	if err := Drain(context.Background(), c, "n1", Options{Out: &out, Timeout: 5 * time.Second}); err != nil || asked()["web-0"] != 1 {
 		t.Errorf("--via auto without the API: %v, evictions %v, want web-0 evicted as kubectl does\n%s", err, asked(), out.String())
 	}
 }

@@ -77,7 +77,7 @@ func (r *run) drainNode(ctx context.Context) bool {
 	via := drainVias[rng.Intn(len(drainVias))]
 	r.logf("drain node %s via %s (uncordon %s after)", node, via, stay)
 	r.background(node, func() {
-		err := drain.Drain(ctx, r.client, node, drain.DrainOptions{Timeout: drainTimeout, RetryInterval: time.Second,
+		err := drain.Drain(ctx, r.client, node, drain.Options{Timeout: drainTimeout, RetryInterval: time.Second,
 			IgnoreDaemonSets: true, DeleteEmptyDirData: true, Via: via})
 		r.logf("node %s drained (%v)", node, errWord(err))
 		time.Sleep(stay)

@@ -72,7 +72,7 @@ docs/node-failure.md and docs/drains.md.`,
 }
 
 func drainCmd(flags *genericclioptions.ConfigFlags) *cobra.Command {
-	var opts drain.DrainOptions
+	var opts drain.Options
 	var grace int64
 	cmd := verb(flags, "drain", "Cordon a node and evict its pods, honouring disruption budgets, as kubectl drain does",
 		func(ctx context.Context, c kubernetes.Interface, name string) error {
