@@ -52,7 +52,7 @@ type Extended struct {
 	ReleaseHold string
 	// ClaimUpdate is volumeClaimUpdateStrategy.type; empty means
 	// OnClaimDelete. InPlace patches each pod's claims before the pod is
-	// updated (claimsInPlaceRollingUpdate).
+	// updated (claimsExecutor).
 	ClaimUpdate v1alpha1.VolumeClaimUpdateStrategyType
 	// PodUpdate is rollingUpdate.podUpdatePolicy; empty means Recreate.
 	PodUpdate v1alpha1.PodUpdatePolicy

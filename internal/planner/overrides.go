@@ -258,7 +258,7 @@ func (p *planner) unchanged(s slot) bool {
 // pods the update may reach (at or above the partition, not while
 // paused); under OnDelete and Recreate every pod. A set whose claims
 // follow their templates moves its pods in its own update, once their
-// claims are done (claimsInPlaceStep).
+// claims are done (claimsExecutor.step).
 func (p *planner) movePass() {
 	if p.ext == nil || !p.hasOverrides() || p.claimsInPlace() || p.unordered || p.paused() {
 		return

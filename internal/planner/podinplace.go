@@ -359,19 +359,3 @@ func (p *planner) setGate(s slot, status corev1.ConditionStatus, why string) Act
 	return Action{Kind: PatchPodStatus, Ordinal: s.ordinal, Pod: s.pod, Patch: patch, FailEvent: EventFailedUpdate,
 		Reason: fmt.Sprintf("readiness gate %s of %s: %s (%s)", v1alpha1.InPlaceReadinessGate, s.pod.Name, status, why)}
 }
-
-// podsInPlaceRollingUpdate is rollingUpdate under an in-place policy: the
-// same budget, gates and order, each outdated pod brought to the update
-// revision by updateOne.
-func (p *planner) podsInPlaceRollingUpdate() {
-	maxUnavailable, unavailable, ok := p.rollingBudget()
-	if !ok {
-		return
-	}
-	r, open := p.newRound(maxUnavailable, unavailable, nil)
-	if !open {
-		return
-	}
-	pending := p.outdated()
-	p.budgetedRound(r, pending, func(i int) ([]Action, bool) { return p.inTurnUpdateOne(r, pending[i]) })
-}

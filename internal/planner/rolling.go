@@ -8,67 +8,27 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// rollingUpdate deletes old-revision pods at or above the partition, highest
-// ordinal first; the replica pass of a later sync recreates them at the
-// update revision. A set updated as with the MaxUnavailableStatefulSet gate
-// off (maxUnavailableGate) gets upstream's update for that gate
-// (legacyRollingUpdate); every other set gets the budgeted update, with
+// rollingUpdate brings the pods at or above the partition to the update
+// revision, highest ordinal first or in the sorters' order (order.go). A
+// set updated as with the MaxUnavailableStatefulSet gate off
+// (maxUnavailableGate) gets upstream's update for that gate
+// (legacyRollingUpdate); every other set gets one budgeted round
+// (runRound) run by the executor of its update policy (executor.go), with
 // maxUnavailable 1 when it has no rollingUpdate block, as upstream does
-// with the gate on. The budgeted update is upstream 1.37's for every
-// policy:
-//  1. old-revision pods that are already unavailable are deleted first and
-//     cost nothing, since deleting them makes nothing less available (the
-//     fix for upstream #137409, where such a pod used up the budget and the
-//     rollout stalled behind it);
-//  2. then available old-revision pods are deleted while fewer than
-//     maxUnavailable pods of the range are unavailable, counting every
-//     unavailable pod, including those below the partition.
+// with the gate on.
 //
 // Under OrderedReady the replica pass only lets this run when every pod is
-// healthy, so step 1 finds nothing and maxUnavailable 1 gives upstream's
-// one pod at a time, highest ordinal first. An extended set's priority
-// rules reorder which pods come first (outdated); an unreadable rule holds
-// the update, which compilePriority has reported.
+// healthy, so the round finds no unavailable pod and maxUnavailable 1
+// gives upstream's one pod at a time, highest ordinal first. An extended
+// set's priority rules reorder which pods come first (outdated); an
+// unreadable rule holds the update, which compilePriority has reported.
 func (p *planner) rollingUpdate() {
-	if p.unordered {
-		return
-	}
-	if p.claimsInPlace() {
-		p.claimsInPlaceRollingUpdate()
-		return
-	}
-	if p.podsInPlace() {
-		p.podsInPlaceRollingUpdate()
-		return
-	}
-	if !p.maxUnavailableGate() {
+	switch {
+	case p.unordered:
+	case !p.maxUnavailableGate():
 		p.legacyRollingUpdate()
-		return
-	}
-	maxUnavailable, unavailable, ok := p.rollingBudget()
-	if !ok {
-		return
-	}
-	r, open := p.newRound(maxUnavailable, unavailable, nil)
-	if !open {
-		return
-	}
-	minReady, now := p.set.Spec.MinReadySeconds, p.in.Now
-	var actions []Action
-	counted := p.currentCount()
-	for _, s := range p.outdated() {
-		if !IsAvailable(s.pod, minReady, now) && p.comesBackUpdated(s, counted) {
-			actions = append(actions, p.rollingDelete(s, "already "+stateOf(s.pod, minReady, now))...)
-		}
-	}
-	for _, s := range p.outdated() {
-		if IsAvailable(s.pod, minReady, now) && p.admit(r, outOfService, s) {
-			actions = append(actions, p.updateAvailable(s)...)
-		}
-	}
-	p.addStep(StepRollingUpdate, actions)
-	if len(actions) == 0 {
-		r.explain(p, p.outdated())
+	default:
+		p.runRound(p.executorFor())
 	}
 }
 
