@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // An eviction request (lifecycle.k8s.io, KEP-4563) asks the responders a
@@ -21,21 +20,6 @@ import (
 // the pod is gone or going; or declined, when the set leaves the pod to
 // the next responder (the API's eviction, under the pod's budgets).
 
-// EvictionRequest is an eviction of one of the set's pods whose active
-// responder is the set's controller (Observed.EvictionRequests).
-type EvictionRequest struct {
-	// Pod and UID are the request's target: a pod of that name with
-	// another UID is another pod, which the request does not ask for.
-	Pod string
-	UID types.UID
-	// Requesters are who asked (spec.requester of the requests that
-	// still ask), for the plan's words.
-	Requesters []string
-}
-
-// ResponseOutcome is where the set stands on an eviction request.
-type ResponseOutcome string
-
 // Outcomes of an eviction request.
 const (
 	// ResponseMoving: the set is moving the pod; the responder reports
@@ -48,16 +32,6 @@ const (
 	// the next responder; the responder completes, saying why.
 	ResponseDeclined ResponseOutcome = "Declined"
 )
-
-// EvictionResponse is the set's answer to one EvictionRequest, which the
-// controller writes to the Eviction's responder status.
-type EvictionResponse struct {
-	Pod     string
-	UID     types.UID
-	Outcome ResponseOutcome
-	// Message says it in words, for the responder status's message.
-	Message string
-}
 
 // requestedEviction says why the pod in s leaves its node because of an
 // eviction request ("eviction requested by ordinal.dev/node-drain"), or

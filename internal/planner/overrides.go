@@ -309,12 +309,6 @@ func (p *planner) checkOverrides() {
 	}
 }
 
-// OverrideCount is how many of the set's ordinals one override lists.
-type OverrideCount struct {
-	Name     string
-	Replicas int32
-}
-
 // overrideCounts is status.overrides: for each override of the update
 // revision, how many of the set's ordinals it lists.
 func (p *planner) overrideCounts() []OverrideCount {

@@ -34,14 +34,6 @@ import (
 // newer revision, a rollback, a partition above it) is reloaded again to
 // it; one whose target cannot be reached by a reload is recreated.
 
-// Reload is what Extended says of configRevisions apply Reload.
-type Reload struct {
-	// Hook is lifecycle.reload; nil without one, and the label then moves
-	// as soon as the data is written (for an application that watches its
-	// files).
-	Hook *Hook
-}
-
 // ReloadPod is the action that writes a pod's live ConfigMaps (Config)
 // and then patches the pod's reload record (Patch, naming its UID).
 const ReloadPod Kind = "ReloadPod"
