@@ -1,5 +1,7 @@
 package planner
 
+import "fmt"
+
 // budgetGate is rollingUpdate.maxUnavailable's gate: left is how many
 // more available pods the round may take out of service, of max with
 // unavailable pods unavailable when it started.
@@ -20,4 +22,9 @@ func (b *budgetGate) spend(slot) { b.left-- }
 func (b *budgetGate) explain(p *planner, _ *round, _ []slot) bool {
 	p.budgetWaits(b.max, b.unavailable)
 	return true
+}
+
+// refusal says why a disruption outside the rollout waits.
+func (b *budgetGate) refusal(slot) string {
+	return fmt.Sprintf("maxUnavailable %d is used up (counting the rollout's own disruptions), so it waits until a pod becomes available", b.max)
 }

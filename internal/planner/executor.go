@@ -58,7 +58,7 @@ func (p *planner) runRound(x executor) {
 	if !ok {
 		return
 	}
-	r, open := p.newRound(maxUnavailable, unavailable, x.busy(p))
+	r, open := p.newRound(outOfService, maxUnavailable, unavailable, x.busy(p))
 	if !open {
 		return
 	}

@@ -14,7 +14,9 @@ import (
 // gate's count as it was. Disruptions that take a pod out of service
 // (a delete, an update in place of its spec) go through every gate;
 // a claim's resize, which leaves the pod Ready, takes a maxUnavailable
-// slot and its domain's but no quorum member.
+// slot and its domain's but no quorum member. Disruptions outside the
+// rolling update (a requested delete, a move off a drained node) go
+// through the same gates, in a round of their own (move).
 
 // gate is one admission check of the rolling update.
 type gate interface {
@@ -52,6 +54,10 @@ const (
 	outOfService disruption = iota
 	// resize patches the pod's claims: the pod stays in service.
 	resize
+	// move takes the pod out of service outside the rollout (a requested
+	// delete, a move off a drained node): not a rollout step, so any
+	// domain with room may move a pod, not only the rollout's active one.
+	move
 	disruptions // how many kinds of disruption there are
 )
 
@@ -91,6 +97,13 @@ func registerGate(rank int, of gateOf) { register(&rollingGates, rank, of) }
 // (a topology whose nodes could not be read); it reports why itself.
 type opener interface {
 	open(p *planner) bool
+}
+
+// refuser is a gate that can say in words why it refuses the pod in s,
+// for a disruption outside the rollout to explain its wait; a gate that
+// is not one explains its refusal itself.
+type refuser interface {
+	refusal(s slot) string
 }
 
 // turner is a gate that says whose turn it is: asked before anything
@@ -143,11 +156,12 @@ func (r *round) once(key string, build func() gate) gate {
 	return g
 }
 
-// newRound starts a rolling update's round: maxUnavailable less the pods
-// unavailable now; busy are available pods whose claims are being
-// resized, which hold their slots in every gate of a resize. It reports
-// false, with the gate's warning, when a gate holds the round.
-func (p *planner) newRound(maxUnavailable, unavailable int, busy []slot) (*round, bool) {
+// newRound starts a round of disruptions of kind d: maxUnavailable less
+// the pods unavailable now; busy are available pods whose claims are
+// being resized, which hold their slots in every gate of a resize. It
+// reports false, with the gate's warning, when a gate of d's chain holds
+// the round.
+func (p *planner) newRound(d disruption, maxUnavailable, unavailable int, busy []slot) (*round, bool) {
 	r := &round{budget: &budgetGate{left: maxUnavailable - unavailable, max: maxUnavailable, unavailable: unavailable}}
 	for d := range disruptions {
 		for _, e := range rollingGates {
@@ -161,7 +175,7 @@ func (p *planner) newRound(maxUnavailable, unavailable int, busy []slot) (*round
 			g.spend(s)
 		}
 	}
-	for _, g := range r.chains[outOfService] {
+	for _, g := range r.chains[d] {
 		if o, ok := g.(opener); ok && !o.open(p) {
 			return nil, false
 		}
@@ -173,6 +187,25 @@ func (p *planner) newRound(maxUnavailable, unavailable int, busy []slot) (*round
 // (d), and spends their slots when they all admit it.
 func (p *planner) admit(r *round, d disruption, s slot) bool {
 	return r.chains[d].admit(s)
+}
+
+// admitOrSay asks this round's gates whether the pod in s may be moved
+// (d is move) and spends their slots when they all admit it; otherwise
+// it returns the refusing gate's words, or "" when that gate has
+// explained the wait itself.
+func (r *round) admitOrSay(s slot) (bool, string) {
+	for _, g := range r.chains[move] {
+		if !g.admit(s) {
+			if w, ok := g.(refuser); ok {
+				return false, w.refusal(s)
+			}
+			return false, ""
+		}
+	}
+	for _, g := range r.chains[move] {
+		g.spend(s)
+	}
+	return true, ""
 }
 
 // explain explains a round that did nothing and said nothing, pending

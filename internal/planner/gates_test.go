@@ -75,3 +75,27 @@ func TestAnInPlaceClaimUpdateGoesDomainByDomain(t *testing.T) {
 		}
 	})
 }
+
+// Every gate applies to every disruption: a requested delete is not a
+// rollout step, so it may take a pod of any domain, but only one whose
+// domain has room, and the plan says which domain it waits for.
+func TestARequestedDeleteWaitsForItsDomainsRoom(t *testing.T) {
+	f := steady(testgen.Replicas(6), testgen.Parallel(), testgen.MaxUnavailable(3))
+	// Six pods, two per zone: a {0, 3}, b {1, 4}, c {2, 5}. web-1 in b is
+	// down; web-4 (b) and web-5 (c) ask to be replaced.
+	pods := with(zonedPods(f, 0, 2, 3), f.pod(1, zoneOf(1), testgen.NotReady(now)),
+		f.pod(4, zoneOf(4), requested), f.pod(5, zoneOf(5), requested))
+	plan := f.ext(zoned(1), pods...)
+	if diff := cmp.Diff([]string{"delete requested: DeletePod web-5"}, f.summary(plan)); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+	want := "apps.ordinal.dev/delete-requested=true asks for web-4 to be replaced; its domain b has maxUnavailablePerDomain 1 unavailable"
+	if got := policies(plan); !strings.Contains(got, want) {
+		t.Errorf("the plan does not say why web-4 waits (%q):\n%s", want, got)
+	}
+	// Without topology the budget alone decides: both go.
+	plan = f.ext(extended(), pods...)
+	if diff := cmp.Diff([]string{"delete requested: DeletePod web-5", "delete requested: DeletePod web-4"}, f.summary(plan)); diff != "" {
+		t.Errorf("without topology, steps (-want +got):\n%s", diff)
+	}
+}

@@ -14,12 +14,12 @@ const StepNodeDrain = "node drain"
 // nodeDrainPass moves the pods of an extended set off drained nodes, and
 // those an eviction request asks to go (evictionrequest.go), the way the
 // rolling update removes a pod: highest ordinal first and the holders of
-// an exclusive role last (drainOrder), while fewer than
-// maxUnavailable of the set's pods are unavailable (the pods the rollout,
-// a requested delete or a lost node has down count; what this pass takes
-// is what the rolling update no longer gets), within a topology's budget
-// per domain, keeping each role's quorum, after the switchover of an
-// exclusive role and the preDelete hook (hooked). The pod is then deleted
+// an exclusive role last (drainOrder), as far as a round of moves admits
+// them (admitMove: maxUnavailable, counting the pods the rollout, a
+// requested delete or a lost node has down, and what this pass takes is
+// what the rolling update no longer gets; a topology's room per domain;
+// each role's quorum), after the switchover of an exclusive role and the
+// preDelete hook (hooked). The pod is then deleted
 // (evicted under respectDisruptionBudgets), and the replica pass of a
 // later sync creates it again, where the scheduler puts it: not on the
 // cordoned node. Only pods on a Ready node move: the node-failure pass
@@ -30,11 +30,10 @@ func (p *planner) nodeDrainPass() {
 	if p.ext == nil || !p.ext.MoveOffDrainedNodes || p.ext.Paused || p.nodeFailure() == nil {
 		return
 	}
-	maxUnavailable, err := p.maxUnavailable()
-	if err != nil {
-		return // the rolling update reports it
+	r, ok := p.moveRound()
+	if !ok {
+		return
 	}
-	unavailable, zones := p.unavailableCount(), p.newDomainBudget()
 	var actions []Action
 	for _, s := range p.drainOrder() {
 		why := p.leaveIntent(s)
@@ -50,23 +49,8 @@ func (p *planner) nodeDrainPass() {
 			continue
 		}
 		p.drainBlock(s, moving)
-		free := !IsAvailable(s.pod, p.set.Spec.MinReadySeconds, p.in.Now) || p.inPlaceBusy(s.pod)
-		if !free && unavailable+p.requestedDeletes >= maxUnavailable {
-			p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, fmt.Sprintf(
-				"%s waits: maxUnavailable %d is used up (counting the rollout's own disruptions), so it waits until a pod becomes available", moving, maxUnavailable), ""))
+		if !p.admitMove(r, s, moving+" waits:") {
 			continue
-		}
-		if !free && !drainDomainAllows(zones, s) {
-			p.plan.Waits = append(p.plan.Waits, *p.waitOn(s, fmt.Sprintf(
-				"%s waits: its domain %s has maxUnavailablePerDomain %d unavailable", moving, zones.d.of[s.ordinal], zones.d.topo.MaxUnavailablePerDomain), ""))
-			continue
-		}
-		if !free && !p.quorumTake(s) {
-			continue // quorumTake explains the wait
-		}
-		if !free {
-			p.requestedDeletes++ // a pod its hooks hold keeps its slot
-			zones.spend(s)
 		}
 		actions = append(actions, p.hooked(s, needDelete, func() []Action {
 			p.deleted[s.ordinal] = true
@@ -155,23 +139,4 @@ func (p *planner) pinnedClaim(s slot) string {
 		}
 	}
 	return ""
-}
-
-// drainDomainAllows reports whether the domain of the pod in s has room
-// for one more unavailable pod: a drain is not a rollout, so any domain
-// may move a pod, not only the rollout's active one.
-func drainDomainAllows(b *domainBudget, s slot) bool {
-	if b == nil {
-		return true
-	}
-	name, ok := b.d.of[s.ordinal]
-	if !ok {
-		return true
-	}
-	for _, dp := range b.progress {
-		if dp.Name == name {
-			return dp.Unavailable < b.d.topo.MaxUnavailablePerDomain
-		}
-	}
-	return true
 }

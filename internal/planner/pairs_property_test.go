@@ -77,6 +77,7 @@ var pairFeatures = []feature{
 	{"requested deletes", func(r *rand.Rand, g *generated, _ *planner.Extended, _ *planner.Observed) {
 		requestDeletes(r, g.in.Pods)
 	}},
+	{"node drain", enableNodeDrain},
 }
 
 var roleLabels = []string{"", "leader", "follower", "follower", "learner"}
@@ -118,10 +119,37 @@ func enableNodeFailure(r *rand.Rand, g *generated, e *planner.Extended, o *plann
 	facts := &planner.NodeFacts{Nodes: map[string]planner.NodeState{}, ClaimDeletion: planner.PermissionAllowed}
 	for _, n := range pairNodes[:3] {
 		if r.IntN(5) > 0 { // some nodes are gone
-			facts.Nodes[n] = states[r.IntN(len(states))]
+			st := states[r.IntN(len(states))]
+			if o.Nodes != nil {
+				st.Drain = o.Nodes.Nodes[n].Drain // a drain's marks stay
+			}
+			facts.Nodes[n] = st
 		}
 	}
 	o.Nodes = facts
+	placeAll(r, g)
+}
+
+// enableNodeDrain moves the set's pods off drained nodes and cordons
+// some of them (keeping what a node failure made of them).
+func enableNodeDrain(r *rand.Rand, g *generated, e *planner.Extended, o *planner.Observed) {
+	e.MoveOffDrainedNodes = true
+	if e.NodeFailure == nil {
+		e.NodeFailure = &planner.NodeFailure{}
+	}
+	if o.Nodes == nil {
+		o.Nodes = &planner.NodeFacts{Nodes: map[string]planner.NodeState{}, ClaimHosts: map[string]string{}}
+	}
+	for _, n := range pairNodes[:3] {
+		st, ok := o.Nodes.Nodes[n]
+		if !ok {
+			st = planner.NodeState{Ready: corev1.ConditionTrue}
+		}
+		if r.IntN(2) == 0 {
+			st.Drain = "cordoned"
+		}
+		o.Nodes.Nodes[n] = st
+	}
 	placeAll(r, g)
 }
 
@@ -139,6 +167,7 @@ func TestEveryPairOfExtendedFeaturesComposes(t *testing.T) {
 		perPair = 15
 	}
 	pairs, plans := 0, 0
+	acted := map[string]int{} // plans with actions, by step
 	for i := range pairFeatures {
 		for j := i + 1; j < len(pairFeatures); j++ {
 			pairs++
@@ -148,13 +177,23 @@ func TestEveryPairOfExtendedFeaturesComposes(t *testing.T) {
 				in, f := pairInput(seed, a, b)
 				plan := compute(in)
 				plans++
+				for _, st := range plan.Steps {
+					if len(st.Actions) > 0 {
+						acted[st.Name]++
+					}
+				}
 				for _, v := range append(extendedViolations(in, plan), pairViolations(in, plan)...) {
 					t.Errorf("%s × %s, seed %d: %s\nsteps: %v", a.name, b.name, seed, v, f.summary(plan))
 				}
 			}
 		}
 	}
-	t.Logf("%d features, %d pairs, %d plans", len(pairFeatures), pairs, plans)
+	t.Logf("%d features, %d pairs, %d plans; plans acting by step: %v", len(pairFeatures), pairs, plans, acted)
+	for _, step := range []string{planner.StepRollingUpdate, planner.StepDeleteRequested, planner.StepNodeDrain} {
+		if acted[step] == 0 {
+			t.Errorf("no plan acted in step %q: the generator does not reach it", step)
+		}
+	}
 }
 
 // pairInput generates a set with features a and b on.
@@ -185,7 +224,7 @@ func pairViolations(in planner.Input, plan planner.Plan) []string {
 	if v := quorumBreach(in, taken); v != "" {
 		out = append(out, v)
 	}
-	if v := domainViolation(in, taken); v != "" {
+	if v := domainViolation(in, plan, taken); v != "" {
 		out = append(out, v)
 	}
 	if v := budgetViolation(in, taken); v != "" {
@@ -194,8 +233,8 @@ func pairViolations(in planner.Input, plan planner.Plan) []string {
 	return append(out, refusalViolations(in, plan)...)
 }
 
-// takenOutOfService are the Available pods the rolling update or a
-// requested delete takes out of service: deleted, their readiness gate
+// takenOutOfService are the Available pods the rolling update, a
+// requested delete or a move off a drained node takes out of service: deleted, their readiness gate
 // set False, or their spec changed in place.
 func takenOutOfService(in planner.Input, plan planner.Plan) map[string]*corev1.Pod {
 	pods := map[string]*corev1.Pod{}
@@ -204,7 +243,7 @@ func takenOutOfService(in planner.Input, plan planner.Plan) map[string]*corev1.P
 	}
 	out := map[string]*corev1.Pod{}
 	for _, s := range plan.Steps {
-		if s.Name != planner.StepRollingUpdate && s.Name != planner.StepDeleteRequested {
+		if s.Name != planner.StepRollingUpdate && s.Name != planner.StepDeleteRequested && s.Name != planner.StepNodeDrain {
 			continue
 		}
 		for _, a := range s.Actions {
@@ -287,18 +326,35 @@ func quorumBreach(in planner.Input, taken map[string]*corev1.Pod) string {
 
 // domainViolation checks that the rolling update takes Available pods of
 // one domain at a time, at most maxUnavailablePerDomain of them.
-func domainViolation(in planner.Input, taken map[string]*corev1.Pod) string {
+func domainViolation(in planner.Input, plan planner.Plan, taken map[string]*corev1.Pod) string {
 	t := in.Extended.Topology
 	if t == nil || len(taken) == 0 {
 		return ""
 	}
-	domains := map[string]int{}
+	domainOf := func(pod *corev1.Pod) string { return in.Observed.Domains[pod.Spec.NodeName] }
+	rolled := map[string]int{}
+	for _, s := range plan.Steps {
+		for _, a := range s.Actions {
+			if pod := taken[podName(a)]; pod != nil && s.Name == planner.StepRollingUpdate {
+				rolled[domainOf(pod)]++
+			}
+		}
+	}
+	if len(rolled) > 1 {
+		return fmt.Sprintf("topology: the rolling update took pods in %d domains (%v), one at a time", len(rolled), rolled)
+	}
+	domains, down := map[string]int{}, map[string]int{}
 	for _, pod := range taken {
-		domains[in.Observed.Domains[pod.Spec.NodeName]]++
+		domains[domainOf(pod)]++
+	}
+	for _, pod := range in.Pods {
+		if inSet(in, pod) && !availableNow(in, pod) {
+			down[domainOf(pod)]++
+		}
 	}
 	for d, n := range domains {
-		if len(domains) > 1 || n > t.MaxUnavailablePerDomain {
-			return fmt.Sprintf("topology: %d pods taken in %d domains (%q: %d), at most %d in one domain", len(taken), len(domains), d, n, t.MaxUnavailablePerDomain)
+		if down[d]+n > t.MaxUnavailablePerDomain {
+			return fmt.Sprintf("topology: %d pods taken in domain %q with %d down, at most %d unavailable in one domain", n, d, down[d], t.MaxUnavailablePerDomain)
 		}
 	}
 	return ""
@@ -333,7 +389,7 @@ func budgetViolation(in planner.Input, taken map[string]*corev1.Pod) string {
 func refusalViolations(in planner.Input, plan planner.Plan) []string {
 	var out []string
 	for _, s := range plan.Steps {
-		if s.Name != planner.StepRollingUpdate && s.Name != planner.StepDeleteRequested {
+		if s.Name != planner.StepRollingUpdate && s.Name != planner.StepDeleteRequested && s.Name != planner.StepNodeDrain {
 			continue
 		}
 		for _, a := range s.Actions {

@@ -162,7 +162,7 @@ func init() { registerGate(rankQuorum, quorumGateOf) }
 // of service; nil for a set without a quorum role, and for a claim's
 // resize, which leaves the pod in service.
 func quorumGateOf(p *planner, _ *round, d disruption) gate {
-	if v := p.rolesOf(); d != outOfService || v == nil || !v.quorum {
+	if v := p.rolesOf(); d == resize || v == nil || !v.quorum {
 		return nil
 	}
 	return quorumGate{p}
@@ -195,13 +195,6 @@ func (g quorumGate) spend(s slot) {
 	if g.member(s) {
 		g.p.roles.left--
 	}
-}
-
-// quorumTake asks the quorum's gate alone about a disruption outside the
-// rolling update (a requested delete), and counts it when admitted.
-func (p *planner) quorumTake(s slot) bool {
-	g := quorumGateOf(p, nil, outOfService)
-	return g == nil || admission{g}.admit(s)
 }
 
 // roleOrder is where the pod's role places it in the rolling update:

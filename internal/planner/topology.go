@@ -279,16 +279,47 @@ func (p *planner) planDomains() []DomainProgress {
 func init() { registerGate(rankDomain, domainGateOf) }
 
 // domainGateOf is the topology's gate: nil for a set without topology.
-func domainGateOf(p *planner, r *round, _ disruption) gate {
+// A move takes any domain's pod its domain has room for (domainRoom);
+// every other disruption, only the active domain's.
+func domainGateOf(p *planner, r *round, d disruption) gate {
 	if p.ext == nil || p.ext.Topology == nil {
 		return nil
 	}
-	return r.once("topology", func() gate {
+	g := r.once("topology", func() gate {
 		if b := p.newDomainBudget(); b != nil {
 			return b
 		}
 		return nil
 	})
+	if b, ok := g.(*domainBudget); ok && d == move {
+		return domainRoom{b}
+	}
+	return g
+}
+
+// domainRoom is the topology's gate for a move: the pod's domain has
+// room for one more unavailable pod, whichever domain the rollout works
+// in, since a move is not a rollout step. It counts in the same budget
+// as the round's other disruptions.
+type domainRoom struct{ b *domainBudget }
+
+func (g domainRoom) admit(s slot) bool {
+	name, ok := g.b.d.of[s.ordinal]
+	if !ok {
+		return true
+	}
+	for _, dp := range g.b.progress {
+		if dp.Name == name {
+			return dp.Unavailable < g.b.d.topo.MaxUnavailablePerDomain
+		}
+	}
+	return true
+}
+
+func (g domainRoom) spend(s slot) { g.b.spend(s) }
+
+func (g domainRoom) refusal(s slot) string {
+	return fmt.Sprintf("its domain %s has maxUnavailablePerDomain %d unavailable", g.b.d.of[s.ordinal], g.b.d.topo.MaxUnavailablePerDomain)
 }
 
 func (b *domainBudget) admit(s slot) bool { return b.allows(s) }
