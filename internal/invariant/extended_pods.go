@@ -31,6 +31,8 @@ func (r *replay) judgeExtendedDeletion(ev Event, st *setTrack, specs []*appsv1.S
 	if !requested {
 		r.judgeTopology(ev, st, specs, ord, pod)
 		r.judgeCountPartition(ev, st, specs, ord, pod)
+	} else if allSpecs(specs, rollingUpdate) {
+		r.judgeMoveDomain(ev, st, specs, ord, pod)
 	}
 	for _, s := range specs {
 		if r.unavailableThroughout(ev, s, ord) < maxUnavailableOf(s) {

@@ -311,7 +311,11 @@ const (
 	// window has fewer than its maxUnavailablePerDomain other ordinals of
 	// its range whose pod was unavailable throughout the window and, at
 	// every instant of it, on no node or on a node of that domain (a pod
-	// not yet scheduled may land in any domain, and counts for each).
+	// not yet scheduled may land in any domain, and counts for each). A
+	// deletion the rollout did not make (a pod labelled for deletion, on
+	// a drained node, or asked for by an eviction request) is judged the
+	// same way, counting only the pods on the domain's nodes: a move may
+	// take any domain's pod, but only while its domain has room.
 	RuleDomainBudget Rule = "domain-budget"
 	// RuleDomainOrder (same deletions): domains go one after another (the
 	// topology's order, then by name, no label last): for some version of

@@ -71,7 +71,7 @@ func (r *replay) judgeTopology(ev Event, st *setTrack, specs []*appsv1.StatefulS
 			return
 		}
 		zone = domain
-		if r.domainTakenThroughout(ev, s, ord, topologyKey(tops[i]), domain) < perDomain(tops[i]) {
+		if r.domainTakenThroughout(ev, s, ord, topologyKey(tops[i]), domain, false) < perDomain(tops[i]) {
 			budget = false
 		}
 		if _, ok := r.earlierDomainUnfinished(ev, st, s, tops[i], pod, ord, domain); !ok {
@@ -81,7 +81,7 @@ func (r *replay) judgeTopology(ev Event, st *setTrack, specs []*appsv1.StatefulS
 	set, top := specs[len(specs)-1], tops[len(tops)-1]
 	if budget {
 		r.violate(RuleDomainBudget, k, ev, "deleted %s, Available all along, in domain %q, where %d other pods were unavailable (or not yet on a node) all along (maxUnavailablePerDomain %d)",
-			pod.Name, zone, r.domainTakenThroughout(ev, set, ord, topologyKey(top), zone), perDomain(top))
+			pod.Name, zone, r.domainTakenThroughout(ev, set, ord, topologyKey(top), zone, false), perDomain(top))
 	}
 	if order {
 		j, _ := r.earlierDomainUnfinished(ev, st, set, top, pod, ord, zone)
@@ -90,10 +90,36 @@ func (r *replay) judgeTopology(ev Event, st *setTrack, specs []*appsv1.StatefulS
 	}
 }
 
+// judgeMoveDomain checks RuleDomainBudget for a controller deletion the
+// rollout did not make (a pod labelled for deletion, on a drained node,
+// or one an eviction request asked for) of an in-range pod Available
+// throughout the window: such a move may take a pod of any domain, but
+// only while its own domain's pods (on its nodes) leave it room.
+func (r *replay) judgeMoveDomain(ev Event, st *setTrack, specs []*appsv1.StatefulSet, ord int32, pod *corev1.Pod) {
+	tops, ok := st.topologies(specs)
+	if !ok || pod.Spec.NodeName == "" {
+		return
+	}
+	var zone string
+	for i, s := range specs {
+		domain, known := r.domainOf(pod.Spec.NodeName, topologyKey(tops[i]))
+		if !known {
+			return
+		}
+		zone = domain
+		if r.domainTakenThroughout(ev, s, ord, topologyKey(tops[i]), domain, true) < perDomain(tops[i]) {
+			return
+		}
+	}
+	set, top := specs[len(specs)-1], tops[len(tops)-1]
+	r.violate(RuleDomainBudget, key(pod.Namespace, pod.Name), ev, "moved %s (not for the rollout), Available all along, in domain %q, where %d other pods on its nodes were unavailable all along (maxUnavailablePerDomain %d)",
+		pod.Name, zone, r.domainTakenThroughout(ev, set, ord, topologyKey(top), zone, true), perDomain(top))
+}
+
 // domainTakenThroughout counts the ordinals of set's range other than
 // ord whose pod was unhealthy at every instant of the window and, at
-// every instant, not on a node or on a node of domain.
-func (r *replay) domainTakenThroughout(ev Event, set *appsv1.StatefulSet, ord int32, topoKey, domain string) int {
+// every instant, on a node of domain or (unless placed) on no node.
+func (r *replay) domainTakenThroughout(ev Event, set *appsv1.StatefulSet, ord int32, topoKey, domain string, placed bool) int {
 	from := ev.Time.Add(-r.opts.Window)
 	n := 0
 	for _, j := range r.setOrdinals(set) {
@@ -106,7 +132,7 @@ func (r *replay) domainTakenThroughout(ev Event, set *appsv1.StatefulSet, ord in
 		})
 		there := hist.heldThroughout(from, ev.Time, func(p *corev1.Pod, _ time.Time) bool {
 			if p == nil || p.Spec.NodeName == "" {
-				return true
+				return !placed
 			}
 			d, known := r.domainOf(p.Spec.NodeName, topoKey)
 			return known && d == domain

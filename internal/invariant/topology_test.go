@@ -98,6 +98,29 @@ var topologyCases = []struct {
 		return h.add(20, modified, mkPod(3, "a", on("node-b"), ready, terminating))
 	},
 }, {
+	name: "a pod labelled for deletion in a zone with a pod down breaks domain-budget",
+	history: func() *history {
+		h := zonedFour(extTopology(1)).add(5, modified, mkPod(2, "a", on("node-a"), ready, terminating))
+		h.add(6, modified, mkPod(0, "a", on("node-a"), ready, requested))
+		return h.add(20, modified, mkPod(0, "a", on("node-a"), ready, requested, terminating))
+	},
+	want: []Rule{RuleDomainBudget},
+}, {
+	name: "a pod labelled for deletion may go in any zone with room, out of the rollout's order",
+	history: func() *history {
+		h := zonedFour(extTopology(1)).add(5, modified, mkPod(2, "a", on("node-a"), ready, terminating))
+		h.add(6, modified, mkPod(3, "a", on("node-b"), ready, requested))
+		return h.add(20, modified, mkPod(3, "a", on("node-b"), ready, requested, terminating))
+	},
+}, {
+	name: "a pod not yet on a node does not hold a labelled pod's move",
+	history: func() *history {
+		h := zonedFour(extTopology(1)).add(5, modified, mkPod(2, "a", on("node-a"), ready, terminating)).add(5.5, deleted, mkPod(2, "a", on("node-a"), ready, terminating))
+		h.add(6, added, mkPod(2, "b", rev("web-r2")))
+		h.add(6, modified, mkPod(3, "a", on("node-b"), ready, requested))
+		return h.add(20, modified, mkPod(3, "a", on("node-b"), ready, requested, terminating))
+	},
+}, {
 	name: "a set without topology is not judged by zone",
 	history: func() *history {
 		h := zonedFour().add(5, modified, mkPod(2, "a", on("node-a"), ready, terminating))
