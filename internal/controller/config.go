@@ -17,6 +17,7 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/podcall"
 )
 
 // Config is the controller's configuration, the one definition every
@@ -52,7 +53,7 @@ type Config struct {
 	// HookAllowCIDRs are address ranges http lifecycle hooks may call
 	// although the hook address policy refuses them (loopback, link-local,
 	// cloud metadata, the API server's and the controller's own
-	// addresses); see HookOptions.
+	// addresses); see podcall.HookOptions.
 	HookAllowCIDRs []string
 	// HookProxyFromEnvironment makes hook calls use $HTTPS_PROXY,
 	// $HTTP_PROXY and $NO_PROXY; off, they never go through a proxy.
@@ -62,11 +63,11 @@ type Config struct {
 	// empty sends none.
 	HookTokenServiceAccount string
 	// SimulatedPodsSocket is the Unix socket where `ordinal up`'s
-	// simulated pods answer role probes (HookOptions.SimulatedPods);
+	// simulated pods answer role probes (podcall.HookOptions.SimulatedPods);
 	// empty for any other cluster.
 	SimulatedPodsSocket string
 	// RoleProbeCalls, RoleProbeWriteQPS and RoleProbeWriteBurst bound the
-	// role probe over every set (RoleProbeOptions): calls in flight at
+	// role probe over every set (podcall.RoleProbeOptions): calls in flight at
 	// once, and the token bucket of its label, annotation and event
 	// writes, apart from the client's own QPS and Burst.
 	RoleProbeCalls      int
@@ -85,11 +86,11 @@ const GateRecreate = "StatefulSetRecreateStrategy"
 
 // NewConfig returns the defaults: kube-controller-manager's client limits
 // (QPS 20, burst 30) and worker count (5), DefaultStatusHold, and the role
-// probe's DefaultRoleProbeCalls, DefaultRoleProbeWriteQPS and
-// DefaultRoleProbeWriteBurst.
+// probe's podcall.DefaultRoleProbeCalls, podcall.DefaultRoleProbeWriteQPS and
+// podcall.DefaultRoleProbeWriteBurst.
 func NewConfig() Config {
 	return Config{QPS: 20, Burst: 30, Workers: 5, StatusHold: DefaultStatusHold, AppsV1: true, FeatureGates: map[string]bool{},
-		RoleProbeCalls: DefaultRoleProbeCalls, RoleProbeWriteQPS: DefaultRoleProbeWriteQPS, RoleProbeWriteBurst: DefaultRoleProbeWriteBurst,
+		RoleProbeCalls: podcall.DefaultRoleProbeCalls, RoleProbeWriteQPS: podcall.DefaultRoleProbeWriteQPS, RoleProbeWriteBurst: podcall.DefaultRoleProbeWriteBurst,
 		NodeLossQuarantine: osts.DefaultNodeLossQuarantine}
 }
 
@@ -106,7 +107,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	c.AddHookFlags(fs)
 	c.AddRoleProbeFlags(fs)
 	fs.StringVar(&c.SimulatedPodsSocket, "simulated-pods-socket", c.SimulatedPodsSocket,
-		"only beside `ordinal up`: the Unix socket (its data directory's "+SimulatedPodsSocketName+") where its simulated pods, whose addresses ("+SimulatedPodCIDR+") nothing routes, answer role probes")
+		"only beside `ordinal up`: the Unix socket (its data directory's "+podcall.SimulatedPodsSocketName+") where its simulated pods, whose addresses ("+podcall.SimulatedPodCIDR+") nothing routes, answer role probes")
 	c.AddGateFlag(fs)
 }
 
@@ -243,11 +244,11 @@ func (c *Config) Options(busy func() bool, apiServer string) Options {
 	sa, _ := parseServiceAccount(c.HookTokenServiceAccount)
 	opts := Options{Workers: c.Workers, Namespace: c.Namespace, Nodes: c.ReadNodes, Busy: busy, StatusHold: c.StatusHold, SkipAppsV1: !c.AppsV1,
 		NodeLossQuarantine: c.NodeLossQuarantine,
-		Hooks:              HookOptions{AllowCIDRs: allow, ProxyFromEnvironment: c.HookProxyFromEnvironment, TokenServiceAccount: sa, APIServer: apiServer},
+		Hooks:              podcall.HookOptions{AllowCIDRs: allow, ProxyFromEnvironment: c.HookProxyFromEnvironment, TokenServiceAccount: sa, APIServer: apiServer},
 		Release:            planner.Release{RecreateGateOff: !RecreateGate(c.FeatureGates)},
-		RoleProbe:          RoleProbeOptions{Calls: c.RoleProbeCalls, WriteQPS: c.RoleProbeWriteQPS, WriteBurst: c.RoleProbeWriteBurst}}
+		RoleProbe:          podcall.RoleProbeOptions{Calls: c.RoleProbeCalls, WriteQPS: c.RoleProbeWriteQPS, WriteBurst: c.RoleProbeWriteBurst}}
 	if c.SimulatedPodsSocket != "" {
-		opts.Hooks.SimulatedPods = SimulatedPodsAt(c.SimulatedPodsSocket)
+		opts.Hooks.SimulatedPods = podcall.SimulatedPodsAt(c.SimulatedPodsSocket)
 	}
 	if c.QPS > 0 {
 		opts.BurstInFlight = max(c.Burst, 1)

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/ordinal-sh/ordinal/internal/podcall"
 )
 
 func TestFlagsAndDefaultsAreOneDefinition(t *testing.T) {
@@ -39,7 +41,7 @@ func TestFlagsAndDefaultsAreOneDefinition(t *testing.T) {
 	if !opts.Nodes || opts.Namespace != "ns" || opts.NodeLossQuarantine != 90*time.Second {
 		t.Errorf("--read-nodes with --namespace gave options reading nodes %v in namespace %q, quarantine %s", opts.Nodes, opts.Namespace, opts.NodeLossQuarantine)
 	}
-	if want := (RoleProbeOptions{Calls: 8, WriteQPS: 2.5, WriteBurst: 4}); opts.RoleProbe != want {
+	if want := (podcall.RoleProbeOptions{Calls: 8, WriteQPS: 2.5, WriteBurst: 4}); opts.RoleProbe != want {
 		t.Errorf("role probe options %+v, want %+v", opts.RoleProbe, want)
 	}
 	limits := pflag.NewFlagSet("up", pflag.ContinueOnError)
@@ -127,7 +129,7 @@ func TestHookFlagsBecomeHookOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := cfg.Options(nil, "https://10.96.0.1:443").Hooks
-	want := HookOptions{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}, ProxyFromEnvironment: true,
+	want := podcall.HookOptions{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}, ProxyFromEnvironment: true,
 		TokenServiceAccount: types.NamespacedName{Namespace: "ordinal-system", Name: "ordinal-controller"}, APIServer: "https://10.96.0.1:443"}
 	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
 		t.Errorf("hook options (-want +got):\n%s", diff)

@@ -24,6 +24,7 @@ import (
 
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/podcall"
 	"github.com/ordinal-sh/ordinal/internal/workloop"
 )
 
@@ -100,9 +101,11 @@ type Controller struct {
 	configMaps  corelisters.ConfigMapLister
 	configWatch *nodeWatch
 	configUsers configUsers
-	// roleProbes asks pods for their roles (roleprobe.go); nil unless the
-	// extended kind is managed.
-	roleProbes *roleProber
+	// calls makes every call to pods: the http lifecycle hooks the pod
+	// control starts and the extended kind's role probe
+	// (internal/podcall). Deleting a set forgets its calls with its
+	// state.
+	calls podcall.Caller
 	// budgets lists PodDisruptionBudgets, whose cache budgetWatch starts
 	// at the first extended set's sync (budgetwatch.go, budget.go); nil
 	// unless the extended kind is managed.
@@ -164,8 +167,8 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 	c.exp = newExpectations(c.states, time.Now)
 	c.evictions = evictions{states: c.states, now: time.Now}
 	c.groups = rolloutGroups{held: map[string]string{}}
-	hooks := newHookCaller(context.Background(), client, c.states, opts.Hooks, interfaceAddrs())
-	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp, hooks: hooks,
+	c.calls = c.newCaller(opts)
+	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp, calls: c.calls,
 		inFlight: opts.BurstInFlight, evictions: c.evictions, budget: burstBudget}
 	if opts.Metrics != nil {
 		if err := opts.Metrics.Register(newRolloutCollector(c.states)); err != nil {
@@ -182,7 +185,6 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 		if err := c.addExtended(opts.Extended, opts.Namespace); err != nil {
 			return nil, err
 		}
-		c.roleProbes = c.newRoleProber(hooks.net, opts.Hooks.SimulatedPods, opts.RoleProbe)
 		if opts.Namespace == "" || opts.StorageClasses {
 			c.watchStorageClasses(factory)
 		}

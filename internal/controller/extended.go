@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -62,35 +60,6 @@ func (c *Controller) extendedTarget(key, ns, name string) (*target, error) {
 	c.topologyNodes(inputs, &observed)
 	return &target{key: key, kind: setkind.Extended, view: osts.View(set), extended: set, inputs: inputs, observed: observed,
 		revisions: osts.RevisionOptions(set)}, nil
-}
-
-// newRoleProber builds the role prober of the extended kind: it reads sets
-// and pods from the controller's caches, calls through net's address
-// policy without its proxy, and keeps within limits.
-func (c *Controller) newRoleProber(hooks *hookNet, simulated *SimulatedPods, limits RoleProbeOptions) *roleProber {
-	return &roleProber{client: c.client, recorder: c.recorder, now: time.Now, limits: newProbeLimits(limits),
-		net: &hookNet{policy: hooks.policy, lookup: hooks.lookup, simulated: simulated},
-		set: func(key string) (*v1alpha1.StatefulSet, bool) {
-			_, ns, name, ok := setkind.ParseKey(key)
-			if !ok {
-				return nil, false
-			}
-			set, err := c.ext.lister.Get(ns, name)
-			return set, err == nil
-		},
-		pods: func(uid types.UID) []*podRecord {
-			objs, err := c.podIdx.ByIndex(ownerIndex, string(uid))
-			if err != nil {
-				return nil
-			}
-			out := make([]*podRecord, 0, len(objs))
-			for _, o := range objs {
-				if r, ok := o.(*podRecord); ok {
-					out = append(out, r)
-				}
-			}
-			return out
-		}}
 }
 
 // extendedMatching returns the extended sets of namespace whose selector

@@ -14,6 +14,10 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/podcall"
 )
 
 // writes returns the verb and resource of every mutating request the fake
@@ -157,3 +161,17 @@ func waitCached(t testing.TB, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// forgettingCaller is a podcall.Caller that makes no call and records the
+// sets it is told to forget.
+type forgettingCaller struct {
+	forgot []string
+}
+
+var _ podcall.Caller = (*forgettingCaller)(nil)
+
+func (*forgettingCaller) StartHook(context.Context, string, planner.Action) {}
+
+func (*forgettingCaller) EnsureRoleProbe(context.Context, string, *v1alpha1.StatefulSet) {}
+
+func (f *forgettingCaller) Forget(setKey string) { f.forgot = append(f.forgot, setKey) }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/podcall"
 )
 
 // PodControl applies the planner's actions through the API.
@@ -28,7 +29,8 @@ type apiPodControl struct {
 	client   kubernetes.Interface
 	recorder record.EventRecorder
 	exp      *expectations
-	hooks    *hookCaller
+	// calls starts the calls of http lifecycle hooks.
+	calls podcall.Caller
 	// evictions remembers the evictions the API server refused.
 	evictions evictions
 	// inFlight, when positive, bounds the units of a batch that run at
@@ -233,7 +235,7 @@ func (c *apiPodControl) do(ctx context.Context, set *appsv1.StatefulSet, setKey 
 		if len(a.Call.Request.Config) > 0 {
 			withKeyHashes(c.configMaps, set.Namespace, &a.Call.Request)
 		}
-		c.hooks.start(ctx, setKey, a)
+		c.calls.StartHook(ctx, setKey, a)
 		return nil
 	default:
 		return fmt.Errorf("unknown action %q", a.Kind)

@@ -30,7 +30,7 @@ type podRecord struct {
 	claimVolumes []corev1.Volume       // the volumes that mount claims
 	phase        unique.Handle[string]
 	// podIP is the pod's address, which only the role probe reads
-	// (roleprobe.go); pod() leaves it out, as TrimPod does.
+	// (podcalls.go, internal/podcall); pod() leaves it out, as TrimPod does.
 	podIP       string
 	hasReady    bool // the pod has a Ready condition, of this status and time:
 	readyStatus unique.Handle[string]

@@ -13,6 +13,7 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/planner"
+	"github.com/ordinal-sh/ordinal/internal/podcall"
 )
 
 // Options configure Run.
@@ -73,10 +74,10 @@ type Options struct {
 	// Hooks say where http lifecycle hooks may call and with which
 	// identity; the zero value refuses every address the hook policy
 	// refuses, uses no proxy and sends no token.
-	Hooks HookOptions
+	Hooks podcall.HookOptions
 	// RoleProbe bounds the role probe's calls and writes over every set;
-	// fields left at zero take the defaults (DefaultRoleProbeCalls, …).
-	RoleProbe RoleProbeOptions
+	// fields left at zero take the defaults (podcall.DefaultRoleProbeCalls, …).
+	RoleProbe podcall.RoleProbeOptions
 	// EvictionRequests makes the controller the eviction responder of
 	// the extended kind's pods (evictionresponder.go). Run sets it by
 	// discovery: on when the API server serves the EvictionRequest API

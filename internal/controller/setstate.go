@@ -13,7 +13,9 @@ import (
 // syncs. Each part belongs to one mechanism, which reads and writes it
 // only through setStates; all of it goes at once when the set is deleted
 // (setStates.forget), so a new kind of per-set memory is a new field here
-// and cannot be forgotten on its own.
+// and cannot be forgotten on its own. The calls to pods keep theirs apart
+// (internal/podcall), under their own lock; the sync that forgets a
+// deleted set's state forgets its calls beside it (podcall.Caller.Forget).
 type setState struct {
 	// expected holds, by pod name, the pod writes the informer cache has
 	// not shown yet (expectations).
@@ -45,9 +47,6 @@ type setState struct {
 	// revs is what the set's revisions cost to work out, kept between
 	// syncs (revcache.go); nil before the first.
 	revs *revCache
-	// hookCalls are the set's http hook calls under way and made, by pod
-	// UID and hook (hooks.go); nil before the first.
-	hookCalls map[string]hookCall
 	// refusals are the set's refused evictions by pod name, and
 	// refusedFresh says one came since the last sync looked (eviction.go).
 	refusals     map[string]refusal

@@ -36,6 +36,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	t, err := c.targetOf(key)
 	if apierrors.IsNotFound(err) {
 		c.states.forget(key)
+		c.calls.Forget(key)
 		return 0, nil
 	}
 	if err != nil {
@@ -51,7 +52,7 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	set := t.view
 	if t.kind == setkind.Extended {
-		c.roleProbes.ensure(ctx, key, t.extended)
+		c.calls.EnsureRoleProbe(ctx, key, t.extended)
 	}
 	logger := klog.FromContext(ctx).WithValues("statefulset", klog.KObj(set), "kind", t.kind.Group())
 	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -56,7 +57,8 @@ func TestTheFirstSyncOfANewSetCreatesItsFirstPodAndWaitsForTheCache(t *testing.T
 
 func TestADeletedSetIsForgottenInOneCall(t *testing.T) {
 	web := testgen.StatefulSet("web")
-	c, client := newTestController(t, web)
+	calls := &forgettingCaller{}
+	c, client := newTestControllerWith(t, Options{Workers: 1}, func(c *Controller) { c.calls = calls }, web)
 	key := web.Namespace + "/web"
 	if _, err := c.sync(context.Background(), key); err != nil {
 		t.Fatal(err)
@@ -76,5 +78,8 @@ func TestADeletedSetIsForgottenInOneCall(t *testing.T) {
 	}
 	if c.states.read(key, func(*setState) {}) || len(c.states.rollouts()) != 0 {
 		t.Error("a deleted set's state is still kept")
+	}
+	if want := []string{key}; !slices.Equal(calls.forgot, want) {
+		t.Errorf("the calls to pods forgot %v, want %v", calls.forgot, want)
 	}
 }

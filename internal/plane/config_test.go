@@ -24,6 +24,7 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
+	"github.com/ordinal-sh/ordinal/internal/podcall"
 )
 
 const controllerSA = "system:serviceaccount:ordinal-system:ordinal-controller"
@@ -297,10 +298,10 @@ func TestEvictionsWorkWithExactlyTheShippedRBAC(t *testing.T) {
 // simulated nodes give pods their addresses from.
 func TestTheControllerReroutesTheSimulatedPodsRange(t *testing.T) {
 	nodesRange := netip.MustParsePrefix(nodes.PodCIDR).Masked()
-	if want := netip.MustParsePrefix(controller.SimulatedPodCIDR); nodesRange != want {
+	if want := netip.MustParsePrefix(podcall.SimulatedPodCIDR); nodesRange != want {
 		t.Errorf("simulated pods get addresses from %s; the controller reroutes %s", nodesRange, want)
 	}
-	if nodes.ProbeSocketName != controller.SimulatedPodsSocketName {
-		t.Errorf("the simulated pods answer on %s; the controller's flag names %s", nodes.ProbeSocketName, controller.SimulatedPodsSocketName)
+	if nodes.ProbeSocketName != podcall.SimulatedPodsSocketName {
+		t.Errorf("the simulated pods answer on %s; the controller's flag names %s", nodes.ProbeSocketName, podcall.SimulatedPodsSocketName)
 	}
 }

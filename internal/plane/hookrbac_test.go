@@ -21,6 +21,7 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
+	"github.com/ordinal-sh/ordinal/internal/podcall"
 )
 
 // The controller, as the ServiceAccount of config/ with exactly its RBAC,
@@ -64,7 +65,7 @@ func TestHookCallsWorkWithExactlyTheShippedRBAC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := controller.Options{Workers: 2, Namespace: ns, Extended: ext, Hooks: controller.HookOptions{
+	opts := controller.Options{Workers: 2, Namespace: ns, Extended: ext, Hooks: podcall.HookOptions{
 		AllowCIDRs: []netip.Prefix{netip.PrefixFrom(host, 32)}, APIServer: cfg.Host,
 		TokenServiceAccount: types.NamespacedName{Namespace: "ordinal-system", Name: "ordinal-controller"}}}
 	runCtx, stop := context.WithCancel(ctx)

@@ -22,6 +22,7 @@ import (
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/controller"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
+	"github.com/ordinal-sh/ordinal/internal/podcall"
 )
 
 // urlSecret is in a hook URL's user information and query: it must show
@@ -74,11 +75,11 @@ func TestAnHTTPHookCallsNoAddressThePolicyRefuses(t *testing.T) {
 	api := planetest.Plane().RESTConfig().Host
 	for _, tc := range []struct {
 		name string
-		opts controller.HookOptions
+		opts podcall.HookOptions
 		url  string
 		want string
 	}{
-		{"a receiver on loopback, by default", controller.HookOptions{APIServer: api}, srv.URL + "/switchover", "address 127.0.0.1 not allowed (loopback)"},
+		{"a receiver on loopback, by default", podcall.HookOptions{APIServer: api}, srv.URL + "/switchover", "address 127.0.0.1 not allowed (loopback)"},
 		{"the API server, with loopback allowed", hookOptions(), api + "/api/v1/namespaces", "address 127.0.0.1 not allowed (the API server)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/controller"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
+	"github.com/ordinal-sh/ordinal/internal/podcall"
 )
 
 // withHooks gives the set spec.lifecycle.
@@ -47,14 +48,14 @@ func hookNamespace(t *testing.T) string {
 // hookOptions let hooks call loopback, where the tests' receivers listen
 // and which a controller refuses by default, and name the plane's API
 // server, whose port stays refused.
-func hookOptions() controller.HookOptions {
-	return controller.HookOptions{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")},
+func hookOptions() podcall.HookOptions {
+	return podcall.HookOptions{AllowCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")},
 		APIServer: planetest.Plane().RESTConfig().Host}
 }
 
 // hookNamespaceWith is a new namespace with Ordinal running in it with
 // the hook options opts.
-func hookNamespaceWith(t *testing.T, opts controller.HookOptions) string {
+func hookNamespaceWith(t *testing.T, opts podcall.HookOptions) string {
 	t.Helper()
 	ns := newNamespace(t)
 	logEvents(t, ns)

@@ -15,6 +15,7 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/controller"
 	"github.com/ordinal-sh/ordinal/internal/plane/nodes"
 	"github.com/ordinal-sh/ordinal/internal/plane/planetest"
+	"github.com/ordinal-sh/ordinal/internal/podcall"
 )
 
 // startProbingOrdinal runs the controller for ns with the plane's
@@ -25,7 +26,7 @@ func startProbingOrdinal(t *testing.T, ns string) {
 	if socket == "" {
 		t.Fatal("the plane's data directory is too long for the simulated pods' socket")
 	}
-	startOrdinalWith(t, ns, controller.Options{Hooks: controller.HookOptions{SimulatedPods: controller.SimulatedPodsAt(socket)}})
+	startOrdinalWith(t, ns, controller.Options{Hooks: podcall.HookOptions{SimulatedPods: podcall.SimulatedPodsAt(socket)}})
 }
 
 // withRoleProbe gives the set a role probe every second, two failures
@@ -107,9 +108,9 @@ func TestTheRoleProbeLabelsSimulatedPodsFromTheirAnswers(t *testing.T) {
 		_, failing := p.Annotations[v1alpha1.RoleProbeAnnotation]
 		return ok && p.Labels["role"] == "follower" && !failing, fmt.Errorf("labels %v, annotations %v", p.Labels, p.Annotations)
 	})
-	events, err := client.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{FieldSelector: "reason=" + controller.EventRoleProbeFailed})
+	events, err := client.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{FieldSelector: "reason=" + podcall.EventRoleProbeFailed})
 	if err != nil || len(events.Items) != 1 || !strings.Contains(events.Items[0].Message, "Pod "+follower+": role probe failed 2 times in a row (HTTP 503); label role=follower removed") {
-		t.Errorf("%s events: %v %+v", controller.EventRoleProbeFailed, err, events)
+		t.Errorf("%s events: %v %+v", podcall.EventRoleProbeFailed, err, events)
 	}
 }
 

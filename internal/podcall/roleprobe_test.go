@@ -1,4 +1,4 @@
-package controller
+package podcall
 
 import (
 	"context"
@@ -143,14 +143,15 @@ func newProbeFixture(t *testing.T, port int, allow []netip.Prefix) *probeFixture
 	f.p = &roleProber{client: client, recorder: f.events, now: func() time.Time { return now }, limits: newProbeLimits(RoleProbeOptions{}),
 		net: &hookNet{policy: &hookPolicy{allow: allow}, lookup: net.DefaultResolver.LookupNetIP},
 		set: func(string) (*v1alpha1.StatefulSet, bool) { return f.set, true },
-		pods: func(types.UID) []*podRecord {
+		pods: func(types.UID) []Pod {
 			list, err := client.CoreV1().Pods("ns").List(context.Background(), metav1.ListOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var out []*podRecord
-			for i := range list.Items {
-				out = append(out, newPodRecord(&list.Items[i]))
+			var out []Pod
+			for _, p := range list.Items {
+				out = append(out, Pod{UID: p.UID, Namespace: p.Namespace, Name: p.Name, Phase: p.Status.Phase, IP: p.Status.PodIP,
+					Labels: p.Labels, Annotations: p.Annotations})
 			}
 			return out
 		}}
@@ -525,5 +526,15 @@ func TestAnUnlistedRoleIsNotWritten(t *testing.T) {
 	}
 	if want := `"reason":"answer \"candidate\" is not one of spec.roles.values (leader, follower)"`; !strings.Contains(notes["web-0"], want) {
 		t.Errorf("web-0's annotation %q, want it to say %s", notes["web-0"], want)
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("never saw %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

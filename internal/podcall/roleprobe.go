@@ -1,4 +1,4 @@
-package controller
+package podcall
 
 import (
 	"context"
@@ -61,7 +61,7 @@ type roleProber struct {
 	// set reads an extended set from the cache by its key.
 	set func(key string) (*v1alpha1.StatefulSet, bool)
 	// pods are the cached pods a set (by UID) controls.
-	pods func(types.UID) []*podRecord
+	pods func(types.UID) []Pod
 	now  func() time.Time
 
 	mu    sync.Mutex
@@ -81,7 +81,7 @@ type probeLoop struct {
 // probeOutcome is one pod's answer: its role ("" for none) or why the
 // probe failed.
 type probeOutcome struct {
-	pod  *podRecord
+	pod  Pod
 	role string
 	err  error
 }
@@ -162,7 +162,7 @@ func (p *roleProber) round(ctx context.Context, set *v1alpha1.StatefulSet, loop 
 	probe := osts.RoleProbe(roleProbeOf(set))
 	var asked []probeOutcome
 	for _, r := range p.pods(set.UID) {
-		if value(r.phase) == string(corev1.PodRunning) && r.podIP != "" {
+		if r.Phase == corev1.PodRunning && r.IP != "" {
 			asked = append(asked, probeOutcome{pod: r})
 		}
 	}
@@ -179,7 +179,7 @@ func (p *roleProber) round(ctx context.Context, set *v1alpha1.StatefulSet, loop 
 				return
 			}
 			defer release()
-			asked[i].role, asked[i].err = p.ask(ctx, asked[i].pod.podIP, probe)
+			asked[i].role, asked[i].err = p.ask(ctx, asked[i].pod.IP, probe)
 			if asked[i].err == nil {
 				asked[i].err = listedRole(set, asked[i].role)
 			}
@@ -189,7 +189,7 @@ func (p *roleProber) round(ctx context.Context, set *v1alpha1.StatefulSet, loop 
 	loop.writesUntil = time.Now().Add(probe.Period) // the write bucket keeps wall time
 	seen := make(map[types.UID]bool, len(asked))
 	for _, o := range asked {
-		seen[o.pod.GetUID()] = true
+		seen[o.pod.UID] = true
 		p.settle(ctx, set, probe, loop, o)
 	}
 	for uid := range loop.failures {
@@ -269,21 +269,17 @@ func listedRole(set *v1alpha1.StatefulSet, role string) error {
 // removal. Nothing is written when nothing changes.
 func (p *roleProber) settle(ctx context.Context, set *v1alpha1.StatefulSet, probe *planner.RoleProbe, loop *probeLoop, o probeOutcome) {
 	labelKey, pod := set.Spec.Roles.LabelKey, o.pod
-	labels := pod.labelMap()
-	held, has := labels[labelKey]
-	var note string
-	if pod.inPlace != nil {
-		note = pod.inPlace.annotations[v1alpha1.RoleProbeAnnotation]
-	}
+	held, has := pod.Labels[labelKey]
+	note := pod.Annotations[v1alpha1.RoleProbeAnnotation]
 	labelPatch, annotationPatch := map[string]any{}, map[string]any{}
 	var event func()
 	if o.err == nil {
-		delete(loop.failures, pod.GetUID())
+		delete(loop.failures, pod.UID)
 		switch {
 		case o.role == "" && has:
 			labelPatch[labelKey] = nil
 			event = func() {
-				p.event(set, corev1.EventTypeNormal, EventRoleChanged, "Pod %s answers no role; label %s=%s removed", pod.Name(), labelKey, held)
+				p.event(set, corev1.EventTypeNormal, EventRoleChanged, "Pod %s answers no role; label %s=%s removed", pod.Name, labelKey, held)
 			}
 		case o.role != "" && (!has || held != o.role):
 			labelPatch[labelKey] = o.role
@@ -292,7 +288,7 @@ func (p *roleProber) settle(ctx context.Context, set *v1alpha1.StatefulSet, prob
 				was = held
 			}
 			event = func() {
-				p.event(set, corev1.EventTypeNormal, EventRoleChanged, "Pod %s answers role %s (was %s)", pod.Name(), o.role, was)
+				p.event(set, corev1.EventTypeNormal, EventRoleChanged, "Pod %s answers role %s (was %s)", pod.Name, o.role, was)
 			}
 		}
 		if note != "" {
@@ -304,8 +300,8 @@ func (p *roleProber) settle(ctx context.Context, set *v1alpha1.StatefulSet, prob
 		if errors.As(o.err, &f) {
 			reason = f.Reason
 		}
-		n := loop.failures[pod.GetUID()] + 1
-		loop.failures[pod.GetUID()] = n
+		n := loop.failures[pod.UID] + 1
+		loop.failures[pod.UID] = n
 		var run v1alpha1.RoleProbeFailure
 		if note == "" || json.Unmarshal([]byte(note), &run) != nil {
 			run = v1alpha1.RoleProbeFailure{Since: p.now().UTC().Format(time.RFC3339), Reason: reason}
@@ -315,18 +311,18 @@ func (p *roleProber) settle(ctx context.Context, set *v1alpha1.StatefulSet, prob
 			run.Cleared = true
 			event = func() {
 				p.event(set, corev1.EventTypeWarning, EventRoleProbeFailed, "Pod %s: role probe failed %d times in a row (%s); label %s=%s removed",
-					pod.Name(), n, reason, labelKey, held)
+					pod.Name, n, reason, labelKey, held)
 			}
 		}
 		if text, err := json.Marshal(run); err == nil && string(text) != note {
 			annotationPatch[v1alpha1.RoleProbeAnnotation] = string(text)
 		}
-		klog.FromContext(ctx).V(2).Info("Role probe failed", "statefulset", klog.KObj(set), "pod", pod.Name(), "failures", n, "reason", reason)
+		klog.FromContext(ctx).V(2).Info("Role probe failed", "statefulset", klog.KObj(set), "pod", pod.Name, "failures", n, "reason", reason)
 	}
 	if len(labelPatch) == 0 && len(annotationPatch) == 0 {
 		return
 	}
-	meta := map[string]any{"uid": pod.GetUID()}
+	meta := map[string]any{"uid": pod.UID}
 	if len(labelPatch) > 0 {
 		meta["labels"] = labelPatch
 	}
@@ -334,11 +330,11 @@ func (p *roleProber) settle(ctx context.Context, set *v1alpha1.StatefulSet, prob
 		meta["annotations"] = annotationPatch
 	}
 	if !p.limits.admit(ctx, writesOf(event), loop.writesUntil) {
-		klog.FromContext(ctx).V(2).Info("Role probe write left to the next round by the write limit", "statefulset", klog.KObj(set), "pod", pod.Name())
+		klog.FromContext(ctx).V(2).Info("Role probe write left to the next round by the write limit", "statefulset", klog.KObj(set), "pod", pod.Name)
 		return
 	}
 	patch, _ := json.Marshal(map[string]any{"metadata": meta})
-	_, err := p.client.CoreV1().Pods(pod.Namespace()).Patch(context.WithoutCancel(ctx), pod.Name(), types.StrategicMergePatchType, patch,
+	_, err := p.client.CoreV1().Pods(pod.Namespace).Patch(context.WithoutCancel(ctx), pod.Name, types.StrategicMergePatchType, patch,
 		metav1.PatchOptions{FieldManager: v1alpha1.RoleProbeFieldManager})
 	switch {
 	case err == nil:
@@ -349,7 +345,7 @@ func (p *roleProber) settle(ctx context.Context, set *v1alpha1.StatefulSet, prob
 		// The pod is gone or was replaced (the patch names its UID):
 		// the next round asks the pod that is there.
 	default:
-		klog.FromContext(ctx).Error(err, "Writing a pod's role", "statefulset", klog.KObj(set), "pod", pod.Name())
+		klog.FromContext(ctx).Error(err, "Writing a pod's role", "statefulset", klog.KObj(set), "pod", pod.Name)
 	}
 }
 

@@ -1,4 +1,4 @@
-package controller
+package podcall
 
 import (
 	"context"
@@ -49,20 +49,14 @@ func hookCallOf(t *testing.T, e *planner.HookEndpoint, opts HookOptions, objects
 		Hook:    planner.Hook{Name: "preUpdate", Label: v1alpha1.PreUpdateHookLabel, HTTP: e, Timeout: time.Minute},
 		Request: v1alpha1.HookRequest{Hook: "preUpdate", Namespace: "ns", StatefulSet: "web", Pod: "web-2", PodUID: "uid-2", Ordinal: 2, Revision: "web-1", UpdateRevision: "web-2", Attempt: 1},
 		Record:  v1alpha1.HookRecord{Since: since, Revision: "web-2"}, Timeout: 2 * time.Second}}
-	return newHookCaller(context.Background(), client, newSetStates(), opts, nil), client, a
+	return newHookCaller(context.Background(), client, opts, nil), client, a
 }
 
 // settled waits until the caller has nothing in flight.
 func settled(t *testing.T, h *hookCaller) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		busy := false
-		h.states.read("ns/web", func(st *setState) {
-			for _, c := range st.hookCalls {
-				busy = busy || c.inFlight
-			}
-		})
-		if !busy {
+		if !h.memory.inFlight("ns/web") {
 			return
 		}
 	}

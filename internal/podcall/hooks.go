@@ -1,4 +1,4 @@
-package controller
+package podcall
 
 import (
 	"bytes"
@@ -30,25 +30,13 @@ import (
 // event that syncs the set again.
 type hookCaller struct {
 	client kubernetes.Interface
-	states *setStates
+	// memory is the calls under way and made, by set (memory.go).
+	memory *callMemory
 	net    *hookNet
 	// tokens is nil when calls carry no caller token.
 	tokens *hookTokens
 	now    func() time.Time
 }
-
-// hookCall is what the caller remembers of one pod's hook, in its set's
-// state: a call under way, and the last attempt made, so that a plan made
-// before that attempt's outcome reached the cache does not repeat it.
-type hookCall struct {
-	inFlight bool
-	attempt  int32
-	at       time.Time
-}
-
-// hookMemory is how long an ended call is remembered: far longer than the
-// cache takes to show its outcome.
-const hookMemory = 10 * time.Minute
 
 // newHookCaller builds the caller of opts' policy, proxy and token; own
 // is the controller's own addresses. It loads the system's certificate
@@ -56,10 +44,10 @@ const hookMemory = 10 * time.Minute
 // the first verification would otherwise load them inside the first
 // call's timeout, where reading and parsing a few hundred certificates
 // on a busy node can take longer than a short timeout allows.
-func newHookCaller(ctx context.Context, client kubernetes.Interface, states *setStates, opts HookOptions, own []netip.Addr) *hookCaller {
+func newHookCaller(ctx context.Context, client kubernetes.Interface, opts HookOptions, own []netip.Addr) *hookCaller {
 	_, _ = x509.SystemCertPool() // loaded once per process; an error is the call's to report
 	lookup := net.DefaultResolver.LookupNetIP
-	h := &hookCaller{client: client, states: states, now: time.Now,
+	h := &hookCaller{client: client, memory: newCallMemory(), now: time.Now,
 		net: &hookNet{policy: newHookPolicy(ctx, opts, own, lookup), lookup: lookup}}
 	if opts.ProxyFromEnvironment {
 		h.net.proxy = http.ProxyFromEnvironment
@@ -75,24 +63,7 @@ func newHookCaller(ctx context.Context, client kubernetes.Interface, states *set
 func (h *hookCaller) start(ctx context.Context, setKey string, a planner.Action) {
 	call := a.Call
 	key := string(a.Pod.UID) + "|" + call.Hook.Label
-	now, begin := h.now(), false
-	h.states.update(setKey, func(st *setState) {
-		if st.hookCalls == nil {
-			st.hookCalls = map[string]hookCall{}
-		}
-		for k, c := range st.hookCalls {
-			if !c.inFlight && now.Sub(c.at) > hookMemory {
-				delete(st.hookCalls, k)
-			}
-		}
-		c := st.hookCalls[key]
-		if c.inFlight || c.attempt >= call.Request.Attempt {
-			return
-		}
-		c.inFlight, begin = true, true
-		st.hookCalls[key] = c
-	})
-	if !begin {
+	if !h.memory.begin(setKey, key, call.Request.Attempt, h.now()) {
 		return
 	}
 	go func() {
@@ -101,14 +72,7 @@ func (h *hookCaller) start(ctx context.Context, setKey string, a planner.Action)
 			logHookFailure(ctx, setKey, a, err)
 		}
 		recorded := h.record(ctx, setKey, a, err)
-		h.states.read(setKey, func(st *setState) {
-			c := st.hookCalls[key]
-			c.inFlight = false
-			if recorded {
-				c.attempt, c.at = call.Request.Attempt, h.now()
-			}
-			st.hookCalls[key] = c
-		})
+		h.memory.end(setKey, key, call.Request.Attempt, recorded, h.now())
 	}()
 }
 
