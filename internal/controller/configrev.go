@@ -427,7 +427,7 @@ func copyCreated(err error, r resolvedRef) error {
 
 // configRequeue is when a set that reads Secrets looks at them again.
 func configRequeue(t *target, requeue time.Duration) time.Duration {
-	if t.extended == nil || t.extended.Spec.ConfigRevisions == nil || len(t.extended.Spec.ConfigRevisions.Secrets) == 0 {
+	if t.extended.Spec.ConfigRevisions == nil || len(t.extended.Spec.ConfigRevisions.Secrets) == 0 {
 		return requeue
 	}
 	if requeue == 0 || requeue > secretRecheck {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -43,25 +42,6 @@ func (c *Controller) enqueueExtended(obj any) {
 	if set, ok := unwrap[*v1alpha1.StatefulSet](obj); ok {
 		c.enqueue(setkind.Extended.Key(set.Namespace, set.Name))
 	}
-}
-
-// extendedTarget reads an extended set from the cache and builds what a
-// sync of it works on; NotFound when it is gone.
-func (c *Controller) extendedTarget(key, ns, name string) (*target, error) {
-	if c.ext == nil {
-		return nil, apierrors.NewNotFound(v1alpha1.Resource.GroupResource(), name)
-	}
-	set, err := c.ext.lister.Get(ns, name)
-	if err != nil {
-		return nil, err
-	}
-	set = c.storedExtended(key, set)
-	inputs, observed := osts.Extended(set), osts.Observe(set)
-	observed.Refused = c.evictions.of(key)
-	c.storageClasses(inputs, &observed)
-	c.topologyNodes(inputs, &observed)
-	return &target{key: key, kind: setkind.Extended, view: osts.View(set), extended: set, inputs: inputs, observed: observed,
-		revisions: osts.RevisionOptions(set)}, nil
 }
 
 // newRoleProber builds the role prober of the extended kind: it reads sets
@@ -186,7 +166,7 @@ func extendedStatusEqual(a, b v1alpha1.StatefulSetStatus) bool {
 // live in the status alone: the controller never writes an extended
 // set's spec.
 func (c *Controller) recordHold(t *target, plan planner.Plan) {
-	if t.kind != setkind.Extended || plan.Extended == nil || plan.Extended.HoldEvent == nil {
+	if plan.Extended == nil || plan.Extended.HoldEvent == nil {
 		return
 	}
 	ev := plan.Extended.HoldEvent
