@@ -56,6 +56,10 @@ type kindDoor interface {
 	// statusWritten runs once the plan's status is written (or had no
 	// change).
 	statusWritten(c *Controller, t *target, plan planner.Plan)
+	// answerEvictions writes the plan's answers to the Evictions of the
+	// pods of set (t's, as stored) and returns when the next heartbeat is
+	// due.
+	answerEvictions(ctx context.Context, c *Controller, set *appsv1.StatefulSet, plan planner.Plan) (time.Duration, error)
 	// requeue is when to look at t again, given the sync's requeue.
 	requeue(t *target, requeue time.Duration) time.Duration
 	// podToCreate is the pod the pod control creates for the plan's pod;

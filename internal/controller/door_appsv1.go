@@ -69,6 +69,10 @@ func (appsV1Door) writeStatus(ctx context.Context, c *Controller, t *target, pla
 
 func (appsV1Door) statusWritten(*Controller, *target, planner.Plan) {}
 
+func (appsV1Door) answerEvictions(context.Context, *Controller, *appsv1.StatefulSet, planner.Plan) (time.Duration, error) {
+	return 0, nil
+}
+
 func (appsV1Door) requeue(_ *target, requeue time.Duration) time.Duration { return requeue }
 
 // podToCreate is the plan's pod: an apps/v1 set's pods are upstream's.

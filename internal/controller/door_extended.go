@@ -112,6 +112,15 @@ func (extendedDoor) writeStatus(ctx context.Context, c *Controller, t *target, p
 // statusWritten records the event of the hold the status recorded.
 func (extendedDoor) statusWritten(c *Controller, t *target, plan planner.Plan) { c.recordHold(t, plan) }
 
+// answerEvictions writes the answers through the eviction responder
+// (evictionresponder.go).
+func (extendedDoor) answerEvictions(ctx context.Context, c *Controller, set *appsv1.StatefulSet, plan planner.Plan) (time.Duration, error) {
+	if plan.Extended == nil {
+		return 0, nil
+	}
+	return c.responder.respond(ctx, set.Namespace, set.Name, plan.Extended.EvictionResponses)
+}
+
 // requeue looks again at a set's Secrets (configRequeue).
 func (extendedDoor) requeue(t *target, requeue time.Duration) time.Duration {
 	return configRequeue(t, requeue)

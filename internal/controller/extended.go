@@ -97,7 +97,7 @@ func (c *Controller) extendedMatching(namespace string, podLabels map[string]str
 // cache has not caught up with it yet, else set (see fresher).
 func (c *Controller) storedExtended(key string, set *v1alpha1.StatefulSet) *v1alpha1.StatefulSet {
 	out := set
-	c.states.read(key, func(st *setState) { out = fresher(&st.extended, set) })
+	c.extStored.read(key, func(held **v1alpha1.StatefulSet) { out = fresher(held, set) })
 	return out
 }
 
@@ -150,7 +150,7 @@ func (c *Controller) storeExtendedStatus(ctx context.Context, t *target, want v1
 		return fmt.Errorf("updating status of %s: %w", t.extended.Name, err)
 	}
 	stored.ManagedFields = nil
-	c.states.update(t.key, func(st *setState) { st.extended = stored })
+	c.extStored.update(t.key, func(held **v1alpha1.StatefulSet) { *held = stored })
 	return nil
 }
 

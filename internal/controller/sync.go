@@ -44,7 +44,7 @@ const cacheLagRequeue = 200 * time.Millisecond
 func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error) {
 	t, err := c.targetOf(key)
 	if apierrors.IsNotFound(err) {
-		c.states.forget(key)
+		c.memories.forget(key)
 		return 0, nil
 	}
 	if err != nil {
@@ -84,7 +84,7 @@ func (c *Controller) ready(ctx context.Context, t *target) (labels.Selector, tim
 // history (sync's steps 3 to 7), as upstream's performUpdate does.
 func (c *Controller) performUpdate(ctx context.Context, t *target, selector labels.Selector) (time.Duration, error) {
 	view, stored := c.planView(t)
-	began, b := c.now(), newBuilder(c.states.lastBuilt(t.key))
+	began, b := c.now(), newBuilder(c.lastBuilt(t.key))
 	rc := c.revCacheOf(t.key)
 	in, revs, err := c.observe(ctx, view, selector, t, b, rc)
 	if err != nil {
@@ -96,8 +96,8 @@ func (c *Controller) performUpdate(ctx context.Context, t *target, selector labe
 		requeue, set, statusErr = c.updateStatus(ctx, t, stored, u.plan, u.applyErr != nil || u.cut)
 	}
 	truncErr := c.truncate(ctx, set, revs, in, u.plan.Status.UpdateRevision)
-	heartbeat, answerErr := c.answerEvictions(ctx, set, u.plan)
-	recordRollout(c.states, t.key, set, u.plan)
+	heartbeat, answerErr := t.door.answerEvictions(ctx, c, set, u.plan)
+	recordRollout(c.gauges, t.key, set, u.plan)
 	requeue = c.nextSync(t, u, requeue, heartbeat)
 	return requeue, errors.Join(u.budgetErr, u.applyErr, statusErr, truncErr, answerErr)
 }
@@ -134,14 +134,14 @@ type update struct {
 func (c *Controller) updateSet(ctx context.Context, t *target, in *planner.Input, stored appsv1.StatefulSetStatus, rc *revCache, b *builder, began time.Time, revs []*appsv1.ControllerRevision) update {
 	key, set := t.key, t.view
 	t.door.observeAround(ctx, c, t, in, revs)
-	c.states.paced(key, began, len(in.Pods))
+	c.paces.paced(key, began, len(in.Pods))
 	c.evictions.prune(key, in.Pods)
 	var u update
 	in.Observed.Group, u.groupWait = t.door.groupTurn(c, t, *in)
 	in.Apply = rc.apply
 	u.plan = planner.Compute(*in)
 	rc.synced()
-	c.states.keepBuilt(key, b, *in, u.plan)
+	c.keepBuilt(key, b, *in, u.plan)
 	u.announce = announceFirst(t, set, stored, &u.plan)
 	u.budgetErr = t.door.reconcileBudget(ctx, c, t, in.Observed.Budgets, u.plan)
 	u.applyErr = c.podControl.Apply(ctx, set, key, u.plan.Steps)
@@ -181,16 +181,6 @@ func (c *Controller) nextSync(t *target, u update, requeue, heartbeat time.Durat
 		requeue = cacheLagRequeue
 	}
 	return requeue
-}
-
-// answerEvictions writes an extended set's answers to the Evictions of
-// its pods (evictionresponder.go) and returns when the next heartbeat is
-// due.
-func (c *Controller) answerEvictions(ctx context.Context, set *appsv1.StatefulSet, plan planner.Plan) (time.Duration, error) {
-	if plan.Extended == nil {
-		return 0, nil
-	}
-	return c.responder.respond(ctx, set.Namespace, set.Name, plan.Extended.EvictionResponses)
 }
 
 // targetOf reads the set a key names from the cache, through its kind's
