@@ -53,8 +53,8 @@ type kindDoor interface {
 	holdable(c *Controller, t *target, plan planner.Plan) bool
 	// writeStatus stores the plan's status and returns the set as stored.
 	writeStatus(ctx context.Context, c *Controller, t *target, plan planner.Plan) (*appsv1.StatefulSet, error)
-	// statusWritten runs once the plan's status is written (or had no
-	// change).
+	// statusWritten runs after the plan's status was written, held back
+	// or kept, unless its write failed.
 	statusWritten(c *Controller, t *target, plan planner.Plan)
 	// answerEvictions writes the plan's answers to the Evictions of the
 	// pods of set (t's, as stored) and returns when the next heartbeat is

@@ -91,10 +91,7 @@ func (c *Controller) performUpdate(ctx context.Context, t *target, selector labe
 		return 0, err
 	}
 	u := c.updateSet(ctx, t, &in, stored, rc, b, began, revs)
-	requeue, set, statusErr := u.plan.RequeueAfter, t.view, error(nil)
-	if !u.plan.KeepStatus {
-		requeue, set, statusErr = c.updateStatus(ctx, t, stored, u.plan, u.applyErr != nil || u.cut)
-	}
+	requeue, set, statusErr := c.updateStatus(ctx, t, stored, u.plan, u.applyErr != nil || u.cut)
 	truncErr := c.truncate(ctx, set, revs, in, u.plan.Status.UpdateRevision)
 	heartbeat, answerErr := t.door.answerEvictions(ctx, c, set, u.plan)
 	recordRollout(c.gauges, t.key, set, u.plan)
@@ -152,10 +149,14 @@ func (c *Controller) updateSet(ctx context.Context, t *target, in *planner.Input
 	return u
 }
 
-// updateStatus writes the plan's status (writeStatus) and, once it is
-// written, what the kind does then (a hold's event).
+// updateStatus writes the plan's status (writeStatus), unless the plan
+// keeps the status as it is, and then, unless the write failed, does
+// what the kind does then (a hold's event).
 func (c *Controller) updateStatus(ctx context.Context, t *target, stored appsv1.StatefulSetStatus, plan planner.Plan, failed bool) (time.Duration, *appsv1.StatefulSet, error) {
-	requeue, set, err := c.writeStatus(ctx, t, stored, plan, failed)
+	requeue, set, err := plan.RequeueAfter, t.view, error(nil)
+	if !plan.KeepStatus {
+		requeue, set, err = c.writeStatus(ctx, t, stored, plan, failed)
+	}
 	if err == nil {
 		t.door.statusWritten(c, t, plan)
 	}
