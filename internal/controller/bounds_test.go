@@ -218,7 +218,7 @@ func TestABatchWritesAtMostBurstInFlightPodsAtOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pc := &apiPodControl{client: client, recorder: record.NewFakeRecorder(1000), exp: newExpectations(newSetStates(), time.Now), inFlight: tc.inFlight}
+		pc := &apiPodControl{client: client, recorder: record.NewFakeRecorder(1000), exp: newExpectations(&memories{}, time.Now), inFlight: tc.inFlight}
 		if err := pc.Apply(context.Background(), set, "default/web", plan.Steps); err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/ordinal-sh/ordinal/internal/osts"
 	"github.com/ordinal-sh/ordinal/internal/planner"
-	"github.com/ordinal-sh/ordinal/internal/setkind"
 )
 
 // Events about the budget an extended set keeps (spec.disruptionBudget).
@@ -24,28 +23,6 @@ const (
 	EventBudgetCreated = "SuccessfulCreateDisruptionBudget"
 	EventBudgetDeleted = "SuccessfulDeleteDisruptionBudget"
 )
-
-// cachesReady reports whether an extended set may be planned: the node
-// caches have synced (its node-failure pass and topology read them) and,
-// for a set that keeps its own budget, the budget cache too. The first
-// call starts both.
-func (c *Controller) cachesReady(t *target) bool {
-	if t.kind != setkind.Extended {
-		return true
-	}
-	budgets := c.budgetsReady()
-	return c.nodesReady() && (budgets || t.extended.Spec.DisruptionBudget == nil)
-}
-
-// observeAround adds what a plan observes around the set once its pods
-// are read: the nodes the node-failure pass judges and, for an extended
-// set, the budgets that select its pods.
-func (c *Controller) observeAround(ctx context.Context, t *target, in *planner.Input) {
-	in.Observed.Nodes = c.judgeNodes(ctx, *in)
-	if t.kind == setkind.Extended {
-		in.Observed.Budgets = c.budgetFacts(t, in.Pods)
-	}
-}
 
 // budgetsReady reports whether the budget cache may be read, starting it
 // at the first call; true when the controller has none.
@@ -74,7 +51,7 @@ func (c *Controller) budgetFacts(t *target, pods []*corev1.Pod) *planner.Budgets
 // A plan made without the budgets (seen, nil while their cache syncs)
 // writes nothing: it could not tell whose budget is in the way.
 func (c *Controller) reconcileBudget(ctx context.Context, t *target, seen *planner.Budgets, plan planner.Plan) error {
-	if t.extended == nil || c.budgets == nil || plan.Extended == nil || seen == nil {
+	if c.budgets == nil || plan.Extended == nil || seen == nil {
 		return nil
 	}
 	want := plan.Extended.Budget
@@ -108,7 +85,7 @@ func budgetSpec(t *target, want *planner.BudgetPlan) policyv1.PodDisruptionBudge
 func (c *Controller) createBudget(ctx context.Context, t *target, want *planner.BudgetPlan) error {
 	pdb := &policyv1.PodDisruptionBudget{
 		ObjectMeta: metav1.ObjectMeta{Name: want.Name, Namespace: t.view.Namespace,
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(t.view, t.kind.GroupVersionKind())}},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(t.view, t.kind().GroupVersionKind())}},
 		Spec: budgetSpec(t, want),
 	}
 	_, err := c.client.PolicyV1().PodDisruptionBudgets(pdb.Namespace).Create(ctx, pdb, metav1.CreateOptions{})

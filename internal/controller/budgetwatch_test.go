@@ -15,12 +15,12 @@ import (
 // namespace ns and whose eviction memory has refused it n times at now.
 func refusingController(t *testing.T, now time.Time, n int) (*Controller, *corev1.Pod) {
 	t.Helper()
-	states := newSetStates()
-	c := &Controller{states: states, now: func() time.Time { return now },
+	c := &Controller{now: func() time.Time { return now },
 		podIdx: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}),
 		queue:  workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())}
 	t.Cleanup(c.queue.ShutDown)
-	c.evictions = evictions{states: states, now: c.now}
+	c.remember()
+	c.evictions.now = c.now
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-2", Namespace: "ns", UID: "uid-2", Labels: map[string]string{"app": "web"}}}
 	if err := c.podIdx.Add(newPodRecord(pod)); err != nil {
 		t.Fatal(err)

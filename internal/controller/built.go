@@ -71,24 +71,24 @@ func (b *builder) pods(records []*podRecord) []*corev1.Pod {
 // also forgets its revision cache (revcache.go): its next sync may be
 // minutes away, and a thousand idle sets would each hold their applied
 // revisions for nothing.
-func (s *setStates) keepBuilt(key string, b *builder, in planner.Input, plan planner.Plan) {
+// Both memories are the set's sync's alone (one worker at a time), so
+// the two writes need no common lock.
+func (c *Controller) keepBuilt(key string, b *builder, in planner.Input, plan planner.Plan) {
 	rest := atRest(in, plan)
 	var keep *built
 	if len(in.Pods) >= builtMinPods && !rest {
 		keep = &b.next
 	}
-	s.update(key, func(st *setState) {
-		st.built = keep
-		if rest {
-			st.revs = nil
-		}
-	})
+	c.builts.update(key, func(last **built) { *last = keep })
+	if rest {
+		c.revCaches.forget(key)
+	}
 }
 
 // lastBuilt returns what the last sync of key kept, or nil.
-func (s *setStates) lastBuilt(key string) *built {
+func (c *Controller) lastBuilt(key string) *built {
 	var last *built
-	s.read(key, func(st *setState) { last = st.built })
+	c.builts.read(key, func(kept **built) { last = *kept })
 	return last
 }
 

@@ -44,18 +44,18 @@ func syncOK(t *testing.T, c *Controller, key string) {
 // records that did.
 func TestAChangingLargeSetReusesWhatItsLastSyncBuilt(t *testing.T) {
 	c, key := restingSet(t, builtMinPods)
-	if c.states.lastBuilt(key) != nil {
+	if c.lastBuilt(key) != nil {
 		t.Fatal("a set at rest keeps what its sync built")
 	}
 	unready(t, c, 7, "2")
 	syncOK(t, c, key)
-	first := c.states.lastBuilt(key)
+	first := c.lastBuilt(key)
 	if first == nil || len(first.pods) != builtMinPods || len(first.claims) != builtMinPods {
 		t.Fatalf("a changing set of %d pods kept %v; want every pod and claim", builtMinPods, first)
 	}
 	changed := unready(t, c, 9, "3")
 	syncOK(t, c, key)
-	second := c.states.lastBuilt(key)
+	second := c.lastBuilt(key)
 	if second == nil || len(second.pods) != builtMinPods {
 		t.Fatalf("the second sync kept %v; want every pod", second)
 	}
@@ -76,9 +76,7 @@ func TestAChangingLargeSetReusesWhatItsLastSyncBuilt(t *testing.T) {
 }
 
 func (c *Controller) holdsRevisionCache(key string) bool {
-	var held bool
-	c.states.read(key, func(st *setState) { held = st.revs != nil })
-	return held
+	return c.revCaches.has(key)
 }
 
 // A set that comes to rest, and a small set, keep nothing between syncs.
@@ -97,7 +95,7 @@ func TestASetAtRestOrSmallKeepsNothing(t *testing.T) {
 		t.Error("a changing set keeps no revision cache")
 	}
 	syncOK(t, c, key)
-	if got := c.states.lastBuilt(key); got != nil {
+	if got := c.lastBuilt(key); got != nil {
 		t.Errorf("a set back at rest keeps %d pods", len(got.pods))
 	}
 	if c.holdsRevisionCache(key) {
@@ -107,7 +105,7 @@ func TestASetAtRestOrSmallKeepsNothing(t *testing.T) {
 	small, smallKey := restingSet(t, builtMinPods-1)
 	unready(t, small, 7, "2")
 	syncOK(t, small, smallKey)
-	if got := small.states.lastBuilt(smallKey); got != nil {
+	if got := small.lastBuilt(smallKey); got != nil {
 		t.Errorf("a changing set of %d pods keeps %d pods", builtMinPods-1, len(got.pods))
 	}
 }

@@ -18,14 +18,15 @@ import (
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
 
-// Every mechanism's use of the per-set state at once, on overlapping sets,
+// Every mechanism's use of its per-set memory at once, on overlapping sets,
 // as workers, event handlers and a metrics scrape do; run with -race.
 func TestThePerSetStateIsSafeUnderConcurrentUse(t *testing.T) {
-	states := newSetStates()
-	exp := newExpectations(states, time.Now)
-	status := newAPIStatus(nil, states)
-	deferrals := statusDeferrals{states: states}
-	collector := newRolloutCollector(states)
+	ms := &memories{}
+	exp := newExpectations(ms, time.Now)
+	status := newAPIStatus(nil, ms)
+	deferrals := statusDeferrals{held: newPerSet[deferral](ms)}
+	warnings, gauges := newPerSet[warned](ms), newPerSet[rolloutGauges](ms)
+	collector := newRolloutCollector(gauges)
 	var wg sync.WaitGroup
 	for w := 0; w < 8; w++ {
 		wg.Add(1)
@@ -38,14 +39,14 @@ func TestThePerSetStateIsSafeUnderConcurrentUse(t *testing.T) {
 				exp.created(key, pod)
 				exp.observedDeletion(key, pod.Name, pod.UID)
 				exp.pending(key, func(string) (*corev1.Pod, bool) { return nil, false })
-				freshWarnings(states, key, []planner.Warning{{Reason: "R", Message: fmt.Sprint(i)}}, time.Now())
+				freshWarnings(warnings, key, []planner.Warning{{Reason: "R", Message: fmt.Sprint(i)}}, time.Now())
 				status.remember(set)
 				status.Stored(set)
 				deferrals.hold(key, set.Status, set.Status, time.Now(), time.Second)
 				deferrals.pending(key, 1)
-				recordRollout(states, key, set, planner.Plan{})
+				recordRollout(gauges, key, set, planner.Plan{})
 				if i%7 == w {
-					states.forget(key)
+					ms.forget(key)
 				}
 				collector.Collect(make(chan prometheus.Metric, 100))
 			}

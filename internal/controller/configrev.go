@@ -27,7 +27,7 @@ import (
 const secretRecheck = 15 * time.Second
 
 // configState is what the controller remembers of the objects a set's
-// revisions hold (setState.config): by object, the version last read and
+// revisions hold (Controller.configs): by object, the version last read and
 // the copy its data maps to, never the data, so its memory follows the
 // number of references, not their size; and the copies already known to
 // be owned by a revision (by copy name and revision UID).
@@ -165,12 +165,7 @@ func (c *Controller) readSources(ctx context.Context, t *target, refs []configre
 			res.refs = append(res.refs, resolvedRef{ref: key, record: rec})
 		}
 	}
-	c.states.update(t.key, func(st *setState) {
-		if st.config == nil {
-			st.config = &configState{}
-		}
-		st.config.sources = next
-	})
+	c.configs.update(t.key, func(st *configState) { st.sources = next })
 	switch {
 	case len(missing) > 0:
 		return &osts.ConfigHold{Reason: "ConfigMissing", Message: fmt.Sprintf(
@@ -185,11 +180,7 @@ func (c *Controller) readSources(ctx context.Context, t *target, refs []configre
 
 func (c *Controller) configRecords(key string) map[configrev.Ref]sourceRecord {
 	var out map[configrev.Ref]sourceRecord
-	c.states.read(key, func(st *setState) {
-		if st.config != nil {
-			out = st.config.sources
-		}
-	})
+	c.configs.read(key, func(st *configState) { out = st.sources })
 	return out
 }
 
@@ -298,7 +289,7 @@ func (c *Controller) ensureCopies(ctx context.Context, t *target, rev *appsv1.Co
 		}
 		err := c.ensureCopy(ctx, t, r, rev)
 		if err == nil {
-			c.states.update(t.key, func(st *setState) { st.config.markOwned(r.record.copy, rev) })
+			c.configs.update(t.key, func(st *configState) { st.markOwned(r.record.copy, rev) })
 		}
 		errs = append(errs, err)
 	}
@@ -313,11 +304,11 @@ func (s *configState) markOwned(copyName string, rev *appsv1.ControllerRevision)
 }
 
 // copyOwned reports whether the copy is known to be owned by rev: from
-// the set's state (what this controller did), or for a ConfigMap from
-// the cache.
+// the configs memory (what this controller did), or for a ConfigMap
+// from the cache.
 func (c *Controller) copyOwned(key, copyName string, rev *appsv1.ControllerRevision) bool {
 	owned := false
-	c.states.read(key, func(st *setState) { owned = st.config != nil && st.config.owned[copyName+"/"+string(rev.UID)] })
+	c.configs.read(key, func(st *configState) { owned = st.owned[copyName+"/"+string(rev.UID)] })
 	return owned
 }
 
@@ -427,7 +418,7 @@ func copyCreated(err error, r resolvedRef) error {
 
 // configRequeue is when a set that reads Secrets looks at them again.
 func configRequeue(t *target, requeue time.Duration) time.Duration {
-	if t.extended == nil || t.extended.Spec.ConfigRevisions == nil || len(t.extended.Spec.ConfigRevisions.Secrets) == 0 {
+	if t.extended.Spec.ConfigRevisions == nil || len(t.extended.Spec.ConfigRevisions.Secrets) == 0 {
 		return requeue
 	}
 	if requeue == 0 || requeue > secretRecheck {

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
+	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/podcall"
@@ -67,12 +68,28 @@ type Controller struct {
 	status     StatusWriter
 	busy       func() bool
 	statusHold time.Duration
-	// states is the per-set memory of every mechanism below; deleting a
-	// set forgets it in one call.
-	states   *setStates
+	// memories lists every per-set memory below, each a mechanism's own
+	// under its own lock (memory.go); deleting a set forgets it in all
+	// of them in one call.
+	memories *memories
 	deferred statusDeferrals
 	quiet    *quietWatch
 	exp      *expectations
+	// warnings are the warnings last reported (warnings.go), extStored
+	// the extended sets as their last status writes returned them
+	// (extended.go), gauges the rollout gauges (metrics.go), paces the
+	// sync buckets (pacing.go), builts what the last syncs made from the
+	// cache's records (built.go), revCaches what the revisions cost to
+	// work out (revcache.go) and configs what was read of the objects
+	// the revisions hold (configrev.go); the apps/v1 sets' last status
+	// writes are the status writer's (status.go).
+	warnings  *perSet[warned]
+	extStored *perSet[*v1alpha1.StatefulSet]
+	gauges    *perSet[rolloutGauges]
+	paces     paces
+	builts    *perSet[*built]
+	revCaches *perSet[revCache]
+	configs   *perSet[configState]
 	// evictions are the refused evictions the planner waits on.
 	evictions evictions
 	// groups are the rollout groups' turns.
@@ -159,19 +176,18 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "statefulset"}),
 		recorder: recorder, events: events,
-		history: &apiHistory{client: client}, busy: busy, statusHold: opts.StatusHold, states: newSetStates(), now: time.Now,
+		history: &apiHistory{client: client}, busy: busy, statusHold: opts.StatusHold, now: time.Now,
 		skipAppsV1: opts.SkipAppsV1, release: opts.Release,
 	}
-	c.status, c.deferred = newAPIStatus(client, c.states), statusDeferrals{states: c.states}
-	c.quiet = newQuietWatch(c.states, busy)
-	c.exp = newExpectations(c.states, time.Now)
-	c.evictions = evictions{states: c.states, now: time.Now}
+	c.remember()
+	c.status = newAPIStatus(client, c.memories)
+	c.quiet = newQuietWatch(c.deferred.held, busy)
 	c.groups = rolloutGroups{held: map[string]string{}}
 	c.calls = c.newCaller(opts)
 	c.podControl = &apiPodControl{client: client, recorder: recorder, exp: c.exp, calls: c.calls,
 		inFlight: opts.BurstInFlight, evictions: c.evictions, budget: burstBudget}
 	if opts.Metrics != nil {
-		if err := opts.Metrics.Register(newRolloutCollector(c.states)); err != nil {
+		if err := opts.Metrics.Register(newRolloutCollector(c.gauges)); err != nil {
 			return nil, fmt.Errorf("registering the rollout gauges: %w", err)
 		}
 	}

@@ -39,7 +39,7 @@ type evictionRefused struct{ err error }
 func (e *evictionRefused) Error() string { return e.err.Error() }
 func (e *evictionRefused) Unwrap() error { return e.err }
 
-// refusal is one pod's refused evictions, for setState.refusals.
+// refusal is one pod's refused evictions, for setRefusals.
 type refusal struct {
 	planner.EvictionRefusal
 	attempts int
@@ -48,27 +48,34 @@ type refusal struct {
 // evictions remembers, per set, the evictions the API server refused, so
 // that the planner waits for each until its backoff has passed.
 type evictions struct {
-	states *setStates
-	now    func() time.Time
+	refusals *perSet[setRefusals]
+	now      func() time.Time
+}
+
+// setRefusals are one set's refused evictions by pod name, and fresh
+// says one came since the last sync looked (takeFresh).
+type setRefusals struct {
+	byPod map[string]refusal
+	fresh bool
 }
 
 // refused records a refusal of pod's eviction and marks the set's
 // refusals fresh (takeFresh).
 func (e evictions) refused(setKey string, pod *corev1.Pod, msg string) {
 	now := e.now()
-	e.states.update(setKey, func(st *setState) {
-		r, ok := st.refusals[pod.Name]
+	e.refusals.update(setKey, func(st *setRefusals) {
+		r, ok := st.byPod[pod.Name]
 		if !ok || r.UID != pod.UID {
 			r = refusal{EvictionRefusal: planner.EvictionRefusal{UID: pod.UID, Since: now}}
 		}
 		r.attempts++
 		r.Message = msg
 		r.RetryAt = now.Add(backoff(r.attempts))
-		if st.refusals == nil {
-			st.refusals = map[string]refusal{}
+		if st.byPod == nil {
+			st.byPod = map[string]refusal{}
 		}
-		st.refusals[pod.Name] = r
-		st.refusedFresh = true
+		st.byPod[pod.Name] = r
+		st.fresh = true
 	})
 }
 
@@ -83,18 +90,18 @@ func backoff(n int) time.Duration {
 
 // evicted forgets the refusals of a pod that is gone.
 func (e evictions) evicted(setKey, pod string) {
-	e.states.read(setKey, func(st *setState) { delete(st.refusals, pod) })
+	e.refusals.read(setKey, func(st *setRefusals) { delete(st.byPod, pod) })
 }
 
 // of returns the set's refusals for the planner.
 func (e evictions) of(setKey string) map[string]planner.EvictionRefusal {
 	var out map[string]planner.EvictionRefusal
-	e.states.read(setKey, func(st *setState) {
-		if len(st.refusals) == 0 {
+	e.refusals.read(setKey, func(st *setRefusals) {
+		if len(st.byPod) == 0 {
 			return
 		}
-		out = make(map[string]planner.EvictionRefusal, len(st.refusals))
-		for name, r := range st.refusals {
+		out = make(map[string]planner.EvictionRefusal, len(st.byPod))
+		for name, r := range st.byPod {
 			out[name] = r.EvictionRefusal
 		}
 	})
@@ -106,21 +113,21 @@ func (e evictions) of(setKey string) map[string]planner.EvictionRefusal {
 // it.
 func (e evictions) takeFresh(setKey string) bool {
 	fresh := false
-	e.states.read(setKey, func(st *setState) { fresh, st.refusedFresh = st.refusedFresh, false })
+	e.refusals.read(setKey, func(st *setRefusals) { fresh, st.fresh = st.fresh, false })
 	return fresh
 }
 
 // prune forgets refusals of pods the set no longer has.
 func (e evictions) prune(setKey string, pods []*corev1.Pod) {
-	e.states.read(setKey, func(st *setState) {
-		if len(st.refusals) == 0 {
+	e.refusals.read(setKey, func(st *setRefusals) {
+		if len(st.byPod) == 0 {
 			return
 		}
 		have := make(map[string]bool, len(pods))
 		for _, p := range pods {
 			have[p.Name] = true
 		}
-		maps.DeleteFunc(st.refusals, func(name string, _ refusal) bool { return !have[name] })
+		maps.DeleteFunc(st.byPod, func(name string, _ refusal) bool { return !have[name] })
 	})
 }
 

@@ -9,11 +9,11 @@ import (
 func (e evictions) refusedIn(ns string) map[string][]string {
 	now := e.now()
 	out := map[string][]string{}
-	e.states.each(func(key string, st *setState) {
+	e.refusals.each(func(key string, st *setRefusals) {
 		if _, setNS, _, ok := setkind.ParseKey(key); !ok || setNS != ns {
 			return
 		}
-		for name, r := range st.refusals {
+		for name, r := range st.byPod {
 			if now.Before(r.RetryAt) {
 				out[key] = append(out[key], name)
 			}
@@ -28,11 +28,11 @@ func (e evictions) refusedIn(ns string) map[string][]string {
 // again sends the backoff on from where it was.
 func (e evictions) due(setKey string, pods []string) bool {
 	now, changed := e.now(), false
-	e.states.read(setKey, func(st *setState) {
+	e.refusals.read(setKey, func(st *setRefusals) {
 		for _, name := range pods {
-			if r, ok := st.refusals[name]; ok && now.Before(r.RetryAt) {
+			if r, ok := st.byPod[name]; ok && now.Before(r.RetryAt) {
 				r.RetryAt = now
-				st.refusals[name] = r
+				st.byPod[name] = r
 				changed = true
 			}
 		}

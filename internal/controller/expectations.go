@@ -17,9 +17,11 @@ const expectationTTL = 30 * time.Second
 // shown yet, so a sync never acts on a cache that predates our own last
 // create or delete: that is how a lagging cache would make the controller
 // create a pod twice, delete a replacement, or skip an ordering step.
-// The expectations of each set are kept in its setState.
+// The expectations of each set are a memory of their own (memory.go).
 type expectations struct {
-	states *setStates
+	// expected holds, by set and pod name, the pod writes the informer
+	// cache has not shown yet.
+	expected *perSet[podWrites]
 	// gone holds the UIDs of pods the cache saw deleted, for the TTL, in
 	// case the deletion is observed before created records the pod. It is
 	// not per set, and mu guards it alone.
@@ -28,14 +30,17 @@ type expectations struct {
 	now  func() time.Time
 }
 
+// podWrites are one set's expectations, by pod name.
+type podWrites map[string]expectation
+
 type expectation struct {
 	uid     types.UID
 	deleted bool
 	at      time.Time
 }
 
-func newExpectations(states *setStates, now func() time.Time) *expectations {
-	return &expectations{states: states, gone: map[types.UID]time.Time{}, now: now}
+func newExpectations(ms *memories, now func() time.Time) *expectations {
+	return &expectations{expected: newPerSet[podWrites](ms), gone: map[types.UID]time.Time{}, now: now}
 }
 
 // created records that pod (with its UID) was created, unless the cache
@@ -63,9 +68,9 @@ func (e *expectations) observedDeletion(setKey, name string, uid types.UID) {
 	}
 	e.gone[uid] = now
 	e.mu.Unlock()
-	e.states.read(setKey, func(st *setState) {
-		if x, ok := st.expected[name]; ok && !x.deleted && x.uid == uid {
-			delete(st.expected, name)
+	e.expected.read(setKey, func(w *podWrites) {
+		if x, ok := (*w)[name]; ok && !x.deleted && x.uid == uid {
+			delete(*w, name)
 		}
 	})
 }
@@ -76,11 +81,11 @@ func (e *expectations) deleted(setKey, name string, uid types.UID) {
 }
 
 func (e *expectations) put(setKey, name string, x expectation) {
-	e.states.update(setKey, func(st *setState) {
-		if st.expected == nil {
-			st.expected = map[string]expectation{}
+	e.expected.update(setKey, func(w *podWrites) {
+		if *w == nil {
+			*w = podWrites{}
 		}
-		st.expected[name] = x
+		(*w)[name] = x
 	})
 }
 
@@ -90,11 +95,11 @@ func (e *expectations) put(setKey, name string, x expectation) {
 func (e *expectations) pending(setKey string, lookup func(name string) (*corev1.Pod, bool)) string {
 	now := e.now()
 	pending := ""
-	e.states.read(setKey, func(st *setState) {
-		for name, x := range st.expected {
+	e.expected.read(setKey, func(w *podWrites) {
+		for name, x := range *w {
 			pod, found := lookup(name)
 			if x.satisfiedBy(pod, found) || now.Sub(x.at) > expectationTTL {
-				delete(st.expected, name)
+				delete(*w, name)
 				continue
 			}
 			pending = name

@@ -7,7 +7,6 @@ import (
 	"reflect"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
@@ -43,25 +42,6 @@ func (c *Controller) enqueueExtended(obj any) {
 	}
 }
 
-// extendedTarget reads an extended set from the cache and builds what a
-// sync of it works on; NotFound when it is gone.
-func (c *Controller) extendedTarget(key, ns, name string) (*target, error) {
-	if c.ext == nil {
-		return nil, apierrors.NewNotFound(v1alpha1.Resource.GroupResource(), name)
-	}
-	set, err := c.ext.lister.Get(ns, name)
-	if err != nil {
-		return nil, err
-	}
-	set = c.storedExtended(key, set)
-	inputs, observed := osts.Extended(set), osts.Observe(set)
-	observed.Refused = c.evictions.of(key)
-	c.storageClasses(inputs, &observed)
-	c.topologyNodes(inputs, &observed)
-	return &target{key: key, kind: setkind.Extended, view: osts.View(set), extended: set, inputs: inputs, observed: observed,
-		revisions: osts.RevisionOptions(set)}, nil
-}
-
 // extendedMatching returns the extended sets of namespace whose selector
 // matches podLabels.
 func (c *Controller) extendedMatching(namespace string, podLabels map[string]string) []*v1alpha1.StatefulSet {
@@ -86,7 +66,7 @@ func (c *Controller) extendedMatching(namespace string, podLabels map[string]str
 // cache has not caught up with it yet, else set (see fresher).
 func (c *Controller) storedExtended(key string, set *v1alpha1.StatefulSet) *v1alpha1.StatefulSet {
 	out := set
-	c.states.read(key, func(st *setState) { out = fresher(&st.extended, set) })
+	c.extStored.read(key, func(held **v1alpha1.StatefulSet) { out = fresher(held, set) })
 	return out
 }
 
@@ -139,7 +119,7 @@ func (c *Controller) storeExtendedStatus(ctx context.Context, t *target, want v1
 		return fmt.Errorf("updating status of %s: %w", t.extended.Name, err)
 	}
 	stored.ManagedFields = nil
-	c.states.update(t.key, func(st *setState) { st.extended = stored })
+	c.extStored.update(t.key, func(held **v1alpha1.StatefulSet) { *held = stored })
 	return nil
 }
 
@@ -155,7 +135,7 @@ func extendedStatusEqual(a, b v1alpha1.StatefulSetStatus) bool {
 // live in the status alone: the controller never writes an extended
 // set's spec.
 func (c *Controller) recordHold(t *target, plan planner.Plan) {
-	if t.kind != setkind.Extended || plan.Extended == nil || plan.Extended.HoldEvent == nil {
+	if plan.Extended == nil || plan.Extended.HoldEvent == nil {
 		return
 	}
 	ev := plan.Extended.HoldEvent

@@ -84,7 +84,7 @@ func likeAnAPIServer(client *fake.Clientset) *fake.Clientset {
 func newTestPodControl(objs ...runtime.Object) (*apiPodControl, *fake.Clientset, *record.FakeRecorder, *expectations) {
 	client := fake.NewClientset(objs...)
 	rec := record.NewFakeRecorder(100)
-	exp := newExpectations(newSetStates(), time.Now)
+	exp := newExpectations(&memories{}, time.Now)
 	return &apiPodControl{client: client, recorder: rec, exp: exp}, client, rec, exp
 }
 

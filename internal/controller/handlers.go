@@ -122,17 +122,8 @@ func (c *Controller) podChanged(obj any) {
 }
 
 func (c *Controller) enqueueOwner(namespace string, ref *metav1.OwnerReference) {
-	kind, ok := setkind.OfOwner(ref)
-	switch {
-	case !ok:
-	case kind == setkind.Extended && c.ext != nil:
-		if set, err := c.ext.lister.Get(namespace, ref.Name); err == nil && set.UID == ref.UID {
-			c.enqueueExtended(set)
-		}
-	case kind == setkind.AppsV1:
-		if set, err := c.sets.StatefulSets(namespace).Get(ref.Name); err == nil && set.UID == ref.UID {
-			c.enqueueSet(set)
-		}
+	if kind, ok := setkind.OfOwner(ref); ok {
+		doorFor(kind).enqueueOwner(c, namespace, ref)
 	}
 }
 

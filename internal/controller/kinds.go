@@ -9,19 +9,18 @@ import (
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/revision"
-	"github.com/ordinal-sh/ordinal/internal/setkind"
 )
 
-// target is the set one sync works on: its kind, read from its key
-// (setkind.ParseKey) once, which every per-kind step of the sync asks;
-// its apps/v1 view, which the planner and the pod control read (for an
+// target is the set one sync works on: the door of its kind, read from
+// its key (setkind.ParseKey) once, through which every per-kind step of
+// the sync goes (door.go); its apps/v1 view, which the planner and the pod control read (for an
 // extended set, osts.View of it, whose type makes events and owner
 // references name the extended kind); and, for an extended set, the
 // object itself, the spec the planner reads beyond the view (built once,
 // never changed) and what was observed around it before the sync.
 type target struct {
 	key      string
-	kind     setkind.Kind
+	door     kindDoor
 	view     *appsv1.StatefulSet
 	extended *v1alpha1.StatefulSet
 	inputs   *planner.Extended
@@ -37,8 +36,5 @@ type target struct {
 // fresh reads the set from the API server, past the cache, for adoption's
 // recheck.
 func (c *Controller) fresh(ctx context.Context, set *appsv1.StatefulSet) (metav1.Object, error) {
-	if setkind.Of(set) == setkind.Extended && c.ext != nil {
-		return c.ext.client.StatefulSets(set.Namespace).Get(ctx, set.Name, metav1.GetOptions{})
-	}
-	return c.client.AppsV1().StatefulSets(set.Namespace).Get(ctx, set.Name, metav1.GetOptions{})
+	return doorOf(set).fresh(ctx, c, set)
 }

@@ -39,13 +39,14 @@ func observeSync(began time.Time, err error) {
 	syncDuration.WithLabelValues(result).Observe(time.Since(began).Seconds())
 }
 
-// recordRollout keeps the set's gauges in its state as of this sync's plan.
-func recordRollout(states *setStates, key string, set *appsv1.StatefulSet, plan planner.Plan) {
+// recordRollout keeps the set's gauges in the gauges' memory as of this
+// sync's plan.
+func recordRollout(gauges *perSet[rolloutGauges], key string, set *appsv1.StatefulSet, plan planner.Plan) {
 	st := plan.Status
 	g := rolloutGauges{
 		replicas: [len(replicaKinds)]int32{planner.Replicas(set), st.ReadyReplicas, st.AvailableReplicas, st.UpdatedReplicas, st.CurrentReplicas},
 		waiting:  len(plan.Waits) > 0}
-	states.update(key, func(s *setState) { s.rollout = &g })
+	gauges.update(key, func(s *rolloutGauges) { *s = g })
 }
 
 // replicaKinds are the values of ordinal_statefulset_replicas' kind label,
@@ -57,23 +58,23 @@ type rolloutGauges struct {
 	waiting  bool
 }
 
-// rolloutCollector makes each set's gauges from its state only when
+// rolloutCollector makes each set's gauges from its memory only when
 // scraped (group tells the two kinds of set apart: "apps" or
 // "apps.ordinal.dev"): a GaugeVec keeps every series with its label pairs, about 3 KB
 // a set, which with thousands of sets was a tenth of the controller's
-// heap. A deleted set's state, and so its series, is gone with it.
+// heap. A deleted set's gauges, and so its series, are gone with it.
 type rolloutCollector struct {
 	replicasDesc, waitingDesc *prometheus.Desc
-	states                    *setStates
+	gauges                    *perSet[rolloutGauges]
 }
 
-func newRolloutCollector(states *setStates) *rolloutCollector {
+func newRolloutCollector(gauges *perSet[rolloutGauges]) *rolloutCollector {
 	return &rolloutCollector{
 		replicasDesc: prometheus.NewDesc("ordinal_statefulset_replicas",
 			"Pods of a StatefulSet by kind: desired, ready, available, updated, current.", []string{"namespace", "statefulset", "group", "kind"}, nil),
 		waitingDesc: prometheus.NewDesc("ordinal_statefulset_rollout_waiting",
 			"1 while a StatefulSet's rollout waits on something (see `ordinal rollout plan`).", []string{"namespace", "statefulset", "group"}, nil),
-		states: states,
+		gauges: gauges,
 	}
 }
 
@@ -85,7 +86,7 @@ func (c *rolloutCollector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect implements prometheus.Collector.
 func (c *rolloutCollector) Collect(ch chan<- prometheus.Metric) {
-	for key, g := range c.states.rollouts() {
+	for key, g := range rollouts(c.gauges) {
 		set, namespace, name, ok := setkind.ParseKey(key)
 		if !ok {
 			continue
@@ -100,4 +101,12 @@ func (c *rolloutCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(c.waitingDesc, prometheus.GaugeValue, waiting, namespace, name, group)
 	}
+}
+
+// rollouts returns a copy of every set's rollout gauges, by key, so that
+// the metrics are sent without the memory's lock.
+func rollouts(gauges *perSet[rolloutGauges]) map[string]rolloutGauges {
+	out := map[string]rolloutGauges{}
+	gauges.each(func(key string, g *rolloutGauges) { out[key] = *g })
+	return out
 }

@@ -12,15 +12,15 @@ import (
 )
 
 func TestRolloutGaugesFollowEachSetUntilItIsDeleted(t *testing.T) {
-	states := newSetStates()
-	rollouts := newRolloutCollector(states)
+	gauges := newPerSet[rolloutGauges](&memories{})
+	rollouts := newRolloutCollector(gauges)
 
 	web := testgen.StatefulSet("web", testgen.Replicas(3))
 	db := testgen.StatefulSet("db")
 	db.Spec.Replicas = nil // defaults to 1
-	recordRollout(states, web.Namespace+"/web", web, planner.Plan{Status: appsv1.StatefulSetStatus{ReadyReplicas: 2, AvailableReplicas: 1, UpdatedReplicas: 3, CurrentReplicas: 0},
+	recordRollout(gauges, web.Namespace+"/web", web, planner.Plan{Status: appsv1.StatefulSetStatus{ReadyReplicas: 2, AvailableReplicas: 1, UpdatedReplicas: 3, CurrentReplicas: 0},
 		Waits: []planner.Wait{{Ordinal: 2, Pod: "web-2"}}})
-	recordRollout(states, db.Namespace+"/db", db, planner.Plan{Status: appsv1.StatefulSetStatus{ReadyReplicas: 1, AvailableReplicas: 1, UpdatedReplicas: 1, CurrentReplicas: 1}})
+	recordRollout(gauges, db.Namespace+"/db", db, planner.Plan{Status: appsv1.StatefulSetStatus{ReadyReplicas: 1, AvailableReplicas: 1, UpdatedReplicas: 1, CurrentReplicas: 1}})
 	ns := web.Namespace
 	want := `
 # HELP ordinal_statefulset_replicas Pods of a StatefulSet by kind: desired, ready, available, updated, current.
@@ -44,7 +44,7 @@ ordinal_statefulset_rollout_waiting{group="apps",namespace="NS",statefulset="web
 		t.Error(err)
 	}
 
-	states.forget(ns + "/web")
+	gauges.forget(ns + "/web")
 	if n := testutil.CollectAndCount(rollouts); n != 6 {
 		t.Errorf("after web was deleted %d series remain, want db's 6", n)
 	}

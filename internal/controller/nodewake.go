@@ -33,7 +33,7 @@ func (c *Controller) nodeStateChanged(old, cur any) {
 			continue
 		}
 		if ref := r.controllerRef(); ref != nil {
-			if kind, ours := setkind.OfOwner(ref); ours && kind == setkind.Extended {
+			if kind, ours := setkind.OfOwner(ref); ours && doorFor(kind).nodeJudged() {
 				c.enqueueOwner(r.Namespace(), ref)
 			}
 		}

@@ -57,28 +57,24 @@ func (p syncPace) spend(began time.Time, pods int) syncPace {
 	return syncPace{tokens: tokens, at: began, interval: min(paceMaxInterval, time.Duration(pods)*paceIntervalPerPod)}
 }
 
+// paces is every set's bucket as of its last sync, by key: a memory of
+// its own (memory.go), which the queue's handlers read for every event.
+type paces struct{ buckets *perSet[syncPace] }
+
+func newPaces(ms *memories) paces { return paces{buckets: newPerSet[syncPace](ms)} }
+
 // paceWait is how long a sync of key wanted now must wait; 0 for a set the
 // controller has not synced.
-func (s *setStates) paceWait(key string, now time.Time) time.Duration {
+func (s paces) paceWait(key string, now time.Time) time.Duration {
 	var wait time.Duration
-	s.read(key, func(st *setState) {
-		if st.pace != nil {
-			wait = st.pace.wait(now)
-		}
-	})
+	s.buckets.read(key, func(p *syncPace) { wait = p.wait(now) })
 	return wait
 }
 
-// paced records a sync of key that began at began and saw pods pods.
-func (s *setStates) paced(key string, began time.Time, pods int) {
-	s.update(key, func(st *setState) {
-		p := syncPace{tokens: paceBurst}
-		if st.pace != nil {
-			p = *st.pace
-		}
-		p = p.spend(began, pods)
-		st.pace = &p
-	})
+// paced records a sync of key that began at began and saw pods pods. A
+// set's first bucket is full (the zero syncPace holds paceBurst).
+func (s paces) paced(key string, began time.Time, pods int) {
+	s.buckets.update(key, func(p *syncPace) { *p = p.spend(began, pods) })
 }
 
 // enqueue asks for a sync of key: at once while the set's bucket holds a
@@ -86,7 +82,7 @@ func (s *setStates) paced(key string, began time.Time, pods int) {
 // added while it is being synced is synced once more afterwards, however
 // many changes arrived meanwhile.
 func (c *Controller) enqueue(key string) {
-	if wait := c.states.paceWait(key, c.now()); wait > 0 {
+	if wait := c.paces.paceWait(key, c.now()); wait > 0 {
 		c.queue.AddAfter(key, wait)
 		return
 	}

@@ -28,7 +28,7 @@ func TestASetIsSyncedAtOnceUntilItsBucketIsEmptyThenOncePerInterval(t *testing.T
 			syncs: []time.Duration{0, 0, 0, 0, interval, 2 * interval}, at: 2 * interval, want: interval},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSetStates()
+			s := newPaces(&memories{})
 			for _, at := range tc.syncs {
 				s.paced("ns/web", t0.Add(at), pods)
 			}
@@ -43,7 +43,7 @@ func TestTheIntervalFollowsTheSetsSizeUpToASecond(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	got := map[int]time.Duration{}
 	for _, pods := range []int{0, 50, 1000, 40000} {
-		s := newSetStates()
+		s := newPaces(&memories{})
 		for range paceBurst + 1 {
 			s.paced("ns/web", t0, pods)
 		}
@@ -71,11 +71,11 @@ func TestChangesDuringASyncAreSyncedOnceMore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := newTestController(t)
 			for range tc.earlier {
-				c.states.paced("ns/web", time.Now(), pods)
+				c.paces.paced("ns/web", time.Now(), pods)
 			}
 			c.enqueue("ns/web")
 			key, _ := c.queue.Get()
-			c.states.paced(key, time.Now(), pods) // as sync does
+			c.paces.paced(key, time.Now(), pods) // as sync does
 			for range 100 {
 				c.enqueue("ns/web")
 			}

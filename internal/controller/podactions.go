@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ordinal-sh/ordinal/internal/planner"
-	"github.com/ordinal-sh/ordinal/internal/setkind"
 )
 
 // createClaim creates a claim and records upstream's claim event for the
@@ -59,10 +58,7 @@ func (c *apiPodControl) createPod(ctx context.Context, set *appsv1.StatefulSet, 
 	if err := c.writeLive(ctx, set, a.Pod, a.Config); err != nil {
 		return err
 	}
-	pod := a.Pod
-	if c.responder && setkind.Of(set) == setkind.Extended {
-		pod = withResponder(pod)
-	}
+	pod := doorOf(set).podToCreate(a.Pod, c.responder)
 	created, err := c.client.CoreV1().Pods(a.Pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
 	switch {
 	case apierrors.IsAlreadyExists(err):

@@ -37,7 +37,7 @@ func newUnitHarness(t *testing.T, objects ...runtime.Object) *unitHarness {
 	client := fake.NewClientset(objects...)
 	rec := record.NewFakeRecorder(100)
 	return &unitHarness{t: t, client: client, recorder: rec,
-		pc: &apiPodControl{client: client, recorder: rec, exp: newExpectations(newSetStates(), time.Now)}}
+		pc: &apiPodControl{client: client, recorder: rec, exp: newExpectations(&memories{}, time.Now)}}
 }
 
 // failCreates makes creates of resource named name fail with err.

@@ -169,7 +169,7 @@ func TestAClaimEventWakesTheSetItsNameBelongsTo(t *testing.T) {
 		"logs-db-x":         nil,
 		"other":             nil,
 	} {
-		c := &Controller{sets: appslisters.NewStatefulSetLister(sets), states: newSetStates(), now: time.Now,
+		c := &Controller{sets: appslisters.NewStatefulSetLister(sets), paces: newPaces(&memories{}), now: time.Now,
 			queue: workqueue.NewTypedRateLimitingQueue[string](workqueue.DefaultTypedControllerRateLimiter[string]())}
 		c.claimChanged(newClaimRecord(&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: claim}}))
 		var got []string

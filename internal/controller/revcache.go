@@ -106,12 +106,7 @@ func (c *revCache) apply(set *appsv1.StatefulSet, rev *appsv1.ControllerRevision
 // sync.
 func (c *Controller) revCacheOf(key string) *revCache {
 	var rc *revCache
-	c.states.update(key, func(st *setState) {
-		if st.revs == nil {
-			st.revs = &revCache{}
-		}
-		rc = st.revs
-	})
+	c.revCaches.update(key, func(kept *revCache) { rc = kept })
 	return rc
 }
 

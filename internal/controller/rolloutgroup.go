@@ -32,7 +32,7 @@ type rolloutGroups struct {
 // is planned (the plan holds its update without it), and how soon to look
 // again while the set waits; nil without a group.
 func (c *Controller) groupTurn(t *target, in planner.Input) (*planner.GroupTurn, time.Duration) {
-	if t.kind != setkind.Extended || t.inputs == nil || c.ext == nil {
+	if t.inputs == nil || c.ext == nil {
 		return nil, 0
 	}
 	s := t.extended

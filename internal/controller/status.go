@@ -28,19 +28,19 @@ type StatusWriter interface {
 	Stored(set *appsv1.StatefulSet) *appsv1.StatefulSet
 }
 
-// apiStatus remembers, in each set's state, the set its last status write
-// returned. Right after a write the informer often still holds the older
+// apiStatus remembers, in a memory of its own (stored), the set each
+// set's last status write returned. Right after a write the informer often still holds the older
 // copy; writing from it would cost a conflict, a GET and a second write,
 // and comparing with it would write a status that is already stored.
 type apiStatus struct {
 	client kubernetes.Interface
-	states *setStates
+	stored *perSet[*appsv1.StatefulSet]
 }
 
 var _ StatusWriter = (*apiStatus)(nil)
 
-func newAPIStatus(client kubernetes.Interface, states *setStates) *apiStatus {
-	return &apiStatus{client: client, states: states}
+func newAPIStatus(client kubernetes.Interface, ms *memories) *apiStatus {
+	return &apiStatus{client: client, stored: newPerSet[*appsv1.StatefulSet](ms)}
 }
 
 // Stored returns the freshest copy of set (see freshest).
@@ -82,7 +82,7 @@ func (s *apiStatus) Write(ctx context.Context, set *appsv1.StatefulSet, want app
 // cached one and describes the same spec generation; otherwise set.
 func (s *apiStatus) freshest(set *appsv1.StatefulSet) *appsv1.StatefulSet {
 	out := set
-	s.states.read(setkind.AppsV1.Key(set.Namespace, set.Name), func(st *setState) { out = fresher(&st.stored, set) })
+	s.stored.read(setkind.AppsV1.Key(set.Namespace, set.Name), func(held **appsv1.StatefulSet) { out = fresher(held, set) })
 	return out
 }
 
@@ -109,7 +109,7 @@ func fresher[S any, P interface {
 // them, and the cache's copies have none), until the cache catches up.
 func (s *apiStatus) remember(stored *appsv1.StatefulSet) {
 	stored.ManagedFields = nil
-	s.states.update(setkind.AppsV1.Key(stored.Namespace, stored.Name), func(st *setState) { st.stored = stored })
+	s.stored.update(setkind.AppsV1.Key(stored.Namespace, stored.Name), func(held **appsv1.StatefulSet) { *held = stored })
 }
 
 // newerRV reports whether resource version a is newer than b. Resource

@@ -33,7 +33,7 @@ func TestStatusWritesStartFromTheFreshestCopy(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := newAPIStatus(nil, newSetStates())
+			s := newAPIStatus(nil, &memories{})
 			s.remember(c.last)
 			if got := s.freshest(c.cached).ResourceVersion; got != c.want {
 				t.Errorf("base at resourceVersion %s, want %s", got, c.want)
@@ -41,20 +41,19 @@ func TestStatusWritesStartFromTheFreshestCopy(t *testing.T) {
 		})
 	}
 	t.Run("a forgotten set falls back to the cache", func(t *testing.T) {
-		states := newSetStates()
-		s := newAPIStatus(nil, states)
+		ms := &memories{}
+		s := newAPIStatus(nil, ms)
 		s.remember(setAt("20", 1, 3))
-		states.forget("ns/web")
+		ms.forget("ns/web")
 		if got := s.freshest(setAt("10", 1, 2)).ResourceVersion; got != "10" {
 			t.Errorf("base at %s, want 10", got)
 		}
 	})
 	t.Run("a copy the cache caught up with is dropped, one still ahead is kept", func(t *testing.T) {
-		states := newSetStates()
-		s := newAPIStatus(nil, states)
+		s := newAPIStatus(nil, &memories{})
 		held := func() *appsv1.StatefulSet {
 			var got *appsv1.StatefulSet
-			states.read("ns/web", func(st *setState) { got = st.stored })
+			s.stored.read("ns/web", func(st **appsv1.StatefulSet) { got = *st })
 			return got
 		}
 		last := setAt("20", 1, 3)
@@ -84,7 +83,7 @@ func TestAConditionChangeAloneIsAStatusWrite(t *testing.T) {
 	set.Status.Conditions = []appsv1.StatefulSetCondition{theirs}
 	set.Status.CollisionCount = new(int32)
 	client := fake.NewClientset(set)
-	s := newAPIStatus(client, newSetStates())
+	s := newAPIStatus(client, &memories{})
 	want := set.Status
 	want.Conditions = []appsv1.StatefulSetCondition{theirs}
 	if got, err := s.Write(ctx, set, want); err != nil || got != set {

@@ -31,10 +31,21 @@ const DefaultStatusHold = 30 * time.Second
 // the longest a pod turning Ready or Available waits to be counted.
 const statusDebounce = time.Second
 
-// statusDeferrals remembers, in each set's state, since when a status
-// change has been held back and the latest one held.
+// statusDeferrals remembers, in a memory of its own, since when each
+// set's status change has been held back and the latest one held.
 type statusDeferrals struct {
-	states *setStates
+	held *perSet[deferral]
+}
+
+// deferral is one set's status change held back: the latest one held
+// (nil when nothing is held) and since when the holding began; forLoad
+// marks a change held because the client was busy, to be looked at again
+// once the client is quiet (quietWatch). One memory holds all three, so
+// that a written status (done) ends them at once.
+type deferral struct {
+	held    *appsv1.StatefulSetStatus
+	since   time.Time
+	forLoad bool
 }
 
 // pending returns the status held back for a set whose spec is at
@@ -45,7 +56,7 @@ type statusDeferrals struct {
 // again, over and over.
 func (d *statusDeferrals) pending(key string, gen int64) (appsv1.StatefulSetStatus, bool) {
 	var held *appsv1.StatefulSetStatus
-	d.states.read(key, func(st *setState) { held = st.held })
+	d.held.read(key, func(st *deferral) { held = st.held })
 	if held == nil || held.ObservedGeneration != gen {
 		return appsv1.StatefulSetStatus{}, false
 	}
@@ -62,13 +73,13 @@ func (d *statusDeferrals) hold(key string, stored, want appsv1.StatefulSetStatus
 		return 0, false
 	}
 	left, held := time.Duration(0), false
-	d.states.update(key, func(st *setState) {
+	d.held.update(key, func(st *deferral) {
 		if st.held == nil {
-			st.held, st.heldSince = &want, now
+			st.held, st.since = &want, now
 			left, held = bound, true
 			return
 		}
-		if left = bound - now.Sub(st.heldSince); left > 0 {
+		if left = bound - now.Sub(st.since); left > 0 {
 			st.held, held = &want, true
 		}
 	})
@@ -139,7 +150,7 @@ func idle(plan planner.Plan) bool {
 
 // done forgets a set's deferral: its status was written.
 func (d *statusDeferrals) done(key string) {
-	d.states.read(key, func(st *setState) { st.held, st.heldSince, st.heldForLoad = nil, time.Time{}, false })
+	d.held.read(key, func(st *deferral) { *st = deferral{} })
 }
 
 // countsOnly reports whether a and b differ at most in the replica

@@ -12,7 +12,7 @@ func status(gen int64, ready int32, update string) appsv1.StatefulSetStatus {
 }
 
 func TestOnlyCountChangesAreHeldAndNotForLong(t *testing.T) {
-	d := statusDeferrals{states: newSetStates()}
+	d := statusDeferrals{held: newPerSet[deferral](&memories{})}
 	t0 := time.Unix(1000, 0)
 	const bound = 3 * time.Second
 	held := func(key string, stored, want appsv1.StatefulSetStatus, at time.Time) bool {
@@ -109,7 +109,7 @@ func TestStatusBounds(t *testing.T) {
 }
 
 func TestAHeldStatusIsWhatTheNextSyncPlansFrom(t *testing.T) {
-	d := statusDeferrals{states: newSetStates()}
+	d := statusDeferrals{held: newPerSet[deferral](&memories{})}
 	t0 := time.Unix(1000, 0)
 	if _, ok := d.pending("ns/s", 1); ok {
 		t.Fatal("a status is pending before any was held")

@@ -25,10 +25,11 @@ const (
 
 // quietWatch syncs the sets whose status change was held back for the
 // client's load again once the client has been quiet for statusQuiet. The
-// sets it watches are marked in their state (setState.heldForLoad).
+// sets it watches are marked in the status deferrals' memory
+// (deferral.forLoad).
 type quietWatch struct {
-	states *setStates
-	busy   func() bool
+	held *perSet[deferral]
+	busy func() bool
 	// nudge wakes run when a set is marked; it holds one nudge, which is
 	// all run needs to look at every marked set.
 	nudge chan struct{}
@@ -37,13 +38,13 @@ type quietWatch struct {
 	quietSince time.Time
 }
 
-func newQuietWatch(states *setStates, busy func() bool) *quietWatch {
-	return &quietWatch{states: states, busy: busy, nudge: make(chan struct{}, 1)}
+func newQuietWatch(held *perSet[deferral], busy func() bool) *quietWatch {
+	return &quietWatch{held: held, busy: busy, nudge: make(chan struct{}, 1)}
 }
 
 // watch marks key's held status as waiting for the client to be quiet.
 func (w *quietWatch) watch(key string) {
-	w.states.update(key, func(st *setState) { st.heldForLoad = true })
+	w.held.update(key, func(st *deferral) { st.forLoad = true })
 	select {
 	case w.nudge <- struct{}{}:
 	default:
@@ -94,20 +95,18 @@ func (w *quietWatch) check(now time.Time) ([]string, bool) {
 	if now.Sub(w.quietSince) < statusQuiet {
 		return nil, false
 	}
-	return w.states.takeHeldForLoad(), true
+	return takeHeldForLoad(w.held), true
 }
 
 // takeHeldForLoad unmarks and returns the sets whose held status waits for
 // the client to be quiet.
-func (s *setStates) takeHeldForLoad() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func takeHeldForLoad(held *perSet[deferral]) []string {
 	var keys []string
-	for key, st := range s.sets {
-		if st.heldForLoad {
-			st.heldForLoad = false
+	held.each(func(key string, st *deferral) {
+		if st.forLoad {
+			st.forLoad = false
 			keys = append(keys, key)
 		}
-	}
+	})
 	return keys
 }

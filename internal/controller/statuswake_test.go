@@ -85,9 +85,8 @@ func TestAStatusHeldForABusyClientIsWrittenOnceTheClientIsQuiet(t *testing.T) {
 // statusQuiet: the short gaps between a busy client's requests leave the
 // held statuses alone, which is what holding them is for.
 func TestTheQuietWatchWaitsForAQuietClient(t *testing.T) {
-	states := newSetStates()
 	var busy atomic.Bool
-	w := newQuietWatch(states, busy.Load)
+	w := newQuietWatch(newPerSet[deferral](&memories{}), busy.Load)
 	w.watch("ns/a")
 	w.watch("ns/b")
 	t0 := time.Unix(1000, 0)
@@ -122,15 +121,15 @@ func TestTheQuietWatchWaitsForAQuietClient(t *testing.T) {
 // A status that is written forgets that it waited for a quiet client, and
 // so does a deleted set.
 func TestAWrittenStatusNoLongerWaitsForAQuietClient(t *testing.T) {
-	states := newSetStates()
-	d := statusDeferrals{states: states}
-	w := newQuietWatch(states, func() bool { return false })
+	ms := &memories{}
+	d := statusDeferrals{held: newPerSet[deferral](ms)}
+	w := newQuietWatch(d.held, func() bool { return false })
 	w.watch("ns/written")
 	w.watch("ns/deleted")
 	w.watch("ns/held")
 	d.done("ns/written")
-	states.forget("ns/deleted")
-	if got := states.takeHeldForLoad(); !slices.Equal(got, []string{"ns/held"}) {
+	ms.forget("ns/deleted")
+	if got := takeHeldForLoad(d.held); !slices.Equal(got, []string{"ns/held"}) {
 		t.Errorf("woken %v, want only ns/held", got)
 	}
 }

@@ -24,96 +24,150 @@ import (
 // show one of our own writes; the informer event usually arrives first.
 const cacheLagRequeue = 200 * time.Millisecond
 
-// sync reconciles one set: observe, resolve revisions, plan, apply, write
-// status, truncate history. It returns when to look again without an event.
+// sync reconciles one set, in the order of upstream's UpdateStatefulSet
+// and performUpdate:
+//
+//  1. read the set from the cache (targetOf); forget it when it is gone;
+//  2. make sure it may be planned (ready): caches synced, the kind's
+//     preparation done, a usable selector, the cache showing our writes;
+//  3. list its revisions and get the current and update ones, then its
+//     pods and claims (observe);
+//  4. update the set: plan, then apply the plan (updateSet);
+//  5. update its status (updateStatus);
+//  6. truncate its history (truncate);
+//  7. say when to look again without an event (nextSync).
+//
 // Status is written and history truncated even when applying failed, as
-// upstream does, so users see the state the failure left behind. Both kinds
-// of set take this path; an extended set's plan has extra inputs, its
-// status has more fields (among them the failure policy's hold, whose
-// event is recorded once the status is written), and it never asks for a
-// write of the set's spec.
+// upstream does, so users see the state the failure left behind. Both
+// kinds of set take this path; each step that differs by kind goes
+// through the target's door (door.go).
 func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error) {
 	t, err := c.targetOf(key)
 	if apierrors.IsNotFound(err) {
-		c.states.forget(key)
+		c.memories.forget(key)
 		c.calls.Forget(key)
 		return 0, nil
 	}
 	if err != nil {
 		return 0, err
 	}
-	if !c.cachesReady(t) {
-		return cacheLagRequeue, nil
+	selector, requeue, ok, err := c.ready(ctx, t)
+	if !ok {
+		return requeue, err
 	}
-	if t.kind == setkind.Extended {
-		if planned, requeue, err := c.syncConfig(ctx, t); !planned {
-			return requeue, err
-		}
+	return c.performUpdate(ctx, t, selector)
+}
+
+// ready reports whether t may be planned now, with its selector; when it
+// may not, the sync ends with requeue and err.
+func (c *Controller) ready(ctx context.Context, t *target) (labels.Selector, time.Duration, bool, error) {
+	if !t.door.cachesReady(c, t) {
+		return nil, cacheLagRequeue, false, nil
+	}
+	if planned, requeue, err := t.door.prepare(ctx, c, t); !planned {
+		return nil, requeue, false, err
 	}
 	set := t.view
-	if t.kind == setkind.Extended {
-		c.calls.EnsureRoleProbe(ctx, key, t.extended)
-	}
-	logger := klog.FromContext(ctx).WithValues("statefulset", klog.KObj(set), "kind", t.kind.Group())
+	logger := klog.FromContext(ctx).WithValues("statefulset", klog.KObj(set), "kind", t.kind().Group())
 	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
 	if err != nil || selector.Empty() {
-		c.warnOnce(key, set, planner.Warning{Reason: "InvalidSelector", Object: "StatefulSet/" + set.Name, Message: fmt.Sprintf("selector cannot be used: %v", err)})
-		return 0, nil
+		c.warnOnce(t.key, set, planner.Warning{Reason: "InvalidSelector", Object: "StatefulSet/" + set.Name, Message: fmt.Sprintf("selector cannot be used: %v", err)})
+		return nil, 0, false, nil
 	}
-	if pod := c.exp.pending(key, c.cachedPod(set.Namespace)); pod != "" {
+	if pod := c.exp.pending(t.key, c.cachedPod(set.Namespace)); pod != "" {
 		logger.V(4).Info("Cache does not show our last write yet", "pod", pod)
-		return cacheLagRequeue, nil
+		return nil, cacheLagRequeue, false, nil
 	}
-	// Plan from the freshest status the controller knows: its own last
-	// write when the cache lags, and a status change it is holding back.
-	view := set
-	if t.kind == setkind.AppsV1 {
-		// An extended set's target is already the stored copy
-		// (storedExtended).
-		view = c.status.Stored(set)
-	}
-	stored := view.Status
-	if held, ok := c.deferred.pending(key, view.Generation); ok {
-		view = view.DeepCopy()
-		applyStatus(&view.Status, held)
-	}
-	began, b := c.now(), newBuilder(c.states.lastBuilt(key))
-	rc := c.revCacheOf(key)
+	return selector, 0, true, nil
+}
+
+// performUpdate observes, plans and applies, writes status and truncates
+// history (sync's steps 3 to 7), as upstream's performUpdate does.
+func (c *Controller) performUpdate(ctx context.Context, t *target, selector labels.Selector) (time.Duration, error) {
+	view, stored := c.planView(t)
+	began, b := c.now(), newBuilder(c.lastBuilt(t.key))
+	rc := c.revCacheOf(t.key)
 	in, revs, err := c.observe(ctx, view, selector, t, b, rc)
 	if err != nil {
 		return 0, err
 	}
-	c.observeAround(ctx, t, &in)
-	c.states.paced(key, began, len(in.Pods))
+	u := c.updateSet(ctx, t, &in, stored, rc, b, began, revs)
+	requeue, set, statusErr := c.updateStatus(ctx, t, stored, u.plan, u.applyErr != nil || u.cut)
+	truncErr := c.truncate(ctx, set, revs, in, u.plan.Status.UpdateRevision)
+	heartbeat, answerErr := t.door.answerEvictions(ctx, c, set, u.plan)
+	recordRollout(c.gauges, t.key, set, u.plan)
+	requeue = c.nextSync(t, u, requeue, heartbeat)
+	return requeue, errors.Join(u.budgetErr, u.applyErr, statusErr, truncErr, answerErr)
+}
+
+// planView is the set to plan from, with the freshest status the
+// controller knows: its own last write when the cache lags, and a status
+// change it is holding back; and the status as stored, which the plan's
+// is compared with.
+func (c *Controller) planView(t *target) (*appsv1.StatefulSet, appsv1.StatefulSetStatus) {
+	view := t.door.stored(c, t)
+	stored := view.Status
+	if held, ok := c.deferred.pending(t.key, view.Generation); ok {
+		view = view.DeepCopy()
+		applyStatus(&view.Status, held)
+	}
+	return view, stored
+}
+
+// update is what updating a set did: the plan, how soon its rollout
+// group's turn is looked at again, whether the plan was held back to
+// announce its revision first (announceFirst), and what applying it
+// found: cut says its actions were cut short after their time budget
+// (synccut.go).
+type update struct {
+	plan                planner.Plan
+	groupWait           time.Duration
+	announce, cut       bool
+	budgetErr, applyErr error
+}
+
+// updateSet plans the set from in and applies the plan (upstream's
+// updateStatefulSet): the budget the set keeps first, then the pods and
+// claims, then the plan's warnings.
+func (c *Controller) updateSet(ctx context.Context, t *target, in *planner.Input, stored appsv1.StatefulSetStatus, rc *revCache, b *builder, began time.Time, revs []*appsv1.ControllerRevision) update {
+	key, set := t.key, t.view
+	t.door.observeAround(ctx, c, t, in, revs)
+	c.paces.paced(key, began, len(in.Pods))
 	c.evictions.prune(key, in.Pods)
-	turn, groupWait := c.groupTurn(t, in)
-	in.Observed.Group = turn
-	if t.kind == setkind.Extended {
-		in.Observed.EvictionRequests = c.responder.requests(set.Namespace, set.Name)
-	}
+	var u update
+	in.Observed.Group, u.groupWait = t.door.groupTurn(c, t, *in)
 	in.Apply = rc.apply
-	plan := planner.Compute(in)
+	u.plan = planner.Compute(*in)
 	rc.synced()
-	c.states.keepBuilt(key, b, in, plan)
-	announce := announceFirst(t, set, stored, &plan)
-	budgetErr := c.reconcileBudget(ctx, t, in.Observed.Budgets, plan)
-	applyErr := c.podControl.Apply(ctx, set, key, plan.Steps)
-	cut := cutShort(applyErr)
-	if cut {
-		applyErr = nil
+	c.keepBuilt(key, b, *in, u.plan)
+	u.announce = announceFirst(t, set, stored, &u.plan)
+	u.budgetErr = t.door.reconcileBudget(ctx, c, t, in.Observed.Budgets, u.plan)
+	u.applyErr = c.podControl.Apply(ctx, set, key, u.plan.Steps)
+	if u.cut = cutShort(u.applyErr); u.cut {
+		u.applyErr = nil
 	}
-	c.reportWarnings(key, set, plan.Warnings)
-	requeue, set, statusErr := plan.RequeueAfter, t.view, error(nil)
+	c.reportWarnings(key, set, u.plan.Warnings)
+	return u
+}
+
+// updateStatus writes the plan's status (writeStatus), unless the plan
+// keeps the status as it is, and then, unless the write failed, does
+// what the kind does then (a hold's event).
+func (c *Controller) updateStatus(ctx context.Context, t *target, stored appsv1.StatefulSetStatus, plan planner.Plan, failed bool) (time.Duration, *appsv1.StatefulSet, error) {
+	requeue, set, err := plan.RequeueAfter, t.view, error(nil)
 	if !plan.KeepStatus {
-		requeue, set, statusErr = c.writeStatus(ctx, t, stored, plan, applyErr != nil || cut)
+		requeue, set, err = c.writeStatus(ctx, t, stored, plan, failed)
 	}
-	if statusErr == nil {
-		c.recordHold(t, plan)
+	if err == nil {
+		t.door.statusWritten(c, t, plan)
 	}
-	truncErr := c.truncate(ctx, set, revs, in, plan.Status.UpdateRevision)
-	heartbeat, answerErr := c.answerEvictions(ctx, set, plan)
-	recordRollout(c.states, key, set, plan)
-	if plan.Truncated || cut || c.evictions.takeFresh(key) {
+	return requeue, set, err
+}
+
+// nextSync is when to sync the set again without an event, given the
+// plan's and the status's requeue and the next eviction heartbeat.
+func (c *Controller) nextSync(t *target, u update, requeue, heartbeat time.Duration) time.Duration {
+	if u.plan.Truncated || u.cut || c.evictions.takeFresh(t.key) {
 		// The plan left ordinals for the next sync (planner.MaxCreates),
 		// or its actions were cut short after their time budget (so that
 		// this status is written), and the next sync waits for the cache
@@ -121,44 +175,29 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		// next plan waits on and lists in status.blockedBy.
 		requeue = cacheLagRequeue
 	}
-	if groupWait > 0 && (requeue == 0 || requeue > groupWait) {
-		requeue = groupWait // waiting for its rollout group's turn
+	if u.groupWait > 0 && (requeue == 0 || requeue > u.groupWait) {
+		requeue = u.groupWait // waiting for its rollout group's turn
 	}
-	requeue = soonest(configRequeue(t, requeue), heartbeat)
-	if announce && (requeue == 0 || requeue > cacheLagRequeue) {
+	requeue = soonest(t.door.requeue(t, requeue), heartbeat)
+	if u.announce && (requeue == 0 || requeue > cacheLagRequeue) {
 		requeue = cacheLagRequeue
 	}
-	return requeue, errors.Join(budgetErr, applyErr, statusErr, truncErr, answerErr)
+	return requeue
 }
 
-// answerEvictions writes an extended set's answers to the Evictions of
-// its pods (evictionresponder.go) and returns when the next heartbeat is
-// due.
-func (c *Controller) answerEvictions(ctx context.Context, set *appsv1.StatefulSet, plan planner.Plan) (time.Duration, error) {
-	if plan.Extended == nil {
-		return 0, nil
-	}
-	return c.responder.respond(ctx, set.Namespace, set.Name, plan.Extended.EvictionResponses)
-}
-
-// targetOf reads the set a key names from the cache; NotFound when it is
-// gone (or the key names nothing). It is the one place a sync learns its
-// set's kind.
+// targetOf reads the set a key names from the cache, through its kind's
+// door; NotFound when it is gone (or the key names nothing). It is the
+// one place a sync learns its set's kind.
 func (c *Controller) targetOf(key string) (*target, error) {
 	kind, ns, name, ok := setkind.ParseKey(key)
-	switch {
-	case !ok:
+	if !ok {
 		return nil, apierrors.NewNotFound(appsv1.Resource("statefulsets"), key)
-	case kind == setkind.AppsV1:
-		set, err := c.sets.StatefulSets(ns).Get(name)
-		if err != nil {
-			return nil, err
-		}
-		return &target{key: key, kind: kind, view: set}, nil
-	case kind == setkind.Extended:
-		return c.extendedTarget(key, ns, name)
 	}
-	return nil, fmt.Errorf("key %q: the controller does not sync sets of kind %s", key, kind)
+	d, ok := doors[kind]
+	if !ok {
+		return nil, fmt.Errorf("key %q: the controller does not sync sets of kind %s", key, kind)
+	}
+	return d.target(c, key, ns, name)
 }
 
 // writeStatus writes the plan's status, or holds a count-only change back
@@ -172,7 +211,7 @@ func (c *Controller) targetOf(key string) (*target, error) {
 func (c *Controller) writeStatus(ctx context.Context, t *target, stored appsv1.StatefulSetStatus, plan planner.Plan, failed bool) (time.Duration, *appsv1.StatefulSet, error) {
 	set, requeue, busy := t.view, plan.RequeueAfter, c.busy()
 	bound := statusBound(busy, c.statusHold, stored, plan.Status, planner.Replicas(set), idle(plan))
-	if failed || (t.kind == setkind.Extended && !extendedHoldable(t.extended.Status, c.extendedStatus(t, plan))) {
+	if failed || !t.door.holdable(c, t, plan) {
 		bound = 0
 	}
 	if left, held := c.deferred.hold(t.key, stored, plan.Status, c.now(), bound); held {
@@ -187,14 +226,8 @@ func (c *Controller) writeStatus(ctx context.Context, t *target, stored appsv1.S
 		return requeue, set, nil
 	}
 	c.deferred.done(t.key)
-	if t.kind == setkind.Extended {
-		return requeue, set, c.writeExtendedStatus(ctx, t, plan)
-	}
-	written, err := c.status.Write(ctx, set, plan.Status)
-	if err != nil {
-		return requeue, set, err
-	}
-	return requeue, written, nil
+	written, err := t.door.writeStatus(ctx, c, t, plan)
+	return requeue, written, err
 }
 
 // observe gathers the planner's input: owned revisions (resolved and, if
@@ -213,9 +246,8 @@ func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selec
 	if err != nil {
 		return planner.Input{}, nil, err
 	}
-	if t.kind != setkind.AppsV1 && res.Write == revision.WriteCreate {
-		res.Update.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(set, t.kind.GroupVersionKind())}
-		if err := annotateConfig(t, res.Update); err != nil {
+	if res.Write == revision.WriteCreate {
+		if err := t.door.revisionCreated(t, res.Update); err != nil {
 			return planner.Input{}, nil, err
 		}
 	}
@@ -230,14 +262,10 @@ func (c *Controller) observe(ctx context.Context, set *appsv1.StatefulSet, selec
 	if err != nil {
 		return planner.Input{}, nil, err
 	}
-	observed := t.observed
-	if ext != nil {
-		observed.Revisions = revs
-	}
 	return planner.Input{
 		Set: set, Pods: pods, Claims: c.claimsFor(set, pods, ext, b),
 		Current: res.Current, Update: res.Update, CollisionCount: res.CollisionCount, Now: c.now(),
-		Extended: ext, Observed: observed, Release: c.release,
+		Extended: ext, Observed: t.observed, Release: c.release,
 	}, revs, nil
 }
 

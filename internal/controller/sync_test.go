@@ -63,8 +63,8 @@ func TestADeletedSetIsForgottenInOneCall(t *testing.T) {
 	if _, err := c.sync(context.Background(), key); err != nil {
 		t.Fatal(err)
 	}
-	if !c.states.read(key, func(*setState) {}) {
-		t.Fatal("a synced set has no state")
+	if !c.gauges.has(key) || !c.paces.buckets.has(key) {
+		t.Fatal("a synced set has no gauges or sync bucket")
 	}
 	if err := client.AppsV1().StatefulSets(web.Namespace).Delete(context.Background(), "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -76,8 +76,10 @@ func TestADeletedSetIsForgottenInOneCall(t *testing.T) {
 	if _, err := c.sync(context.Background(), key); err != nil {
 		t.Fatal(err)
 	}
-	if c.states.read(key, func(*setState) {}) || len(c.states.rollouts()) != 0 {
-		t.Error("a deleted set's state is still kept")
+	for _, m := range c.memories.all {
+		if m.has(key) {
+			t.Errorf("a deleted set is still in the memory %T", m)
+		}
 	}
 	if want := []string{key}; !slices.Equal(calls.forgot, want) {
 		t.Errorf("the calls to pods forgot %v, want %v", calls.forgot, want)

@@ -16,26 +16,30 @@ import (
 // back after this long is news again.
 const warningQuiet = 10 * time.Minute
 
+// warned is one set's warnings by signature, with when each was last
+// planned: the warnings memory (Controller.warnings) holds one per set.
+type warned map[string]time.Time
+
 // freshWarnings returns the warnings to report now: those not planned for
-// the set within warningQuiet. It records all of them, in the set's state,
-// as planned at now, so an odd object produces one Warning event while it
-// lasts, not one per sync.
-func freshWarnings(states *setStates, key string, warnings []planner.Warning, now time.Time) []planner.Warning {
+// the set within warningQuiet. It records all of them, in the set's
+// memory, as planned at now, so an odd object produces one Warning event
+// while it lasts, not one per sync.
+func freshWarnings(mem *perSet[warned], key string, warnings []planner.Warning, now time.Time) []planner.Warning {
 	var out []planner.Warning
-	states.update(key, func(st *setState) {
-		if st.warnings == nil {
-			st.warnings = map[string]time.Time{}
+	mem.update(key, func(w *warned) {
+		if *w == nil {
+			*w = warned{}
 		}
 		for _, x := range warnings {
 			sig := x.Reason + "|" + x.Object + "|" + x.Message + "|" + x.Event
-			if last, ok := st.warnings[sig]; !ok || now.Sub(last) > warningQuiet {
+			if last, ok := (*w)[sig]; !ok || now.Sub(last) > warningQuiet {
 				out = append(out, x)
 			}
-			st.warnings[sig] = now
+			(*w)[sig] = now
 		}
-		for sig, last := range st.warnings {
+		for sig, last := range *w {
 			if now.Sub(last) > warningQuiet {
-				delete(st.warnings, sig)
+				delete(*w, sig)
 			}
 		}
 	})
@@ -43,7 +47,7 @@ func freshWarnings(states *setStates, key string, warnings []planner.Warning, no
 }
 
 func (c *Controller) reportWarnings(key string, set *appsv1.StatefulSet, warnings []planner.Warning) {
-	for _, x := range freshWarnings(c.states, key, warnings, c.now()) {
+	for _, x := range freshWarnings(c.warnings, key, warnings, c.now()) {
 		if x.Event != "" {
 			c.recorder.Event(set, corev1.EventTypeWarning, x.Reason, x.Event)
 			continue

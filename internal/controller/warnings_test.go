@@ -10,7 +10,7 @@ import (
 )
 
 func TestAWarningIsReportedOnceWhileItLasts(t *testing.T) {
-	w := newSetStates()
+	w := newPerSet[warned](&memories{})
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a := planner.Warning{Reason: "StorageMismatch", Object: "Pod/web-0", Message: "m"}
 	b := planner.Warning{Reason: "StorageMismatch", Object: "Pod/web-1", Message: "m"}
