@@ -62,32 +62,25 @@ func (r *replay) judgeTopology(ev Event, st *setTrack, specs []*appsv1.StatefulS
 	if !ok || pod.Spec.NodeName == "" {
 		return
 	}
-	k := key(pod.Namespace, pod.Name)
-	budget, order := true, true
-	var zone string
-	for i, s := range specs {
-		domain, known := r.domainOf(pod.Spec.NodeName, topologyKey(tops[i]))
-		if !known {
-			return
-		}
-		zone = domain
-		if r.domainTakenThroughout(ev, s, ord, topologyKey(tops[i]), domain, false) < perDomain(tops[i]) {
-			budget = false
-		}
-		if _, ok := r.earlierDomainUnfinished(ev, st, s, tops[i], pod, ord, domain); !ok {
-			order = false
-		}
+	zone, full, known := r.domainFull(ev, specs, tops, ord, pod, false)
+	if !known {
+		return
 	}
+	k := key(pod.Namespace, pod.Name)
 	set, top := specs[len(specs)-1], tops[len(tops)-1]
-	if budget {
+	if full {
 		r.violate(RuleDomainBudget, k, ev, "deleted %s, Available all along, in domain %q, where %d other pods were unavailable (or not yet on a node) all along (maxUnavailablePerDomain %d)",
 			pod.Name, zone, r.domainTakenThroughout(ev, set, ord, topologyKey(top), zone, false), perDomain(top))
 	}
-	if order {
-		j, _ := r.earlierDomainUnfinished(ev, st, set, top, pod, ord, zone)
-		r.violate(RuleDomainOrder, k, ev, "deleted %s in domain %q while %s, in a domain before it, was unavailable or at an old revision all along",
-			pod.Name, zone, podName(set.Name, j))
+	for i, s := range specs {
+		domain, _ := r.domainOf(pod.Spec.NodeName, topologyKey(tops[i]))
+		if _, ok := r.earlierDomainUnfinished(ev, st, s, tops[i], pod, ord, domain); !ok {
+			return
+		}
 	}
+	j, _ := r.earlierDomainUnfinished(ev, st, set, top, pod, ord, zone)
+	r.violate(RuleDomainOrder, k, ev, "deleted %s in domain %q while %s, in a domain before it, was unavailable or at an old revision all along",
+		pod.Name, zone, podName(set.Name, j))
 }
 
 // judgeMoveDomain checks RuleDomainBudget for a controller deletion the
@@ -100,20 +93,33 @@ func (r *replay) judgeMoveDomain(ev Event, st *setTrack, specs []*appsv1.Statefu
 	if !ok || pod.Spec.NodeName == "" {
 		return
 	}
-	var zone string
-	for i, s := range specs {
-		domain, known := r.domainOf(pod.Spec.NodeName, topologyKey(tops[i]))
-		if !known {
-			return
-		}
-		zone = domain
-		if r.domainTakenThroughout(ev, s, ord, topologyKey(tops[i]), domain, true) < perDomain(tops[i]) {
-			return
-		}
+	zone, full, known := r.domainFull(ev, specs, tops, ord, pod, true)
+	if !known || !full {
+		return
 	}
 	set, top := specs[len(specs)-1], tops[len(tops)-1]
 	r.violate(RuleDomainBudget, key(pod.Namespace, pod.Name), ev, "moved %s (not for the rollout), Available all along, in domain %q, where %d other pods on its nodes were unavailable all along (maxUnavailablePerDomain %d)",
 		pod.Name, zone, r.domainTakenThroughout(ev, set, ord, topologyKey(top), zone, true), perDomain(top))
+}
+
+// domainFull reports the pod's domain (as the window's last version
+// names it) and whether, in every version of the window, that domain
+// already had maxUnavailablePerDomain other pods taken
+// (domainTakenThroughout, placed as there); known is false when a
+// version's domain of the pod's node is not known.
+func (r *replay) domainFull(ev Event, specs []*appsv1.StatefulSet, tops []*v1alpha1.RolloutTopology, ord int32, pod *corev1.Pod, placed bool) (zone string, full, known bool) {
+	full = true
+	for i, s := range specs {
+		domain, ok := r.domainOf(pod.Spec.NodeName, topologyKey(tops[i]))
+		if !ok {
+			return "", false, false
+		}
+		zone = domain
+		if r.domainTakenThroughout(ev, s, ord, topologyKey(tops[i]), domain, placed) < perDomain(tops[i]) {
+			full = false
+		}
+	}
+	return zone, full, true
 }
 
 // domainTakenThroughout counts the ordinals of set's range other than
