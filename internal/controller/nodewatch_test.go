@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -60,6 +61,9 @@ func TestNodesAndVolumesAreReadFromTheFirstExtendedSetOn(t *testing.T) {
 	if n, v := readsOf(client, "nodes"), readsOf(client, "persistentvolumes"); n+v != 0 {
 		t.Fatalf("with apps/v1 sets alone the controller read nodes %d and volumes %d times, want none", n, v)
 	}
+	// The apps/v1 sync's event reaches the client from the recorder's
+	// goroutine; it is let in before the extended sync's writes are counted.
+	waitForCreate(t, client, "events")
 	key := setkind.Extended.Key(set.Namespace, set.Name)
 	client.ClearActions()
 	requeue, err := c.sync(context.Background(), key)
@@ -80,6 +84,15 @@ func TestNodesAndVolumesAreReadFromTheFirstExtendedSetOn(t *testing.T) {
 	cached, err := c.nodeFacts.nodes.Get("n1")
 	if err != nil || cached.ManagedFields != nil {
 		t.Errorf("the cached node is %+v (%v), want it without managed fields", cached, err)
+	}
+}
+
+// waitForCreate waits until client has received a create of resource.
+func waitForCreate(t testing.TB, client *fake.Clientset, resource string) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, wait.ForeverTestTimeout, true,
+		func(context.Context) (bool, error) { return slices.Contains(creates(client), resource), nil }); err != nil {
+		t.Fatalf("no %s were created: %v (creates %v)", resource, err, creates(client))
 	}
 }
 
