@@ -16,7 +16,10 @@ import (
 // fails on a pod of the same name created since), to its resize
 // subresource, or to its status (the readiness gate condition, merged by
 // type with the kubelet's conditions). NotFound means the pod is gone and
-// the replica pass recreates it; any other error fails the unit, and the
+// the replica pass recreates it. A hook start guarded by the
+// resourceVersion its plan read (planner.StartHook) that conflicts was
+// planned from an older pod than the API server holds: podChanged, which
+// ends the unit without an event. Any other error fails the unit, and the
 // next sync plans again from what the pod then says.
 func (c *apiPodControl) patchInPlace(ctx context.Context, a planner.Action) error {
 	var sub []string
@@ -30,8 +33,18 @@ func (c *apiPodControl) patchInPlace(ctx context.Context, a planner.Action) erro
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
+	case apierrors.IsConflict(err) && a.Kind == planner.StartHook:
+		return &podChanged{err}
 	case err != nil:
 		return fmt.Errorf("patching pod %s (%s): %w", a.Pod.Name, a.Kind, err)
 	}
 	return nil
 }
+
+// podChanged is what an action planned from an older pod than the API
+// server holds returns: the unit ends without an event or an error, and
+// the pod's own update event syncs the set again.
+type podChanged struct{ err error }
+
+func (e *podChanged) Error() string { return e.err.Error() }
+func (e *podChanged) Unwrap() error { return e.err }

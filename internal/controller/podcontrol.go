@@ -194,6 +194,11 @@ func (c *apiPodControl) unit(ctx context.Context, set *appsv1.StatefulSet, setKe
 				c.recordRefusal(set, a, refused)
 				return nil
 			}
+			if changed := (*podChanged)(nil); errors.As(err, &changed) {
+				klog.FromContext(ctx).V(4).Info("Pod changed since the plan read it; the next sync plans again", "statefulset", setKey,
+					"kind", a.Kind, "pod", a.Pod.Name, "err", err)
+				return nil
+			}
 			c.podEvent(set, a, a.FailEvent, err)
 			return fmt.Errorf("%s: %w", doing(a), err)
 		}

@@ -233,12 +233,20 @@ func hookReason(h *Hook, what string) string {
 	return strings.ToUpper(h.Name[:1]) + h.Name[1:] + what
 }
 
-// startHook labels the pod Pending and records the start.
+// startHook labels the pod Pending and records the start. The patch is
+// guarded by the resourceVersion the plan read: a start planned from a
+// view older than the pod (a cache that does not show this hook's start
+// yet, or an actor's answer written since) fails with a conflict instead
+// of labelling an answered hook Pending again, which would lose the
+// answer and hold the pod until the hook's timeout.
 func (p *planner) startHook(s slot, h *Hook) Action {
 	rev := p.hookRevision(s, h)
 	rec, _ := json.Marshal(v1alpha1.HookRecord{Since: p.in.Now.UTC().Truncate(time.Second), Revision: rev})
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"uid": s.pod.UID,
-		"labels": map[string]any{h.Label: v1alpha1.HookPending}, "annotations": map[string]any{h.Label: string(rec)}}})
+	meta := map[string]any{"uid": s.pod.UID, "labels": map[string]any{h.Label: v1alpha1.HookPending}, "annotations": map[string]any{h.Label: string(rec)}}
+	if s.pod.ResourceVersion != "" {
+		meta["resourceVersion"] = s.pod.ResourceVersion
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": meta})
 	how := fmt.Sprintf("handshake: waits for %s=%s", h.Label, v1alpha1.HookDone)
 	if h.HTTP != nil {
 		how = "http: calls " + h.HTTP.String()

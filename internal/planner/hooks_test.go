@@ -117,6 +117,42 @@ func TestPreUpdateHandshakeHoldsTheRollingUpdate(t *testing.T) {
 	}})
 }
 
+// A hook's start names the resourceVersion of the pod its plan read: a
+// start planned from an older view than the API server holds (a cache
+// that does not yet show this hook's start, or an answer written since)
+// must fail rather than label an answered hook Pending again.
+func TestAHookStartIsGuardedByThePodItRead(t *testing.T) {
+	f := rollout(testgen.Replicas(3))
+	halt := handshake("preUpdate", false)
+	stale := f.pod(2)
+	stale.ResourceVersion = "17"
+	plan := f.ext(extended(hooks(halt, nil)), with(f.pods(0, 1), stale)...)
+	var starts int
+	for _, step := range plan.Steps {
+		for _, a := range step.Actions {
+			if a.Kind != planner.StartHook {
+				continue
+			}
+			starts++
+			var patch struct {
+				Metadata struct {
+					ResourceVersion string            `json:"resourceVersion"`
+					Labels          map[string]string `json:"labels"`
+				} `json:"metadata"`
+			}
+			if err := json.Unmarshal(a.Patch, &patch); err != nil {
+				t.Fatal(err)
+			}
+			if patch.Metadata.ResourceVersion != "17" || patch.Metadata.Labels[halt.Label] != v1alpha1.HookPending {
+				t.Errorf("the start of %s patches %s; want its label %s=%s guarded by resourceVersion 17", a.Pod.Name, a.Patch, halt.Label, v1alpha1.HookPending)
+			}
+		}
+	}
+	if starts != 1 {
+		t.Fatalf("the plan started %d hooks, want 1: %s", starts, f.summary(plan))
+	}
+}
+
 func TestAHookSaysWhatItWaitsFor(t *testing.T) {
 	f := rollout(testgen.Replicas(3))
 	halt, proceed := handshake("preUpdate", false), handshake("preUpdate", true)
