@@ -75,7 +75,12 @@ func answerReloads(t *testing.T, ns string, n int, answer string) []reloadStep {
 					return true, nil
 				}
 			}
-			return false, fmt.Errorf("not settled")
+			for _, p := range listPods(t, ns) {
+				if p.Name == pod.Name {
+					return false, fmt.Errorf("not settled: labels %v, annotations %v", p.Labels, p.Annotations)
+				}
+			}
+			return false, fmt.Errorf("not settled: %s is gone", pod.Name)
 		})
 	}
 	return steps
