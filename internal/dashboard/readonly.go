@@ -1,18 +1,22 @@
 package dashboard
 
 import (
-	"github.com/ordinal-sh/ordinal/internal/kubeclient"
-
 	"context"
 	"fmt"
 	"net/http"
+	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	rbacac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
+	"github.com/ordinal-sh/ordinal/internal/kubeclient"
 )
 
 // ReadOnlyUser is the identity an administrator's read-only dashboard
@@ -50,6 +54,51 @@ func GrantReadOnly(ctx context.Context, admin kubernetes.Interface) error {
 		WithSubjects(rbacac.Subject().WithAPIGroup("rbac.authorization.k8s.io").WithKind("User").WithName(ReadOnlyUser))
 	if _, err := admin.RbacV1().ClusterRoleBindings().Apply(ctx, binding, opts); err != nil {
 		return fmt.Errorf("granting the read-only dashboard its reads: clusterrolebinding %s: %w", ReadOnlyUser, err)
+	}
+	return awaitGrant(ctx, admin, grantTimeout)
+}
+
+// grantTimeout bounds how long GrantReadOnly waits for the API server's
+// authorizer to apply the grant.
+const grantTimeout = 30 * time.Second
+
+// awaitGrant waits until the API server allows ReadOnlyUser to list each
+// resource its role names: the authorizer reads roles and bindings from
+// a cache of its own, so a read sent right after the binding was applied
+// can be refused, and the dashboard's preflight would fail on a grant
+// that is already made. An admin who may not ask the API server
+// (SubjectAccessReview refused) is not kept waiting.
+func awaitGrant(ctx context.Context, admin kubernetes.Interface, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	refused := ""
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		for _, rule := range readOnlyRules() {
+			for _, group := range rule.APIGroups {
+				for _, resource := range rule.Resources {
+					review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: ReadOnlyUser,
+						ResourceAttributes: &authorizationv1.ResourceAttributes{Group: group, Resource: resource, Verb: "list"}}}
+					got, err := admin.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+					switch {
+					case apierrors.IsForbidden(err):
+						return true, nil
+					case err != nil:
+						return false, err
+					case !got.Status.Allowed:
+						refused = schema.GroupResource{Group: group, Resource: resource}.String()
+						return false, nil
+					}
+				}
+			}
+		}
+		return true, nil
+	})
+	if err != nil && refused != "" {
+		return fmt.Errorf("granting the read-only dashboard its reads: %s %s is in place, but the API server still refuses user %s a list of %s after %s",
+			"clusterrolebinding", ReadOnlyUser, ReadOnlyUser, refused, timeout)
+	}
+	if err != nil {
+		return fmt.Errorf("granting the read-only dashboard its reads: asking the API server whether the grant applies: %w", err)
 	}
 	return nil
 }

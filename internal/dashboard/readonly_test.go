@@ -5,16 +5,23 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
+	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/ordinal-sh/ordinal/internal/testgen"
 )
@@ -99,8 +106,66 @@ func TestAReadOnlyClientSendsReadsAndRefusesWrites(t *testing.T) {
 	})
 }
 
+// authorizing makes api answer SubjectAccessReviews as an API server's
+// RBAC authorizer would, from the ClusterRoles and ClusterRoleBindings it
+// holds, once lag reviews have been refused (an authorizer whose cache
+// has not yet seen the grant).
+func authorizing(api *fake.Clientset, lag int) *atomic.Int32 {
+	var reviews atomic.Int32
+	api.PrependReactor("create", "subjectaccessreviews", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		review := a.(clienttesting.CreateAction).GetObject().(*authorizationv1.SubjectAccessReview).DeepCopy()
+		if int(reviews.Add(1)) <= lag {
+			return true, review, nil
+		}
+		// The tracker, not the clientset: a reactor runs under the fake's lock.
+		attrs, rbac := review.Spec.ResourceAttributes, rbacv1.SchemeGroupVersion
+		listed, err := api.Tracker().List(rbac.WithResource("clusterrolebindings"), rbac.WithKind("ClusterRoleBinding"), "")
+		if err != nil {
+			return true, nil, err
+		}
+		for _, b := range listed.(*rbacv1.ClusterRoleBindingList).Items {
+			if !slices.ContainsFunc(b.Subjects, func(s rbacv1.Subject) bool { return s.Kind == "User" && s.Name == review.Spec.User }) {
+				continue
+			}
+			obj, err := api.Tracker().Get(rbac.WithResource("clusterroles"), "", b.RoleRef.Name)
+			if err != nil {
+				continue
+			}
+			for _, r := range obj.(*rbacv1.ClusterRole).Rules {
+				if slices.Contains(r.APIGroups, attrs.Group) && slices.Contains(r.Resources, attrs.Resource) && slices.Contains(r.Verbs, attrs.Verb) {
+					review.Status.Allowed = true
+				}
+			}
+		}
+		return true, review, nil
+	})
+	return &reviews
+}
+
+// GrantReadOnly returns once the API server allows what it granted: an
+// authorizer that has not seen the grant yet keeps it waiting, and one
+// that never allows it fails it with the read it refuses.
+func TestGrantReadOnlyWaitsUntilTheAuthorizerAllowsIt(t *testing.T) {
+	api := fake.NewClientset()
+	reviews := authorizing(api, 3)
+	if err := GrantReadOnly(context.Background(), api); err != nil {
+		t.Fatal(err)
+	}
+	if n := reviews.Load(); n < 3+6 {
+		t.Errorf("GrantReadOnly returned after %d reviews; want the 3 refused and one allowed list of each of the 6 resources", n)
+	}
+
+	never := fake.NewClientset()
+	authorizing(never, 1<<30)
+	err := awaitGrant(context.Background(), never, 300*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "still refuses user "+ReadOnlyUser+" a list of statefulsets.apps") {
+		t.Errorf("an authorizer that never allows the grant: %v; want an error naming the refused read", err)
+	}
+}
+
 func TestGrantReadOnlyAllowsTheDashboardsReadsAndNothingElse(t *testing.T) {
 	api := fake.NewClientset()
+	authorizing(api, 0)
 	ctx := context.Background()
 	for i := 0; i < 2; i++ { // twice: a restart applies the same objects again
 		if err := GrantReadOnly(ctx, api); err != nil {

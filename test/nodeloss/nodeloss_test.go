@@ -54,9 +54,9 @@ func TestAFencedNodesPodsAreRecreatedElsewhereAsUpstream(t *testing.T) {
 			t.Fatalf("%s was replaced while its node is only NotReady (err %v)", p.Name, err)
 		}
 	}
-	if ok, err := hasEvent(ns, "ext", "NodeLost"); !ok {
-		t.Errorf("no NodeLost event on ext: %v", err)
-	}
+	// The recorder writes events in the background: the event may reach
+	// the API server after the status that names the same loss.
+	waitFor(t, 30*time.Second, "a NodeLost event on ext", func() (bool, error) { return hasEvent(ns, "ext", "NodeLost") })
 
 	fenced := time.Now()
 	fence(t, ns, a, false)
@@ -171,9 +171,9 @@ func TestReplaceAfterReplacesAPodOfANodeThatStaysNotReady(t *testing.T) {
 	if np.UID == old.UID {
 		t.Fatal("web-0 is the old pod")
 	}
-	if ok, err := hasEvent(ns, "web", "ForceDeletedFromLostNode"); !ok {
-		t.Errorf("no ForceDeletedFromLostNode event: %v", err)
-	}
+	waitFor(t, 30*time.Second, "a ForceDeletedFromLostNode event on web", func() (bool, error) {
+		return hasEvent(ns, "web", "ForceDeletedFromLostNode")
+	})
 	n, err := client.CoreV1().Nodes().Get(context.Background(), a, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
