@@ -16,9 +16,9 @@ import (
 // fails on a pod of the same name created since), to its resize
 // subresource, or to its status (the readiness gate condition, merged by
 // type with the kubelet's conditions). NotFound means the pod is gone and
-// the replica pass recreates it. A hook start guarded by the
-// resourceVersion its plan read (planner.StartHook) that conflicts was
-// planned from an older pod than the API server holds: podChanged, which
+// the replica pass recreates it. A conflict can only answer a patch that
+// names the resourceVersion its plan read (a hook start does): it was
+// planned from an older pod than the API server holds, podChanged, which
 // ends the unit without an event. Any other error fails the unit, and the
 // next sync plans again from what the pod then says.
 func (c *apiPodControl) patchInPlace(ctx context.Context, a planner.Action) error {
@@ -33,7 +33,7 @@ func (c *apiPodControl) patchInPlace(ctx context.Context, a planner.Action) erro
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
-	case apierrors.IsConflict(err) && a.Kind == planner.StartHook:
+	case apierrors.IsConflict(err):
 		return &podChanged{err}
 	case err != nil:
 		return fmt.Errorf("patching pod %s (%s): %w", a.Pod.Name, a.Kind, err)

@@ -93,9 +93,9 @@ func awaitGrant(ctx context.Context, admin kubernetes.Interface, timeout time.Du
 		}
 		return true, nil
 	})
-	if err != nil && refused != "" {
-		return fmt.Errorf("granting the read-only dashboard its reads: %s %s is in place, but the API server still refuses user %s a list of %s after %s",
-			"clusterrolebinding", ReadOnlyUser, ReadOnlyUser, refused, timeout)
+	if wait.Interrupted(err) && refused != "" {
+		return fmt.Errorf("granting the read-only dashboard its reads: clusterrolebinding %s is in place, but the API server still refused user %s a list of %s when the wait ended (at most %s)",
+			ReadOnlyUser, ReadOnlyUser, refused, timeout)
 	}
 	if err != nil {
 		return fmt.Errorf("granting the read-only dashboard its reads: asking the API server whether the grant applies: %w", err)

@@ -158,7 +158,7 @@ func TestGrantReadOnlyWaitsUntilTheAuthorizerAllowsIt(t *testing.T) {
 	never := fake.NewClientset()
 	authorizing(never, 1<<30)
 	err := awaitGrant(context.Background(), never, 300*time.Millisecond)
-	if err == nil || !strings.Contains(err.Error(), "still refuses user "+ReadOnlyUser+" a list of statefulsets.apps") {
+	if err == nil || !strings.Contains(err.Error(), "still refused user "+ReadOnlyUser+" a list of statefulsets.apps") {
 		t.Errorf("an authorizer that never allows the grant: %v; want an error naming the refused read", err)
 	}
 }
