@@ -21,6 +21,7 @@ const (
 var contenderColours = map[string]string{
 	ContenderOrdinal: "#2b6cb0", ContenderOrdinalExtended: "#4299e1", ContenderOrdinalInPlace: "#90cdf4", ContenderOrdinalOverrides: "#2c5282", ContenderBuiltin: "#c05621",
 	ContenderBuiltinGateOff: "#d69e2e", ContenderFloor: "#718096", ContenderOrdinalConfig: "#3182ce", ContenderOrdinalReload: "#63b3ed",
+	ContenderOrdinalBefore: "#a0aec0", ContenderOrdinalExtendedBefore: "#cbd5e0",
 }
 
 // WriteSVG draws, for every scenario and client limit, one bar per contender:

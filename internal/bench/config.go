@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,6 +33,13 @@ const (
 	// config-rollout scenario edits it. They run only when asked for.
 	ContenderOrdinalConfig = "ordinal-config"
 	ContenderOrdinalReload = "ordinal-reload"
+	// ContenderOrdinalBefore and ContenderOrdinalExtendedBefore are
+	// ordinal and ordinal-osts run by another build of the controller
+	// (--before-binary, say a parent commit's): a change's cost measured
+	// side by side with this build's in the same invocation, on the same
+	// machine at the same hour. They run only when asked for.
+	ContenderOrdinalBefore         = "ordinal-before"
+	ContenderOrdinalExtendedBefore = "ordinal-osts-before"
 	// ContenderBuiltin is upstream's controller as 1.37 ships it, with the
 	// MaxUnavailableStatefulSet gate on; ContenderBuiltinGateOff has the
 	// gate off, as 1.35.4 to 1.36 shipped it.
@@ -41,8 +49,18 @@ const (
 )
 
 // ContenderNames lists every contender in report order.
-var ContenderNames = []string{ContenderOrdinal, ContenderOrdinalExtended, ContenderOrdinalInPlace, ContenderOrdinalOverrides,
-	ContenderOrdinalConfig, ContenderOrdinalReload, ContenderBuiltin, ContenderBuiltinGateOff, ContenderFloor}
+var ContenderNames = []string{ContenderOrdinalBefore, ContenderOrdinal, ContenderOrdinalExtendedBefore, ContenderOrdinalExtended,
+	ContenderOrdinalInPlace, ContenderOrdinalOverrides, ContenderOrdinalConfig, ContenderOrdinalReload, ContenderBuiltin,
+	ContenderBuiltinGateOff, ContenderFloor}
+
+// askedForOnly are the contenders that run only when --contenders names
+// them.
+var askedForOnly = []string{ContenderOrdinalBefore, ContenderOrdinalExtendedBefore, ContenderOrdinalInPlace,
+	ContenderOrdinalOverrides, ContenderOrdinalConfig, ContenderOrdinalReload}
+
+// BeforeContenders are the contenders run by the build --before-binary
+// names.
+var BeforeContenders = []string{ContenderOrdinalBefore, ContenderOrdinalExtendedBefore}
 
 // Limit is a client QPS and burst; QPS 0 means unthrottled, as it does
 // for every contender (controller.Config).
@@ -83,7 +101,7 @@ func NewConfig() Config {
 	return Config{
 		Scenarios: slices.DeleteFunc(slices.Clone(ScenarioNames), func(s string) bool { return s == ScenarioNodeDrain }),
 		Contenders: slices.DeleteFunc(slices.Clone(ContenderNames), func(c string) bool {
-			return c == ContenderOrdinalInPlace || c == ContenderOrdinalOverrides || c == ContenderOrdinalConfig || c == ContenderOrdinalReload
+			return slices.Contains(askedForOnly, c)
 		}),
 		Limits:          []Limit{{d.QPS, d.Burst}, {0, 0}},
 		Workers:         d.Workers,
@@ -120,11 +138,28 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("no ordinal binary"))
 	}
 	for _, name := range c.Contenders {
+		if _, ok := c.Commands[name]; !ok && slices.Contains(BeforeContenders, name) {
+			errs = append(errs, fmt.Errorf("contender %s: needs --before-binary, the other build of %s to compare with", name, OrdinalBinary))
+			continue
+		}
 		if err := c.Commands[name].check(); err != nil {
 			errs = append(errs, fmt.Errorf("contender %s: %w", name, err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// WithBefore returns commands with the before contenders run by binary,
+// another build of ordinal-controller; "" leaves commands as they are.
+func WithBefore(commands map[string]Command, binary string) map[string]Command {
+	if binary == "" {
+		return commands
+	}
+	out := maps.Clone(commands)
+	for _, name := range BeforeContenders {
+		out[name] = Command{Binary: binary}
+	}
+	return out
 }
 
 // Command is how the harness starts one contender: an executable and the

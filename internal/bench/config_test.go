@@ -3,6 +3,7 @@ package bench
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,6 +35,42 @@ func TestValidateNamesAContenderWhoseBinaryIsMissing(t *testing.T) {
 	want := "contender builtin: stat " + filepath.Join(dir, BuiltinBinary) + ": no such file or directory (hack/build.sh builds every contender into bin/)"
 	if err.Error() != want {
 		t.Errorf("error:\n got %s\nwant %s", err, want)
+	}
+}
+
+// The before contenders run only the build --before-binary names, and
+// only when asked for.
+func TestTheBeforeContendersRunTheOtherBuild(t *testing.T) {
+	dir, other := t.TempDir(), filepath.Join(t.TempDir(), OrdinalBinary)
+	for _, path := range []string{filepath.Join(dir, OrdinalBinary), other} {
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := NewConfig()
+	for _, c := range BeforeContenders {
+		if slices.Contains(cfg.Contenders, c) {
+			t.Errorf("%s runs by default", c)
+		}
+	}
+	cfg.Binary = "/bin/true"
+	cfg.Commands = WithBefore(LeanCommands(dir), "")
+	cfg.Contenders = []string{ContenderOrdinalBefore, ContenderOrdinal}
+	err := cfg.Validate()
+	if want := "contender ordinal-before: needs --before-binary, the other build of ordinal-controller to compare with"; err == nil || err.Error() != want {
+		t.Errorf("without --before-binary: got %v, want %s", err, want)
+	}
+	cfg.Commands = WithBefore(LeanCommands(dir), other)
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("with --before-binary: %v", err)
+	}
+	for _, c := range BeforeContenders {
+		if got := cfg.Commands[c].Binary; got != other {
+			t.Errorf("%s runs %s, want %s", c, got, other)
+		}
+	}
+	if got := cfg.Commands[ContenderOrdinal].Binary; got != filepath.Join(dir, OrdinalBinary) {
+		t.Errorf("ordinal runs %s, want this build's", got)
 	}
 }
 

@@ -31,7 +31,7 @@ type setWriter interface {
 // writerFor returns the set writer the contender's scenarios use.
 func writerFor(contender string, apps kubernetes.Interface, extended *ostsclient.Client) setWriter {
 	switch contender {
-	case ContenderOrdinalExtended:
+	case ContenderOrdinalExtended, ContenderOrdinalExtendedBefore:
 		return extendedWriter{client: extended}
 	case ContenderOrdinalInPlace:
 		return extendedWriter{client: extended, policy: v1alpha1.PodUpdateInPlaceIfPossible}

@@ -16,7 +16,7 @@ func TestEachContenderWritesItsKind(t *testing.T) {
 	for _, c := range ContenderNames {
 		w := writerFor(c, apps, ext)
 		ew, extended := w.(extendedWriter)
-		if want := c == ContenderOrdinalExtended || c == ContenderOrdinalInPlace || c == ContenderOrdinalOverrides ||
+		if want := c == ContenderOrdinalExtended || c == ContenderOrdinalExtendedBefore || c == ContenderOrdinalInPlace || c == ContenderOrdinalOverrides ||
 			c == ContenderOrdinalConfig || c == ContenderOrdinalReload; extended != want {
 			t.Errorf("%s writes the extended kind: %v, want %v", c, extended, want)
 		}

@@ -29,6 +29,8 @@ type options struct {
 	fromJSON   string
 	// contenderDir holds the contenders' binaries.
 	contenderDir string
+	// beforeBinary runs the before contenders (bench.WithBefore).
+	beforeBinary string
 	// baseline holds the recorded runs the CPU ratios are compared with,
 	// and cpuShift is the move (a fraction of the recorded ratio) that is
 	// flagged.
@@ -63,6 +65,8 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Binary, "binary", "", "ordinal executable to run as the plane (default: this one)")
 	fs.StringVar(&o.contenderDir, "contender-dir", "", "directory holding "+bench.OrdinalBinary+", "+bench.BuiltinBinary+" and "+bench.FloorBinary+
 		" (default: --binary's directory)")
+	fs.StringVar(&o.beforeBinary, "before-binary", "", "another build of "+bench.OrdinalBinary+" (say a parent commit's) that the "+
+		strings.Join(bench.BeforeContenders, " and ")+" contenders run, to measure a change side by side in one invocation")
 	fs.StringVar(&c.WorkDir, "work-dir", "", "directory for planes and logs (default: a temporary one)")
 	fs.BoolVar(&c.Keep, "keep", false, "keep plane data in --work-dir")
 	fs.BoolVar(&o.json, "json", false, "print one JSON object per line per run instead of a Markdown table")
@@ -156,7 +160,7 @@ func (o *options) bench(ctx context.Context, progress, stdout io.Writer) ([]benc
 	if o.contenderDir == "" {
 		o.contenderDir = filepath.Dir(cfg.Binary)
 	}
-	cfg.Commands = bench.LeanCommands(o.contenderDir)
+	cfg.Commands = bench.WithBefore(bench.LeanCommands(o.contenderDir), o.beforeBinary)
 	cfg.Progress = progress
 	emit := func(r bench.Result) {
 		if o.json {
