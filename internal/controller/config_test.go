@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"testing"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -27,8 +30,9 @@ func TestFlagsAndDefaultsAreOneDefinition(t *testing.T) {
 	}
 	want := Config{Kubeconfig: "kc", QPS: 7.5, Burst: 9, Workers: 2, StatusHold: 4 * time.Second, Namespace: "ns", ReadNodes: true, AppsV1: false,
 		HookAllowCIDRs: []string{"10.0.0.0/8", "fd00::/8"}, HookProxyFromEnvironment: true, HookTokenServiceAccount: "ordinal-system/ordinal-controller",
-		FeatureGates: map[string]bool{GateRecreate: false}, RoleProbeCalls: 8, RoleProbeWriteQPS: 2.5, RoleProbeWriteBurst: 4, NodeLossQuarantine: 90 * time.Second}
-	if err := fs.Parse([]string{"--kubeconfig=kc", "--qps=7.5", "--burst=9", "--workers=2", "--status-hold-under-load=4s", "--namespace=ns", "--read-nodes", "--manage-apps-v1=false",
+		FeatureGates: map[string]bool{GateRecreate: false}, RoleProbeCalls: 8, RoleProbeWriteQPS: 2.5, RoleProbeWriteBurst: 4, NodeLossQuarantine: 90 * time.Second,
+		APICompression: true}
+	if err := fs.Parse([]string{"--kubeconfig=kc", "--api-compression", "--qps=7.5", "--burst=9", "--workers=2", "--status-hold-under-load=4s", "--namespace=ns", "--read-nodes", "--manage-apps-v1=false",
 		"--node-loss-quarantine=90s",
 		"--hook-allow-cidrs=10.0.0.0/8,fd00::/8", "--hook-proxy-from-environment", "--hook-token-service-account=ordinal-system/ordinal-controller",
 		"--feature-gates=StatefulSetRecreateStrategy=false", "--role-probe-calls=8", "--role-probe-write-qps=2.5", "--role-probe-write-burst=4"}); err != nil {
@@ -99,6 +103,33 @@ func TestQPSZeroBuildsAClientWithNoRateLimiter(t *testing.T) {
 		}
 		if tc.wantLimiter && rl.QPS() != tc.qps {
 			t.Errorf("QPS %g: the client's limiter runs at %g", tc.qps, rl.QPS())
+		}
+	}
+}
+
+// The controller's client asks for uncompressed responses, as
+// kube-controller-manager's does, unless --api-compression says otherwise.
+func TestTheClientAsksForGzipOnlyWithAPICompression(t *testing.T) {
+	got := make(chan string, 1)
+	// Over plain HTTP client-go uses http.DefaultTransport, which ignores
+	// the setting; every real API server speaks TLS.
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Get("Accept-Encoding")
+		http.Error(w, "no", http.StatusNotFound)
+	}))
+	defer srv.Close()
+	for _, compress := range []bool{false, true} {
+		cfg := NewConfig()
+		cfg.APICompression = compress
+		rc := &rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
+		cfg.Client(rc)
+		client, err := kubernetes.NewForConfig(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = client.CoreV1().Pods("ns").Get(t.Context(), "p", metav1.GetOptions{})
+		if enc := <-got; strings.Contains(enc, "gzip") != compress {
+			t.Errorf("--api-compression=%t: the client sent Accept-Encoding %q", compress, enc)
 		}
 	}
 }

@@ -347,7 +347,7 @@ func (p *Plane) startStatefulSetStage(ctx context.Context) error {
 	// The controller's one gate follows the plane's, as upstream's
 	// controller in this process does.
 	ctrl.FeatureGates = map[string]bool{controller.GateRecreate: utilfeature.DefaultFeatureGate.Enabled(controller.GateRecreate)}
-	ctrl.Limit(cfg)
+	ctrl.Client(cfg)
 	kubeclient.UseProtobuf(cfg)
 	limiter := controller.Throttle(cfg)
 	client, err := kubernetes.NewForConfig(cfg)

@@ -71,11 +71,11 @@ func Names(cs []Contender) string {
 
 // runBuiltin runs upstream's StatefulSet controller, wired as
 // kube-controller-manager wires it, with its client limits (QPS 20, burst
-// 30) and workers (5), and the process's MaxUnavailableStatefulSet gate,
-// which the plane's API server shares.
+// 30), uncompressed responses and workers (5), and the process's
+// MaxUnavailableStatefulSet gate, which the plane's API server shares.
 func runBuiltin(ctx context.Context, rc *rest.Config, ns string, _ *Stage) error {
 	cfg := rest.CopyConfig(rc)
-	cfg.QPS, cfg.Burst = 20, 30
+	cfg.QPS, cfg.Burst, cfg.DisableCompression = 20, 30, true
 	kubeclient.UseProtobuf(cfg)
 	return builtin.Run(ctx, cfg, builtin.Options{
 		Workers: 5, Namespace: ns,
@@ -94,7 +94,7 @@ func runOrdinal(ctx context.Context, rc *rest.Config, ns string, s *Stage) error
 	ctrl.FeatureGates = map[string]bool{controller.GateRecreate: utilfeature.DefaultFeatureGate.Enabled(controller.GateRecreate)}
 	ctrl.SimulatedPodsSocket = s.plane.SimulatedPodsSocket()
 	cfg := rest.CopyConfig(rc)
-	ctrl.Limit(cfg)
+	ctrl.Client(cfg)
 	kubeclient.UseProtobuf(cfg)
 	limiter := controller.Throttle(cfg)
 	client, err := kubernetes.NewForConfig(cfg)
