@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ordinal-sh/ordinal/internal/controller"
@@ -136,6 +137,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Binary == "" {
 		errs = append(errs, errors.New("no ordinal binary"))
+	}
+	if _, given := c.Commands[ContenderOrdinalBefore]; given && !slices.ContainsFunc(c.Contenders, func(n string) bool { return slices.Contains(BeforeContenders, n) }) {
+		errs = append(errs, fmt.Errorf("--before-binary names another build, but --contenders names neither %s", strings.Join(BeforeContenders, " nor ")))
 	}
 	for _, name := range c.Contenders {
 		if _, ok := c.Commands[name]; !ok && slices.Contains(BeforeContenders, name) {

@@ -64,6 +64,11 @@ func TestTheBeforeContendersRunTheOtherBuild(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("with --before-binary: %v", err)
 	}
+	cfg.Contenders = []string{ContenderOrdinal}
+	err = cfg.Validate()
+	if want := "--before-binary names another build, but --contenders names neither ordinal-before nor ordinal-osts-before"; err == nil || err.Error() != want {
+		t.Errorf("--before-binary without a before contender: got %v, want %s", err, want)
+	}
 	for _, c := range BeforeContenders {
 		if got := cfg.Commands[c].Binary; got != other {
 			t.Errorf("%s runs %s, want %s", c, got, other)
