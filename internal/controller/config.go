@@ -251,7 +251,9 @@ func (c *Config) RESTConfig(userAgent string) (*rest.Config, error) {
 // accepted; busy is the client's Limiter.Busy (nil when unthrottled) and
 // apiServer the client's rest.Config.Host, whose addresses hooks may not
 // call. Under a QPS limit one set's Parallel batch writes at most Burst
-// pods at once (Options.BurstInFlight). Options.Extended is the caller's
+// pods at once (Options.BurstInFlight), and a plan builds no more missing
+// pods than a sync can start creating in its time budget
+// (Options.CreateLimit). Options.Extended is the caller's
 // to set (kubeclient.ExtendedClient).
 func (c *Config) Options(busy func() bool, apiServer string) Options {
 	allow, _ := parseCIDRs(c.HookAllowCIDRs)
@@ -266,6 +268,7 @@ func (c *Config) Options(busy func() bool, apiServer string) Options {
 	}
 	if c.QPS > 0 {
 		opts.BurstInFlight = max(c.Burst, 1)
+		opts.CreateLimit = CreateLimit(c.QPS, c.Burst)
 	}
 	return opts
 }

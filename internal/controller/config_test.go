@@ -144,8 +144,12 @@ func TestTheBurstBoundsABatchOnlyUnderAQPSLimit(t *testing.T) {
 	}{{20, 30, 30}, {5, 0, 1}, {0, 30, 0}} {
 		cfg := NewConfig()
 		cfg.QPS, cfg.Burst = tc.qps, tc.burst
-		if got := cfg.Options(nil, "").BurstInFlight; got != tc.want {
+		opts := cfg.Options(nil, "")
+		if got := opts.BurstInFlight; got != tc.want {
 			t.Errorf("--qps %g --burst %d: %d pods of a batch at once, want %d", tc.qps, tc.burst, got, tc.want)
+		}
+		if got, want := opts.CreateLimit, CreateLimit(tc.qps, tc.burst); got != want || (tc.qps > 0) != (got > 0) {
+			t.Errorf("--qps %g --burst %d: a plan builds at most %d missing pods, want %d (none unthrottled)", tc.qps, tc.burst, got, want)
 		}
 	}
 }

@@ -99,6 +99,8 @@ type Controller struct {
 	ext *extendedSets
 	// skipAppsV1 leaves apps/v1 sets alone (Options.SkipAppsV1).
 	skipAppsV1 bool
+	// createLimit bounds the missing pods a plan builds (Options.CreateLimit).
+	createLimit int
 	// release is the upstream release apps/v1 sets follow (Options.Release).
 	release planner.Release
 	// classes lists StorageClasses; nil unless the extended kind is
@@ -177,7 +179,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, o
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "statefulset"}),
 		recorder: recorder, events: events,
 		history: &apiHistory{client: client}, busy: busy, statusHold: opts.StatusHold, now: time.Now,
-		skipAppsV1: opts.SkipAppsV1, release: opts.Release,
+		skipAppsV1: opts.SkipAppsV1, release: opts.Release, createLimit: opts.CreateLimit,
 	}
 	c.remember()
 	c.status = newAPIStatus(client, c.memories)

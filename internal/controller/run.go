@@ -36,6 +36,11 @@ type Options struct {
 	// sets it to the client's burst: more would only wait for tokens,
 	// and every request of every other set would queue behind them.
 	BurstInFlight int
+	// CreateLimit, when positive, is the most missing pods one sync's plan
+	// builds (planner.Input.CreateLimit); Config.Options sets it to
+	// CreateLimit(QPS, Burst), which a sync cut short after its time budget
+	// cannot exceed. 0 builds up to planner.MaxCreates.
+	CreateLimit int
 	// SkipAppsV1 leaves apps/v1 StatefulSets to another controller.
 	SkipAppsV1 bool
 	// Extended, when set, makes the controller manage the extended kind

@@ -137,6 +137,7 @@ func (c *Controller) updateSet(ctx context.Context, t *target, in *planner.Input
 	var u update
 	in.Observed.Group, u.groupWait = t.door.groupTurn(c, t, *in)
 	in.Apply = rc.apply
+	in.CreateLimit = c.createLimit
 	u.plan = planner.Compute(*in)
 	rc.synced()
 	c.keepBuilt(key, b, *in, u.plan)

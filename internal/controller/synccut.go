@@ -2,6 +2,7 @@ package controller
 
 import (
 	"errors"
+	"math"
 	"time"
 )
 
@@ -28,4 +29,22 @@ func cutShort(err error) bool { return errors.Is(err, errCutShort) }
 // spent its budget by now; a budget of 0 never runs out.
 func overBudget(budget time.Duration, began, now time.Time) bool {
 	return budget > 0 && now.Sub(began) >= budget
+}
+
+// CreateLimit is how many missing pods a sync of a client with this QPS
+// and burst can start creating before burstBudget runs out, plus one:
+// every pod takes at least one write, the token bucket allows at most
+// burst + qps × burstBudget of them in that time, and at most burst more
+// pods are in flight when the budget ends (Options.BurstInFlight). A plan
+// built to that many missing pods (planner.Input.CreateLimit) holds every
+// pod the sync can get to, so what the sync creates is the same; it only
+// no longer builds the hundreds it cannot. 0, unthrottled, is no limit.
+func CreateLimit(qps float32, burst int) int { return createLimit(qps, burst, burstBudget) }
+
+func createLimit(qps float32, burst int, budget time.Duration) int {
+	if qps <= 0 {
+		return 0
+	}
+	burst = max(burst, 1)
+	return 2*burst + int(math.Ceil(float64(qps)*budget.Seconds())) + 1
 }

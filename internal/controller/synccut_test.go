@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/util/flowcontrol"
 
 	"github.com/ordinal-sh/ordinal/internal/planner"
 	"github.com/ordinal-sh/ordinal/internal/testgen"
@@ -97,5 +98,55 @@ func TestASyncCutShortRequeuesAtOnce(t *testing.T) {
 	requeue, err := c.sync(context.Background(), set.Namespace+"/"+set.Name)
 	if err != nil || requeue != cacheLagRequeue {
 		t.Errorf("sync: requeue %s, error %v; want %s and none", requeue, err, cacheLagRequeue)
+	}
+}
+
+// A plan built to CreateLimit missing pods holds every pod a sync cut
+// short after its budget gets to, so the controller need not build the
+// rest: the full plan of a 600-pod scale-up, applied through a client
+// with a token bucket, one write per pod (the fewest a pod takes) and
+// inFlight at the burst, never creates a pod the limited plan lacks.
+func TestASyncCutShortNeverGetsPastItsCreateLimit(t *testing.T) {
+	set := testgen.StatefulSet("web", testgen.Replicas(600), testgen.Parallel())
+	rev := testgen.RevisionOf(set, 1)
+	set.Status.CurrentRevision, set.Status.UpdateRevision = rev.Name, rev.Name
+	in := planner.Input{Set: set, Current: rev, Update: rev, Now: testgen.Epoch}
+	full := planner.Compute(in)
+	for _, tc := range []struct {
+		qps    float32
+		burst  int
+		budget time.Duration
+	}{{200, 5, 100 * time.Millisecond}, {400, 2, 60 * time.Millisecond}, {50, 20, 150 * time.Millisecond}} {
+		in.CreateLimit = createLimit(tc.qps, tc.burst, tc.budget)
+		limited := map[string]bool{}
+		for _, s := range planner.Compute(in).Steps {
+			for _, a := range s.Actions {
+				if a.Kind == planner.CreatePod {
+					limited[a.Pod.Name] = true
+				}
+			}
+		}
+		pc, client, _, _ := newTestPodControl()
+		bucket := flowcontrol.NewTokenBucketRateLimiter(tc.qps, tc.burst)
+		client.PrependReactor("create", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+			bucket.Accept()
+			return false, nil, nil
+		})
+		pc.inFlight, pc.budget = tc.burst, tc.budget
+		err := pc.Apply(context.Background(), set, "default/web", full.Steps)
+		pods, listErr := client.CoreV1().Pods(set.Namespace).List(context.Background(), metav1.ListOptions{})
+		if listErr != nil {
+			t.Fatal(listErr)
+		}
+		if !cutShort(err) {
+			t.Errorf("qps %g burst %d budget %s: Apply %v; want it cut short", tc.qps, tc.burst, tc.budget, err)
+		}
+		for _, p := range pods.Items {
+			if !limited[p.Name] {
+				t.Errorf("qps %g burst %d budget %s: the sync created %s (%d pods in all), past the %d pods of a plan limited to %d",
+					tc.qps, tc.burst, tc.budget, p.Name, len(pods.Items), len(limited), in.CreateLimit)
+				break
+			}
+		}
 	}
 }

@@ -33,6 +33,16 @@ type outcome struct {
 // one sync exactly as upstream plans it.
 const MaxCreates = 1000
 
+// createLimit is how many missing pods a Parallel replica pass builds
+// before it stops at the end of the batch: MaxCreates, or the input's
+// lower CreateLimit.
+func (p *planner) createLimit() int {
+	if l := p.in.CreateLimit; l > 0 && l < MaxCreates {
+		return l
+	}
+	return MaxCreates
+}
+
 // replicaPass runs upstream's processReplica over the ordinal range and
 // reports whether the later passes may run. OrderedReady processes pods in
 // ordinal order and stops at the first one that is not healthy, so at most
@@ -41,7 +51,7 @@ const MaxCreates = 1000
 // actions in order (its claims before it), pods side by side in slow-start
 // batches, and waits for none; like upstream it stops after a batch in
 // which a pod failed, and it stops after the batch in which it reached
-// MaxCreates missing pods.
+// MaxCreates (or Input.CreateLimit) missing pods.
 func (p *planner) replicaPass() bool {
 	units := make([][]Action, 0, len(p.replicas))
 	exited, built, batchEnd, size := false, 0, 1, 1
@@ -65,7 +75,7 @@ func (p *planner) replicaPass() bool {
 		if p.monotonic || len(units) < batchEnd {
 			return true
 		}
-		if built >= MaxCreates && len(units) < int(p.layout.Len()) {
+		if built >= p.createLimit() && len(units) < int(p.layout.Len()) {
 			p.plan.Truncated, exited = true, true
 			return false
 		}

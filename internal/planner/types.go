@@ -41,6 +41,13 @@ type Input struct {
 	// would in name, namespace, UID and spec, which is all the planner
 	// reads of the result, and the planner never writes what it returns.
 	Apply func(set *appsv1.StatefulSet, rev *appsv1.ControllerRevision) (*appsv1.StatefulSet, error)
+	// CreateLimit, when positive and below MaxCreates, is the most
+	// missing pods a Parallel replica pass builds, finishing the
+	// slow-start batch it reaches them in, as it does at MaxCreates. A
+	// controller whose client can create no more pods in one sync's time
+	// budget sets it, so a plan does not build the hundreds of pods and
+	// claims the sync will not get to; 0 is MaxCreates.
+	CreateLimit int
 }
 
 // Plan is what one sync should do, in order, and why.
@@ -74,7 +81,7 @@ type Plan struct {
 	// Warnings report odd objects a user should know about.
 	Warnings []Warning
 	// Truncated says the Parallel replica pass stopped after MaxCreates
-	// missing pods, leaving the rest of the set's ordinals, and the passes
+	// (or Input.CreateLimit) missing pods, leaving the rest of the set's ordinals, and the passes
 	// after it, to the next sync, which should follow at once.
 	Truncated bool
 	// Extended is what an extended set's plan adds; nil for apps/v1.
