@@ -97,6 +97,13 @@ func (p *planner) storageOf(s slot) podStorage {
 	return out
 }
 
+// storageDone reports whether the InPlace claim update has nothing left
+// to do for the pod in s; always so for a set whose claims do not follow
+// its templates.
+func (p *planner) storageDone(s slot) bool {
+	return !p.claimsInPlace() || p.storageOf(s).done()
+}
+
 // storageRound returns, highest ordinal first (or in the priority rules'
 // order), the pods at or above the partition that the InPlace update still
 // has to handle: pods at an old revision, and pods at the update revision

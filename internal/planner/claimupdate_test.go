@@ -274,6 +274,20 @@ func TestInPlaceClaimUpdates(t *testing.T) {
 		}), e: claimsInPlace(true), pods: grow.pods(0, 1, 2),
 		want: []string{"rolling update: DeletePod web-2"},
 	}, {
+		name: "a pod recreated at the update revision on its old, smaller claim: the claim is still grown",
+		f:    grown, e: claimsInPlace(true), pods: []*corev1.Pod{grown.updated(0), grown.updated(1), grown.updated(2)},
+		claims: map[int32][]testgen.ClaimOption{1: {requesting("2Gi"), bound("2Gi", grown.upd)}, 2: {requesting("2Gi"), bound("2Gi", grown.upd)}},
+		want:   []string{"rolling update: UpdateClaimStorage www-web-0 storage=2Gi revision=update"},
+	}, {
+		name: "and so under a topology whose one domain holds every pod: the domain is not done while the claim is small",
+		f:    grown, e: claimsInPlace(true, func(e *planner.Extended) {
+			e.Topology = &planner.Topology{Key: "topology.kubernetes.io/zone", MaxUnavailablePerDomain: 1}
+			observedOf(e).Domains = zoneNodes
+		}),
+		pods:   []*corev1.Pod{grown.updated(0, onNode("node-a")), grown.updated(1, onNode("node-a")), grown.updated(2, onNode("node-a"))},
+		claims: map[int32][]testgen.ClaimOption{1: {requesting("2Gi"), bound("2Gi", grown.upd)}, 2: {requesting("2Gi"), bound("2Gi", grown.upd)}},
+		want:   []string{"rolling update: UpdateClaimStorage www-web-0 storage=2Gi revision=update"},
+	}, {
 		name: "OnClaimDelete patches no claim: the templates are not in the revision",
 		f:    ocd, e: extended(), pods: ocd.pods(0, 1, 2),
 	}}

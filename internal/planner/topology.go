@@ -123,10 +123,13 @@ func (p *planner) domainProgress(d *domains) []DomainProgress {
 }
 
 // domainUpdated reports whether every pod of the domain that the rolling
-// update replaces runs the update revision.
+// update replaces runs the update revision and, for a set whose claims
+// follow its templates, has its claims updated too: a pod recreated at
+// the update revision on a claim it kept still has its claim to grow.
 func (p *planner) domainUpdated(d *domains, name string) bool {
 	for _, s := range p.replicas {
-		if d.of[s.ordinal] == name && s.pod.Spec.NodeName != "" && p.rollingReplaces(s.ordinal) && podRevision(s.pod) != p.update {
+		if d.of[s.ordinal] == name && s.pod.Spec.NodeName != "" && p.rollingReplaces(s.ordinal) &&
+			(podRevision(s.pod) != p.update || !p.storageDone(s)) {
 			return false
 		}
 	}
