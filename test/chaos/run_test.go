@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 
 	"github.com/ordinal-sh/ordinal/internal/invariant"
 	"github.com/ordinal-sh/ordinal/internal/ostsclient"
@@ -203,6 +204,76 @@ func (r *run) saveHistory() {
 	defer f.Close()
 	_ = r.watcher.WriteHistory(f)
 	r.saveEvents()
+	r.saveObjects()
+}
+
+// saveObjects writes the namespace's sets, pods and claims, and the
+// volumes bound to its claims, as they are at the end, into objects.yaml:
+// the history names objects and their revisions, not every field a
+// convergence check reads (a claim's request and capacity, say).
+func (r *run) saveObjects() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	f, err := os.Create(filepath.Join(r.dir, "objects.yaml"))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	write := func(what string, obj any, err error) {
+		if err != nil {
+			fmt.Fprintf(f, "# %s: %v\n", what, err)
+			return
+		}
+		out, err := yaml.Marshal(obj)
+		if err != nil {
+			fmt.Fprintf(f, "# %s: %v\n", what, err)
+			return
+		}
+		fmt.Fprintf(f, "# %s\n%s---\n", what, out)
+	}
+	opts := metav1.ListOptions{}
+	if sets, err := r.ext.StatefulSets(r.ns).List(ctx, opts); err != nil {
+		write("extended StatefulSets", nil, err)
+	} else {
+		for i := range sets.Items {
+			sets.Items[i].ManagedFields = nil
+			write("StatefulSet.apps.ordinal.dev "+sets.Items[i].Name, &sets.Items[i], nil)
+		}
+	}
+	if sets, err := r.client.AppsV1().StatefulSets(r.ns).List(ctx, opts); err != nil {
+		write("StatefulSets", nil, err)
+	} else {
+		for i := range sets.Items {
+			sets.Items[i].ManagedFields = nil
+			write("StatefulSet "+sets.Items[i].Name, &sets.Items[i], nil)
+		}
+	}
+	if pods, err := r.client.CoreV1().Pods(r.ns).List(ctx, opts); err != nil {
+		write("Pods", nil, err)
+	} else {
+		for i := range pods.Items {
+			pods.Items[i].ManagedFields = nil
+			write("Pod "+pods.Items[i].Name, &pods.Items[i], nil)
+		}
+	}
+	if claims, err := r.client.CoreV1().PersistentVolumeClaims(r.ns).List(ctx, opts); err != nil {
+		write("PersistentVolumeClaims", nil, err)
+	} else {
+		for i := range claims.Items {
+			claims.Items[i].ManagedFields = nil
+			write("PersistentVolumeClaim "+claims.Items[i].Name, &claims.Items[i], nil)
+		}
+	}
+	if pvs, err := r.client.CoreV1().PersistentVolumes().List(ctx, opts); err != nil {
+		write("PersistentVolumes", nil, err)
+	} else {
+		for i := range pvs.Items {
+			if ref := pvs.Items[i].Spec.ClaimRef; ref != nil && ref.Namespace == r.ns {
+				pvs.Items[i].ManagedFields = nil
+				write("PersistentVolume "+pvs.Items[i].Name, &pvs.Items[i], nil)
+			}
+		}
+	}
 }
 
 // saveEvents writes the namespace's events into events.txt, oldest first.
