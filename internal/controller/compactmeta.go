@@ -81,28 +81,50 @@ func (c *compactMeta) Namespace() string       { return value(c.namespace) }
 func (c *compactMeta) GetUID() types.UID       { return c.uid }
 func (c *compactMeta) ResourceVersion() string { return c.resourceVersion }
 
-// The records are metav1.Objects, so meta.Accessor, and so the cache's
-// key, index and resourceVersion reads of every pod event, read them
-// without building metadata. These getters are the ones every record
-// shares: what trimMeta keeps, and nothing for what it drops. Labels and
-// owner references are made on each read. Records are cached objects,
-// read-only as any other: a setter (the records' own, which rebuild the
-// record) changes the record itself, as it would a cached pod.
-func (c *compactMeta) GetNamespace() string                        { return value(c.namespace) }
-func (c *compactMeta) GetName() string                             { return c.name }
-func (c *compactMeta) GetGenerateName() string                     { return "" }
-func (c *compactMeta) GetResourceVersion() string                  { return c.resourceVersion }
-func (c *compactMeta) GetGeneration() int64                        { return 0 }
-func (c *compactMeta) GetSelfLink() string                         { return "" }
-func (c *compactMeta) GetCreationTimestamp() metav1.Time           { return c.created }
-func (c *compactMeta) GetDeletionTimestamp() *metav1.Time          { return c.deleted }
-func (c *compactMeta) GetDeletionGracePeriodSeconds() *int64       { return c.deletionGrace }
-func (c *compactMeta) GetLabels() map[string]string                { return c.labelMap() }
-func (c *compactMeta) GetAnnotations() map[string]string           { return nil }
-func (c *compactMeta) GetFinalizers() []string                     { return nil }
-func (c *compactMeta) GetOwnerReferences() []metav1.OwnerReference { return c.ownerRefs() }
-func (c *compactMeta) GetManagedFields() []metav1.ManagedFieldsEntry {
-	return nil
+// GetObjectMeta lets meta.Accessor, and so the cache's key and index
+// functions, read a record: it returns new metadata each call, whose
+// labels and owner references are made only if read (recordMeta).
+func (c *compactMeta) GetObjectMeta() metav1.Object {
+	return &recordMeta{ObjectMeta: metav1.ObjectMeta{Name: c.name, Namespace: value(c.namespace), UID: c.uid,
+		ResourceVersion: c.resourceVersion, CreationTimestamp: c.created, DeletionTimestamp: c.deleted,
+		DeletionGracePeriodSeconds: c.deletionGrace}, c: c}
+}
+
+// recordMeta is a record's metadata as meta.Accessor shows it. The cache
+// reads a record's name and namespace several times per pod event (its
+// key, the namespace index); making its label map and owner references
+// each time cost more than the rest of the event's handling, so they are
+// made on first read. Like any copy from GetObjectMeta, setting a field
+// changes only this copy.
+type recordMeta struct {
+	metav1.ObjectMeta
+	c                      *compactMeta
+	labelsMade, ownersMade bool
+}
+
+// GetLabels returns the record's labels, made on first read.
+func (m *recordMeta) GetLabels() map[string]string {
+	if !m.labelsMade {
+		m.Labels, m.labelsMade = m.c.labelMap(), true
+	}
+	return m.Labels
+}
+
+// SetLabels replaces this copy's labels.
+func (m *recordMeta) SetLabels(labels map[string]string) { m.Labels, m.labelsMade = labels, true }
+
+// GetOwnerReferences returns the record's owner references, made on first
+// read.
+func (m *recordMeta) GetOwnerReferences() []metav1.OwnerReference {
+	if !m.ownersMade {
+		m.OwnerReferences, m.ownersMade = m.c.ownerRefs(), true
+	}
+	return m.OwnerReferences
+}
+
+// SetOwnerReferences replaces this copy's owner references.
+func (m *recordMeta) SetOwnerReferences(refs []metav1.OwnerReference) {
+	m.OwnerReferences, m.ownersMade = refs, true
 }
 
 // GetObjectKind implements runtime.Object for the records; cached objects

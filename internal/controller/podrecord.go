@@ -8,7 +8,6 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/ordinal-sh/ordinal/api/v1alpha1"
@@ -131,8 +130,8 @@ func (r *podRecord) DeepCopyObject() runtime.Object {
 }
 
 var (
-	_ runtime.Object = (*podRecord)(nil)
-	_ metav1.Object  = (*podRecord)(nil)
+	_ runtime.Object            = (*podRecord)(nil)
+	_ metav1.ObjectMetaAccessor = (*podRecord)(nil)
 )
 
 // podByName returns the cached pod namespace/name.
@@ -190,8 +189,8 @@ func (r *claimRecord) DeepCopyObject() runtime.Object {
 }
 
 var (
-	_ runtime.Object = (*claimRecord)(nil)
-	_ metav1.Object  = (*claimRecord)(nil)
+	_ runtime.Object            = (*claimRecord)(nil)
+	_ metav1.ObjectMetaAccessor = (*claimRecord)(nil)
 )
 
 // claimByName returns the cached claim namespace/name.
@@ -213,122 +212,14 @@ func claimRecordByName(idx cache.Indexer, namespace, name string) (*claimRecord,
 	return r, ok
 }
 
-// GetGeneration and GetAnnotations are what a pod updated in place, or
-// one with lifecycle hooks, adds to compactMeta's.
-func (r *podRecord) GetGeneration() int64 {
-	if r.inPlace == nil {
-		return 0
+// GetObjectMeta is compactMeta's, with what a pod updated in place adds:
+// its generation and in-place record.
+func (r *podRecord) GetObjectMeta() metav1.Object {
+	m := r.compactMeta.GetObjectMeta()
+	if ip := r.inPlace; ip != nil {
+		rm := m.(*recordMeta)
+		rm.Generation = ip.generation
+		rm.Annotations = maps.Clone(ip.annotations)
 	}
-	return r.inPlace.generation
-}
-
-func (r *podRecord) GetAnnotations() map[string]string {
-	if r.inPlace == nil {
-		return nil
-	}
-	return r.inPlace.annotations
-}
-
-// setMeta changes the record as f changes its pod's metadata: the record
-// becomes newPodRecord of the changed pod, so it keeps of the change what
-// TrimPod keeps.
-func (r *podRecord) setMeta(f func(*metav1.ObjectMeta)) {
-	p := r.pod()
-	p.Status.PodIP = r.podIP
-	f(&p.ObjectMeta)
-	*r = *newPodRecord(p)
-}
-
-func (r *podRecord) SetNamespace(v string) { r.setMeta(func(m *metav1.ObjectMeta) { m.Namespace = v }) }
-func (r *podRecord) SetName(v string)      { r.setMeta(func(m *metav1.ObjectMeta) { m.Name = v }) }
-func (r *podRecord) SetGenerateName(v string) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.GenerateName = v })
-}
-func (r *podRecord) SetUID(v types.UID) { r.setMeta(func(m *metav1.ObjectMeta) { m.UID = v }) }
-func (r *podRecord) SetResourceVersion(v string) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.ResourceVersion = v })
-}
-func (r *podRecord) SetGeneration(v int64) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.Generation = v })
-}
-func (r *podRecord) SetSelfLink(v string) { r.setMeta(func(m *metav1.ObjectMeta) { m.SelfLink = v }) }
-func (r *podRecord) SetCreationTimestamp(v metav1.Time) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.CreationTimestamp = v })
-}
-func (r *podRecord) SetDeletionTimestamp(v *metav1.Time) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.DeletionTimestamp = v })
-}
-func (r *podRecord) SetDeletionGracePeriodSeconds(v *int64) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.DeletionGracePeriodSeconds = v })
-}
-func (r *podRecord) SetLabels(v map[string]string) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.Labels = v })
-}
-func (r *podRecord) SetAnnotations(v map[string]string) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.Annotations = v })
-}
-func (r *podRecord) SetFinalizers(v []string) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.Finalizers = v })
-}
-func (r *podRecord) SetOwnerReferences(v []metav1.OwnerReference) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.OwnerReferences = v })
-}
-func (r *podRecord) SetManagedFields(v []metav1.ManagedFieldsEntry) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.ManagedFields = v })
-}
-
-// GetAnnotations is what a claim's storage record adds to compactMeta's.
-func (r *claimRecord) GetAnnotations() map[string]string {
-	if r.storage == nil {
-		return nil
-	}
-	return r.storage.Annotations
-}
-
-// setMeta is podRecord's for a claim: the record becomes newClaimRecord
-// of the changed claim.
-func (r *claimRecord) setMeta(f func(*metav1.ObjectMeta)) {
-	c := r.claim()
-	f(&c.ObjectMeta)
-	*r = *newClaimRecord(c)
-}
-
-func (r *claimRecord) SetNamespace(v string) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.Namespace = v })
-}
-func (r *claimRecord) SetName(v string) { r.setMeta(func(m *metav1.ObjectMeta) { m.Name = v }) }
-func (r *claimRecord) SetGenerateName(v string) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.GenerateName = v })
-}
-func (r *claimRecord) SetUID(v types.UID) { r.setMeta(func(m *metav1.ObjectMeta) { m.UID = v }) }
-func (r *claimRecord) SetResourceVersion(v string) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.ResourceVersion = v })
-}
-func (r *claimRecord) SetGeneration(v int64) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.Generation = v })
-}
-func (r *claimRecord) SetSelfLink(v string) { r.setMeta(func(m *metav1.ObjectMeta) { m.SelfLink = v }) }
-func (r *claimRecord) SetCreationTimestamp(v metav1.Time) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.CreationTimestamp = v })
-}
-func (r *claimRecord) SetDeletionTimestamp(v *metav1.Time) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.DeletionTimestamp = v })
-}
-func (r *claimRecord) SetDeletionGracePeriodSeconds(v *int64) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.DeletionGracePeriodSeconds = v })
-}
-func (r *claimRecord) SetLabels(v map[string]string) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.Labels = v })
-}
-func (r *claimRecord) SetAnnotations(v map[string]string) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.Annotations = v })
-}
-func (r *claimRecord) SetFinalizers(v []string) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.Finalizers = v })
-}
-func (r *claimRecord) SetOwnerReferences(v []metav1.OwnerReference) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.OwnerReferences = v })
-}
-func (r *claimRecord) SetManagedFields(v []metav1.ManagedFieldsEntry) {
-	r.setMeta(func(m *metav1.ObjectMeta) { m.ManagedFields = v })
+	return m
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -91,11 +90,8 @@ func TestPodRecordRoundTripsTrimPod(t *testing.T) {
 			if diff := cmp.Diff(rec.pod(), cp.pod()); diff != "" {
 				t.Errorf("DeepCopyObject differs (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(&rec.pod().ObjectMeta, readMeta(rec)); diff != "" {
-				t.Errorf("the record's metav1.Object getters differ from pod() (-want +got):\n%s", diff)
-			}
-			if acc, err := meta.Accessor(rec); err != nil || acc != metav1.Object(rec) {
-				t.Errorf("meta.Accessor gives %v, %v: want the record itself, with nothing built", acc, err)
+			if diff := cmp.Diff(&rec.pod().ObjectMeta, readMeta(rec.GetObjectMeta())); diff != "" {
+				t.Errorf("GetObjectMeta differs from pod() (-want +got):\n%s", diff)
 			}
 			if got, want := rec.controllerRef(), metav1.GetControllerOf(pod); !cmp.Equal(got, want) {
 				t.Errorf("controllerRef() = %v, want %v", got, want)
@@ -234,35 +230,21 @@ func readMeta(m metav1.Object) *metav1.ObjectMeta {
 		Labels: m.GetLabels(), OwnerReferences: m.GetOwnerReferences(), Generation: m.GetGeneration(), Annotations: m.GetAnnotations()}
 }
 
-// A setter changes the record as it would change the pod, keeping what
-// TrimPod keeps of it (the record is a cached object, read-only as any:
-// nothing in the controller sets it; the informer's code only reads).
-func TestSettingARecordsMetadataIsSettingItsPods(t *testing.T) {
-	set := testgen.StatefulSet("web", testgen.Replicas(1), testgen.ClaimTemplates("data"))
-	pod := testgen.Pod(set, 0)
-	rec := newPodRecord(pod)
-	var m metav1.Object = rec
+// Setting a field of a record's metadata changes only that copy, and a
+// field read after it was set is what was set.
+func TestARecordsMetadataIsACopy(t *testing.T) {
+	set := testgen.StatefulSet("web", testgen.Replicas(1))
+	rec := newPodRecord(testgen.Pod(set, 0))
+	m := rec.GetObjectMeta()
 	m.SetLabels(map[string]string{"a": "b"})
 	m.SetOwnerReferences(nil)
 	m.SetName("other")
-	m.SetFinalizers([]string{"dropped"})
-	want := pod.DeepCopy()
-	want.Labels, want.OwnerReferences, want.Name, want.Finalizers = map[string]string{"a": "b"}, nil, "other", []string{"dropped"}
-	if diff := cmp.Diff(planner.TrimPod(want), rec.pod()); diff != "" {
-		t.Errorf("the record after the setters (-want +got):\n%s", diff)
+	if diff := cmp.Diff(&metav1.ObjectMeta{Name: "other", Namespace: set.Namespace, UID: rec.uid, CreationTimestamp: rec.created,
+		Labels: map[string]string{"a": "b"}}, readMeta(m)); diff != "" {
+		t.Errorf("the changed copy (-want +got):\n%s", diff)
 	}
-	claim := testgen.Claim(set, "data", 0)
-	crec := newClaimRecord(claim)
-	var cm metav1.Object = crec
-	cm.SetAnnotations(map[string]string{"pv.kubernetes.io/bind-completed": "yes"})
-	cm.SetResourceVersion("7")
-	wantClaim := claim.DeepCopy()
-	wantClaim.Annotations, wantClaim.ResourceVersion = map[string]string{"pv.kubernetes.io/bind-completed": "yes"}, "7"
-	if diff := cmp.Diff(planner.TrimClaim(wantClaim), crec.claim()); diff != "" {
-		t.Errorf("the claim record after the setters (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(&crec.claim().ObjectMeta, readMeta(crec)); diff != "" {
-		t.Errorf("the claim record's getters differ from claim() (-want +got):\n%s", diff)
+	if diff := cmp.Diff(&rec.pod().ObjectMeta, readMeta(rec.GetObjectMeta())); diff != "" {
+		t.Errorf("changing a copy changed the record (-want +got):\n%s", diff)
 	}
 }
 
@@ -361,19 +343,5 @@ func TestClaimRecordRoundTripsTrimClaim(t *testing.T) {
 				t.Errorf("claimByName(%s, %s) = %v, %v", claim.Namespace, claim.Name, got, ok)
 			}
 		})
-	}
-}
-
-// What the cache's key function costs for a record, read through
-// meta.Accessor on every pod event (with the namespace index's and the
-// informer's resourceVersion reads).
-func BenchmarkTheCacheKeyOfARecord(b *testing.B) {
-	set := testgen.StatefulSet("web", testgen.Replicas(1000), testgen.ClaimTemplates("data"))
-	rec, _ := stripForCache(clonePod(testgen.Pod(set, 7, testgen.Ready(time.Unix(1000, 0)))))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := cache.MetaNamespaceKeyFunc(rec); err != nil {
-			b.Fatal(err)
-		}
 	}
 }
