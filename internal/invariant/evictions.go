@@ -25,6 +25,27 @@ func evicted(p *corev1.Pod) bool {
 	return false
 }
 
+// deletedByCluster reports whether the pod was deleted by one of the
+// cluster's own controllers, which mark it DisruptionTarget before they
+// delete it: the taint-eviction controller (reason DeletionByTaintManager)
+// or the pod garbage collector (DeletionByPodGC). The controller never
+// writes that condition. The taint-eviction controller of 1.37 finds the
+// pod it evicts by name, so a pod the set controller recreated under that
+// name after the first one went (on another node) can be the one it
+// deletes: a real cluster's race, not the set controller's deletion.
+func deletedByCluster(p *corev1.Pod) bool {
+	if p == nil {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue &&
+			(c.Reason == "DeletionByTaintManager" || c.Reason == "DeletionByPodGC") {
+			return true
+		}
+	}
+	return false
+}
+
 // keepsBudget reports whether version v is an extended set with
 // spec.disruptionBudget.
 func (st *setTrack) keepsBudget(v *appsv1.StatefulSet) bool {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // brokenBottom is an OrderedReady set of 3 whose web-0 runs old revision
@@ -93,6 +94,25 @@ var extendedCases = []struct {
 	history: func() *history {
 		h := threeReadyExt().add(20, modified, mkPod(1, "a", notReady))
 		return h.add(25, modified, mkPod(1, "a", notReady, terminating))
+	},
+	want: []Rule{RuleUpdatedDelete},
+}, {
+	name: "the taint-eviction controller deleting a pod recreated under the evicted one's name is not the controller's",
+	history: func() *history {
+		h := threeReadyExt().add(20, modified, mkPod(1, "a", notReady, deletedBy("DeletionByTaintManager")))
+		return h.add(25, modified, mkPod(1, "a", notReady, deletedBy("DeletionByTaintManager"), terminating))
+	},
+}, {
+	name: "nor is the pod garbage collector's",
+	history: func() *history {
+		h := threeReadyExt().add(20, modified, mkPod(1, "a", notReady, deletedBy("DeletionByPodGC")))
+		return h.add(25, modified, mkPod(1, "a", notReady, deletedBy("DeletionByPodGC"), terminating))
+	},
+}, {
+	name: "an eviction through the Eviction API is still judged: updated-delete",
+	history: func() *history {
+		h := threeReadyExt().add(20, modified, mkPod(1, "a", notReady, deletedBy("EvictionByEvictionAPI")))
+		return h.add(25, modified, mkPod(1, "a", notReady, deletedBy("EvictionByEvictionAPI"), terminating))
 	},
 	want: []Rule{RuleUpdatedDelete},
 }, {
@@ -295,4 +315,12 @@ func TestExtendedVerdictsDoNotDependOnArrivalOrder(t *testing.T) {
 // appsRecreate gives an apps/v1 set upstream 1.37's Recreate strategy.
 func appsRecreate(s *appsv1.StatefulSet) {
 	s.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.RecreateStatefulSetStrategyType}
+}
+
+// deletedBy marks the pod DisruptionTarget with reason, as the controller
+// that deletes it does first.
+func deletedBy(reason string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: reason})
+	}
 }

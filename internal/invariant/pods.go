@@ -139,7 +139,8 @@ func (r *replay) judgePartitionCreate(ev Event, st *setTrack, specs []*appsv1.St
 // object; before is its previous version (nil if unknown).
 func (r *replay) judgeDeletion(ev Event, st *setTrack, ord int32, before, pod *corev1.Pod) {
 	r.judgeEviction(ev, st, ord, before, pod)
-	if st == nil || ev.Relisted || r.external[pod.UID] || finished(before) || finished(pod) {
+	if st == nil || ev.Relisted || r.external[pod.UID] || finished(before) || finished(pod) ||
+		deletedByCluster(before) || deletedByCluster(pod) {
 		return
 	}
 	pt := r.pods[key(pod.Namespace, pod.Name)]

@@ -19,7 +19,11 @@ package invariant
 // *creation* is the first observed version of a new pod UID; a pod
 // *deletion* is the first version of a UID that is terminating, or its
 // DELETED event if none was; a controller deletion is a deletion of a pod
-// that was not Failed or Succeeded and not recorded as an ExternalDelete.
+// that was not Failed or Succeeded, not recorded as an ExternalDelete, and
+// not marked DisruptionTarget by the taint-eviction controller or the pod
+// garbage collector, which mark a pod so before they delete it (the first
+// finds the pod by name, so it can take one recreated under the name of
+// the pod it meant).
 // Events synthesised from a relist are never judged as creations or
 // deletions, because their moment is unknown.
 //

@@ -80,6 +80,7 @@ func newNamespace(t *testing.T) string {
 		w.Stop()
 		if len(w.Violations()) > 0 {
 			_ = w.WriteHistory(os.Stdout)
+			printEvents(ns.Name)
 		}
 		w.Assert(t)
 		_ = client.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
@@ -278,3 +279,21 @@ func hasEvent(ns, name, reason string) (bool, error) {
 
 // waitFor is planetest.WaitFor.
 var waitFor = planetest.WaitFor
+
+// printEvents writes the namespace's events, which name the component
+// that deleted or evicted a pod: a deletion leaves no field manager.
+func printEvents(ns string) {
+	list, err := client.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		fmt.Printf("events of %s: %v\n", ns, err)
+		return
+	}
+	for _, e := range list.Items {
+		by := e.Source.Component
+		if by == "" {
+			by = e.ReportingController
+		}
+		fmt.Printf("event %s %s %s/%s %s x%d: %s\n", e.LastTimestamp.Format("15:04:05"), by, e.InvolvedObject.Kind, e.InvolvedObject.Name,
+			e.Reason, max(e.Count, 1), e.Message)
+	}
+}
