@@ -90,9 +90,15 @@ func (p *planner) topologyReadable() bool {
 }
 
 // progress counts each domain's pods, in rollout order, and marks the
-// domain the rolling update works in: the first that is not done.
+// domain the rolling update works in: the first that is not done. A
+// domain is done when none of its pods is unavailable and every one the
+// rolling update replaces runs the update revision and, for a set whose
+// claims follow its templates, has its claims updated too: a pod
+// recreated at the update revision on a claim it kept still has its claim
+// to grow.
 func (p *planner) domainProgress(d *domains) []DomainProgress {
 	out := make([]DomainProgress, len(d.order))
+	pending := make([]bool, len(d.order))
 	index := map[string]int{}
 	for i, name := range d.order {
 		out[i].Name, index[name] = name, i
@@ -103,37 +109,28 @@ func (p *planner) domainProgress(d *domains) []DomainProgress {
 		if !ok {
 			continue
 		}
-		dp := &out[index[name]]
+		i := index[name]
+		dp := &out[i]
 		dp.Pods++
-		if podRevision(s.pod) == p.update && !isTerminating(s.pod) && !p.deleted[s.ordinal] {
+		updated := podRevision(s.pod) == p.update
+		if updated && !isTerminating(s.pod) && !p.deleted[s.ordinal] {
 			dp.Updated++
 		}
 		if isUnavailable(s.pod, minReady, now) || p.inPlaceBusy(s.pod) || p.deleted[s.ordinal] {
 			dp.Unavailable++
 		}
+		if !pending[i] && p.rollingReplaces(s.ordinal) && (!updated || !p.storageDone(s)) {
+			pending[i] = true
+		}
 	}
 	active := false
 	for i := range out {
-		out[i].Done = out[i].Unavailable == 0 && p.domainUpdated(d, out[i].Name)
+		out[i].Done = out[i].Unavailable == 0 && !pending[i]
 		if !out[i].Done && !active {
 			out[i].Active, active = true, true
 		}
 	}
 	return out
-}
-
-// domainUpdated reports whether every pod of the domain that the rolling
-// update replaces runs the update revision and, for a set whose claims
-// follow its templates, has its claims updated too: a pod recreated at
-// the update revision on a claim it kept still has its claim to grow.
-func (p *planner) domainUpdated(d *domains, name string) bool {
-	for _, s := range p.replicas {
-		if d.of[s.ordinal] == name && s.pod.Spec.NodeName != "" && p.rollingReplaces(s.ordinal) &&
-			(podRevision(s.pod) != p.update || !p.storageDone(s)) {
-			return false
-		}
-	}
-	return true
 }
 
 // domainBudget is what the budgeted rolling update asks before it takes
