@@ -12,7 +12,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
@@ -219,59 +221,43 @@ func (r *run) saveObjects() {
 		return
 	}
 	defer f.Close()
-	write := func(what string, obj any, err error) {
-		if err != nil {
-			fmt.Fprintf(f, "# %s: %v\n", what, err)
-			return
-		}
-		out, err := yaml.Marshal(obj)
-		if err != nil {
-			fmt.Fprintf(f, "# %s: %v\n", what, err)
-			return
-		}
-		fmt.Fprintf(f, "# %s\n%s---\n", what, out)
-	}
 	opts := metav1.ListOptions{}
-	if sets, err := r.ext.StatefulSets(r.ns).List(ctx, opts); err != nil {
-		write("extended StatefulSets", nil, err)
-	} else {
-		for i := range sets.Items {
-			sets.Items[i].ManagedFields = nil
-			write("StatefulSet.apps.ordinal.dev "+sets.Items[i].Name, &sets.Items[i], nil)
-		}
+	lists := []struct {
+		kind string
+		list func() (runtime.Object, error)
+	}{
+		{"StatefulSet.apps.ordinal.dev", func() (runtime.Object, error) { return r.ext.StatefulSets(r.ns).List(ctx, opts) }},
+		{"StatefulSet", func() (runtime.Object, error) { return r.client.AppsV1().StatefulSets(r.ns).List(ctx, opts) }},
+		{"Pod", func() (runtime.Object, error) { return r.client.CoreV1().Pods(r.ns).List(ctx, opts) }},
+		{"PersistentVolumeClaim", func() (runtime.Object, error) { return r.client.CoreV1().PersistentVolumeClaims(r.ns).List(ctx, opts) }},
+		{"PersistentVolume", func() (runtime.Object, error) { return r.client.CoreV1().PersistentVolumes().List(ctx, opts) }},
 	}
-	if sets, err := r.client.AppsV1().StatefulSets(r.ns).List(ctx, opts); err != nil {
-		write("StatefulSets", nil, err)
-	} else {
-		for i := range sets.Items {
-			sets.Items[i].ManagedFields = nil
-			write("StatefulSet "+sets.Items[i].Name, &sets.Items[i], nil)
+	for _, l := range lists {
+		list, err := l.list()
+		if err != nil {
+			fmt.Fprintf(f, "# %s list: %v\n", l.kind, err)
+			continue
 		}
-	}
-	if pods, err := r.client.CoreV1().Pods(r.ns).List(ctx, opts); err != nil {
-		write("Pods", nil, err)
-	} else {
-		for i := range pods.Items {
-			pods.Items[i].ManagedFields = nil
-			write("Pod "+pods.Items[i].Name, &pods.Items[i], nil)
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			fmt.Fprintf(f, "# %s list: %v\n", l.kind, err)
+			continue
 		}
-	}
-	if claims, err := r.client.CoreV1().PersistentVolumeClaims(r.ns).List(ctx, opts); err != nil {
-		write("PersistentVolumeClaims", nil, err)
-	} else {
-		for i := range claims.Items {
-			claims.Items[i].ManagedFields = nil
-			write("PersistentVolumeClaim "+claims.Items[i].Name, &claims.Items[i], nil)
-		}
-	}
-	if pvs, err := r.client.CoreV1().PersistentVolumes().List(ctx, opts); err != nil {
-		write("PersistentVolumes", nil, err)
-	} else {
-		for i := range pvs.Items {
-			if ref := pvs.Items[i].Spec.ClaimRef; ref != nil && ref.Namespace == r.ns {
-				pvs.Items[i].ManagedFields = nil
-				write("PersistentVolume "+pvs.Items[i].Name, &pvs.Items[i], nil)
+		for _, obj := range items {
+			if pv, ok := obj.(*corev1.PersistentVolume); ok && (pv.Spec.ClaimRef == nil || pv.Spec.ClaimRef.Namespace != r.ns) {
+				continue // another run's, or nobody's
 			}
+			acc, err := meta.Accessor(obj)
+			if err != nil {
+				continue
+			}
+			acc.SetManagedFields(nil)
+			out, err := yaml.Marshal(obj)
+			if err != nil {
+				fmt.Fprintf(f, "# %s %s: %v\n", l.kind, acc.GetName(), err)
+				continue
+			}
+			fmt.Fprintf(f, "# %s %s\n%s---\n", l.kind, acc.GetName(), out)
 		}
 	}
 }
