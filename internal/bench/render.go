@@ -150,6 +150,9 @@ func note(r Result) string {
 			parts = append(parts, fmt.Sprintf("moved off the cordoned node in %.1fs", d.MovedSeconds))
 		}
 	}
+	if r.Load != "" {
+		parts = append(parts, "load "+r.Load)
+	}
 	if r.SelfCountedWrites != nil && *r.SelfCountedWrites != r.APIWrites {
 		parts = append(parts, fmt.Sprintf("self-counted %d", *r.SelfCountedWrites))
 	}

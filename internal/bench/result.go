@@ -50,8 +50,12 @@ type Result struct {
 	RSSBytes        int64   `json:"rss_bytes"`
 	// PeakAnonBytes is the peak RssAnon sampled every 200 ms: the
 	// contender's own memory, without the shared binary's pages.
-	PeakAnonBytes   int64    `json:"peak_anon_bytes"`
-	PlaneCPUSeconds float64  `json:"plane_cpu_seconds"`
+	PeakAnonBytes   int64   `json:"peak_anon_bytes"`
+	PlaneCPUSeconds float64 `json:"plane_cpu_seconds"`
+	// Load is the machine's 1-, 5- and 15-minute load averages when the
+	// measured window began: the contenders run one after another, so a
+	// CPU ratio is only as good as the quiet each run had.
+	Load            string   `json:"load,omitempty"`
 	ReactionP50Ms   *float64 `json:"reaction_p50_ms,omitempty"`
 	ReactionP99Ms   *float64 `json:"reaction_p99_ms,omitempty"`
 	ReactionSamples int      `json:"reaction_samples,omitempty"`

@@ -209,6 +209,7 @@ func measure(ctx context.Context, cfg Config, sc scenario, h *harness, proc, pla
 	if err != nil {
 		return err
 	}
+	r.Load = LoadAverage()
 	h.obs.record(true)
 	writesEnd := start
 	for i, st := range sc.measured {
