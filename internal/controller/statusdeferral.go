@@ -18,17 +18,18 @@ import (
 // from 232.7 s to 206.4 s (figures from before pods turning Ready were
 // taken out of the hold). Status that says a set is complete or at rest,
 // that counts fewer pods than the last written, a new
-// observedGeneration, revision or collision count is written at once; a
-// pod turning Ready waits at most statusDebounce, and so does every
-// change while the client has tokens to spare. A held change goes out
+// observedGeneration, revision or collision count is written at once, and
+// so is every change while the client has tokens to spare; under load a
+// pod turning Ready waits at most statusDebounce. A held change goes out
 // once the client has been quiet for statusQuiet (statuswake.go), if that
 // comes before the hold ends.
 const DefaultStatusHold = 30 * time.Second
 
 // statusDebounce bounds how long a count-only status change of a set
-// that has not reached its target waits, so that a burst of pod changes
-// (pods turning Ready one after another) becomes one write. It is also
-// the longest a pod turning Ready or Available waits to be counted.
+// that has not reached its target waits while the client's requests
+// queue for tokens, so that a burst of pod changes (pods turning Ready one
+// after another) becomes one write. It is also the longest a pod turning
+// Ready or Available waits to be counted.
 const statusDebounce = time.Second
 
 // statusDeferrals remembers, in a memory of its own, since when each
@@ -90,20 +91,24 @@ func (d *statusDeferrals) hold(key string, stored, want appsv1.StatefulSetStatus
 }
 
 // statusBound is how long the change from stored (the status observers
-// were last told) to want may wait. Not at all when it tells them less
-// than stored did (fewer, at once as upstream writes every change: a
-// short dip would otherwise pass unseen), says the set is complete, or
+// were last told) to want may wait. While the client has tokens to spare,
+// not at all: a status write then delays no pod write, and upstream
+// writes every change its sync finds (syncs of a set whose pods change
+// faster than a sync takes are paced, pacing.go, which bounds these
+// writes too). Nor when it tells observers less than stored did (fewer:
+// a short dip would otherwise pass unseen), says the set is complete, or
 // at rest (idle: the plan has nothing to do, and every wanted replica
 // exists, is Ready and Available, as in a roll-out held at its partition,
-// where no later change would carry this one). Up to hold (never less
-// than statusDebounce) while the client's requests queue for tokens, when
-// no pod turned Ready or Available (readier): pods created or counted at
-// a revision are no news an observer acts on. Else up to statusDebounce.
+// where no later change would carry this one), whatever the load. While
+// the client's requests queue for tokens (busy), up to hold (never less
+// than statusDebounce) when no pod turned Ready or Available (readier):
+// pods created or counted at a revision are no news an observer acts on;
+// else up to statusDebounce.
 func statusBound(busy bool, hold time.Duration, stored, want appsv1.StatefulSetStatus, replicas int32, idle bool) time.Duration {
 	switch {
-	case fewer(stored, want), complete(want, replicas), idle && available(want, replicas):
+	case !busy, fewer(stored, want), complete(want, replicas), idle && available(want, replicas):
 		return 0
-	case busy && !readier(stored, want):
+	case !readier(stored, want):
 		return max(hold, statusDebounce)
 	}
 	return statusDebounce

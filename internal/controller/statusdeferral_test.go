@@ -67,6 +67,11 @@ func TestStatusBounds(t *testing.T) {
 		st.Replicas--
 		return st
 	}
+	// unready is st as it was before one more pod turned Ready.
+	unready := func(st appsv1.StatefulSetStatus) appsv1.StatefulSetStatus {
+		st.ReadyReplicas--
+		return st
+	}
 	created := starting
 	created.Replicas, created.ReadyReplicas, created.AvailableReplicas, created.UpdatedReplicas, created.CurrentReplicas = 2, 1, 1, 2, 2
 	replaced := rolling
@@ -79,12 +84,13 @@ func TestStatusBounds(t *testing.T) {
 	}{
 		{"finished, limiter idle: write at once", false, true, before(done), done, 0},
 		{"finished, limiter busy: write at once", true, true, before(done), done, 0},
-		{"rolling", false, false, before(rolling), rolling, statusDebounce},
-		{"a pod not ready yet", false, false, before(starting), starting, statusDebounce},
+		{"rolling, limiter idle: write at once", false, false, before(rolling), rolling, 0},
+		{"a pod not ready yet, limiter idle: write at once", false, false, before(starting), starting, 0},
 		{"rolling, limiter busy", true, false, before(rolling), rolling, DefaultStatusHold},
 		{"held at the partition, every pod available, nothing to do: write at once", false, true, before(rolling), rolling, 0},
 		{"held at the partition, limiter busy: write at once", true, true, before(rolling), rolling, 0},
-		{"held at the partition, a pod Ready but not yet Available", false, true, before(waiting), waiting, statusDebounce},
+		{"held at the partition, a pod Ready but not yet Available, limiter idle", false, true, before(waiting), waiting, 0},
+		{"held at the partition, a pod Ready but not yet Available, limiter busy", true, true, unready(waiting), waiting, statusDebounce},
 		{"held at the partition, a pod not ready yet", true, true, before(starting), starting, DefaultStatusHold},
 		{"a pod turned Ready, limiter busy: the debounce", true, false, created, starting, statusDebounce},
 		{"a pod turned Available, limiter busy: the debounce", true, true, waiting, rolling, 0},
@@ -97,8 +103,8 @@ func TestStatusBounds(t *testing.T) {
 			t.Errorf("%s: bound %s, want %s", tc.name, got, tc.want)
 		}
 	}
-	if got := statusBound(false, DefaultStatusHold, before(done), done, 4, true); got != statusDebounce {
-		t.Errorf("a status short of a scale-up to 4 is complete (bound %s)", got)
+	if got := statusBound(true, DefaultStatusHold, before(done), done, 4, true); got != DefaultStatusHold {
+		t.Errorf("a status short of a scale-up to 4, under load: bound %s, want the hold %s (it is not complete)", got, DefaultStatusHold)
 	}
 	if got := statusBound(true, 0, before(rolling), rolling, 3, false); got != statusDebounce {
 		t.Errorf("a hold of 0 under load: bound %s, want the debounce %s", got, statusDebounce)

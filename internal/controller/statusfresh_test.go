@@ -81,6 +81,30 @@ func TestAReadyPodIsCountedWithinTheDebounceUnderLoad(t *testing.T) {
 	}
 }
 
+// While the client has tokens to spare a status write delays no pod
+// write, so every change a sync finds is written in that sync, as
+// upstream writes it: `kubectl get sts -w` counts each pod as it turns
+// Ready, not a second later.
+func TestAtRestEveryChangeIsWrittenInTheSyncThatFindsIt(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		stored func(*appsv1.StatefulSetStatus)
+	}{
+		{"a pod turned Ready", func(st *appsv1.StatefulSetStatus) { st.ReadyReplicas, st.AvailableReplicas = 1, 1 }},
+		{"a pod created", func(st *appsv1.StatefulSetStatus) {
+			st.Replicas, st.ReadyReplicas, st.AvailableReplicas, st.CurrentReplicas, st.UpdatedReplicas = 2, 2, 2, 2, 2
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sync, written := freshnessCase(t, false, tc.stored)
+			sync()
+			if st := written(); st.Replicas != 3 || st.ReadyReplicas != 2 || st.AvailableReplicas != 2 {
+				t.Errorf("status %s; want web-0..2 counted, web-0 and web-1 Ready, in the sync that found them", describe(st))
+			}
+		})
+	}
+}
+
 // A pod created but not yet Ready changes status.replicas (and the
 // revision counts) only: no observer acts on that, so while the client's
 // requests queue for tokens the change may wait for the load hold, which
