@@ -111,8 +111,8 @@ func (o *observer) noteSet(obj any, gone bool) {
 	o.lag.setStatus(u.GetName(), int32(ready), gone, time.Now())
 }
 
-// statusLag returns the last window's mean and largest status lag.
-func (o *observer) statusLag() (mean float64, peak int64, ok bool) {
+// statusLag returns the last window's status lag.
+func (o *observer) statusLag() (lagResult, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.lag.result()

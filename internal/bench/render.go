@@ -49,7 +49,7 @@ func WriteTable(w io.Writer, results []Result) error {
 	rows := append([]Result(nil), results...)
 	sortResults(rows)
 	var b strings.Builder
-	b.WriteString("| scenario | size | qps/burst | contender | seconds | × floor | last pod write s | × floor | API writes | writes/new pod | event writes | CPU s | CPU s/min | peak RSS MiB | peak anon MiB | reaction p50/p99 ms | status lag mean/max | note |\n")
+	b.WriteString("| scenario | size | qps/burst | contender | seconds | × floor | last pod write s | × floor | API writes | writes/new pod | event writes | CPU s | CPU s/min | peak RSS MiB | peak anon MiB | reaction p50/p99 ms | status lag mean/max (wait) | note |\n")
 	b.WriteString("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
 	for _, r := range rows {
 		f, hasFloor := floors[group{r.Scenario, r.QPS}]
@@ -125,12 +125,17 @@ func fmtReaction(r Result) string {
 }
 
 // fmtLag renders the status lag: its time-weighted mean and its largest
-// value, in pods.
+// value, in pods, and the mean time a readiness change waited to be
+// counted.
 func fmtLag(r Result) string {
 	if r.StatusLagMean == nil || r.StatusLagMax == nil {
 		return "–"
 	}
-	return fmt.Sprintf("%.1f / %d", *r.StatusLagMean, *r.StatusLagMax)
+	lag := fmt.Sprintf("%.1f / %d", *r.StatusLagMean, *r.StatusLagMax)
+	if r.StatusWaitMs != nil {
+		lag += fmt.Sprintf(" (%.0f ms)", *r.StatusWaitMs)
+	}
+	return lag
 }
 
 func note(r Result) string {

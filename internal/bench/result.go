@@ -66,6 +66,12 @@ type Result struct {
 	// Absent for idle windows.
 	StatusLagMean *float64 `json:"status_lag_mean,omitempty"`
 	StatusLagMax  *int64   `json:"status_lag_max,omitempty"`
+	// StatusWaitMs is the mean time a pod turning Ready (or no longer)
+	// waited to be counted in status.readyReplicas: the lag's time-weighted
+	// sum over the window's readiness changes (statusLag). The lag in pods
+	// grows with how fast pods change; this does not, so two controllers
+	// that change pods at different rates compare by it.
+	StatusWaitMs *float64 `json:"status_wait_ms,omitempty"`
 	// QuietWaitSeconds is how long the run waited, after its setup, for
 	// the contender to come to rest (no counted write or event for one
 	// poll) before the measured window began.

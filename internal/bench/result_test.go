@@ -121,7 +121,7 @@ func sampleResults() []Result {
 			Seconds: 30.1, LastWriteSeconds: 20, APIWrites: 600, NewPods: 300, WritesPerNewPod: 2, CPUSeconds: 1.5, PeakRSSBytes: 40 << 20, SelfCountedWrites: &n},
 		{Scenario: ScenarioParallelScaleUp, Contender: ContenderOrdinal, QPS: 20, Burst: 30, Workers: 5, Size: "1×300",
 			Seconds: 31, LastWriteSeconds: 24.5, APIWrites: 610, NewPods: 300, WritesPerNewPod: 610.0 / 300, CPUSeconds: 2.25, PeakRSSBytes: 50 << 20, PeakAnonBytes: 20 << 20, EventWrites: 300,
-			StatusLagMean: f(12.25), StatusLagMax: &lagMax, Load: "0.41 1.03 1.16"},
+			StatusLagMean: f(12.25), StatusLagMax: &lagMax, StatusWaitMs: f(84.4), Load: "0.41 1.03 1.16"},
 		{Scenario: ScenarioParallelScaleUp, Contender: ContenderBuiltin, QPS: 0, Workers: 5, Size: "1×300",
 			Error: "no end state after 1m: set web has 3 of 300 pods"},
 		{Scenario: ScenarioOrderedRollout, Contender: ContenderOrdinal, QPS: 20, Burst: 30, Workers: 5, Size: "1×50",

@@ -248,8 +248,12 @@ func measure(ctx context.Context, cfg Config, sc scenario, h *harness, proc, pla
 		writesEnd = end
 	}
 	fill(r, sc, start, writesEnd, end, h.obs.reactions())
-	if mean, peak, ok := h.obs.statusLag(); ok && sc.idle == 0 {
-		r.StatusLagMean, r.StatusLagMax = &mean, &peak
+	if lag, ok := h.obs.statusLag(); ok && sc.idle == 0 {
+		r.StatusLagMean, r.StatusLagMax = &lag.mean, &lag.peak
+		if lag.hasWait {
+			ms := float64(lag.wait) / float64(time.Millisecond)
+			r.StatusWaitMs = &ms
+		}
 	}
 	if sc.drain && h.drain != nil {
 		fewest, _ := h.obs.fewestReady()

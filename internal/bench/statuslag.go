@@ -12,6 +12,16 @@ import (
 // from watches, so the gap changes only at watch events and the mean over
 // the window is exact, not sampled: the gap weighted by how long it held.
 // A set whose status has not been seen reports 0 ready.
+//
+// The gap in pods grows with how fast pods change: a controller that makes
+// pods Ready twice as fast trails by twice as many for the same delay. The
+// wait is the delay itself: by Little's law the mean gap is the rate of
+// readiness changes times the mean time each waits to be counted, so the
+// window's area over its readiness changes is that mean wait. It is exact
+// while the changes go one way (a scale-up, a scale-down), each status
+// counting every change its controller had seen; where they go both ways
+// (a roll-out) changes can cancel in the count, and the wait is a bound
+// from below.
 type statusLag struct {
 	ready  map[string]int32  // set → Running and Ready pods
 	podSet map[string]string // pod key → its set, for pods counted in ready
@@ -23,6 +33,7 @@ type statusLag struct {
 	began     time.Time // the window's start
 	area      float64   // gap × seconds over the window so far
 	max       int64
+	changes   int64   // pods turning Running and Ready, or no longer, in the window
 	seconds   float64 // the window's length, once it ends
 }
 
@@ -39,6 +50,11 @@ func (l *statusLag) pod(key, set string, pod *corev1.Pod, now time.Time) {
 		l.adjust(set, now, func() { l.podSet[key] = set; l.ready[set]++ })
 	case !ready && was:
 		l.adjust(counted, now, func() { delete(l.podSet, key); l.ready[counted]-- })
+	default:
+		return
+	}
+	if l.recording {
+		l.changes++
 	}
 }
 
@@ -83,19 +99,33 @@ func (l *statusLag) record(on bool, now time.Time) {
 	l.accrue(now)
 	switch {
 	case on && !l.recording:
-		l.recording, l.began, l.area, l.max, l.seconds = true, now, 0, l.gap, 0
+		l.recording, l.began, l.area, l.max, l.changes, l.seconds = true, now, 0, l.gap, 0, 0
 	case !on && l.recording:
 		l.recording, l.seconds = false, now.Sub(l.began).Seconds()
 	}
 }
 
-// result returns the window's time-weighted mean gap and its largest gap;
-// ok is false before a window has ended.
-func (l *statusLag) result() (mean float64, peak int64, ok bool) {
+// lagResult is a window's status lag: the time-weighted mean gap and the
+// largest, in pods, and the mean time a readiness change waited to be
+// counted (hasWait false when no pod changed).
+type lagResult struct {
+	mean    float64
+	peak    int64
+	wait    time.Duration
+	hasWait bool
+}
+
+// result returns the window's status lag; ok is false before a window has
+// ended.
+func (l *statusLag) result() (r lagResult, ok bool) {
 	if l.recording || l.seconds <= 0 {
-		return 0, 0, false
+		return lagResult{}, false
 	}
-	return l.area / l.seconds, l.max, true
+	r = lagResult{mean: l.area / l.seconds, peak: l.max}
+	if l.changes > 0 {
+		r.wait, r.hasWait = time.Duration(l.area/float64(l.changes)*float64(time.Second)), true
+	}
+	return r, true
 }
 
 func abs64(x int64) int64 {
